@@ -1,0 +1,295 @@
+/**
+ * Config resolution, pure: TOML text, secret-store values and the environment
+ * in; a validated config and its warnings out. Layers, lowest first: built-in
+ * defaults < config file < keychain < environment (DESIGN.md "Configuration").
+ */
+import type { TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { nearest } from "./nearest.ts";
+import { type Config, ConfigSchema, ProviderSchema, SECRET_KEYS, schemaAt } from "./schema.ts";
+
+export type Env = Record<string, string | undefined>;
+type Table = Record<string, unknown>;
+
+export interface ConfigIssue {
+  key: string;
+  value: unknown;
+  allowed: string;
+}
+
+/** The config could not be loaded: a TOML syntax error, or values the schema rejects. */
+export class ConfigError extends Error {
+  constructor(
+    readonly file: string,
+    readonly issues: ConfigIssue[],
+    syntax?: string,
+  ) {
+    super(
+      syntax
+        ? `cannot parse ${file}: ${syntax}`
+        : `invalid config in ${file}:\n${issues.map((i) => `  ${describeIssue(i)}`).join("\n")}`,
+    );
+    this.name = "ConfigError";
+  }
+}
+
+export function describeIssue(issue: ConfigIssue): string {
+  const shown = issue.value === undefined ? "is missing" : `= ${showValue(issue.key, issue.value)} is not valid`;
+  return `${issue.key} ${shown}: expected ${issue.allowed}`;
+}
+
+/** Environment variables that map onto one config key (lists are comma-separated). */
+export const ENV_KEYS: ReadonlyArray<readonly [variable: string, path: string, kind: "string" | "list"]> = [
+  ["TELEGRAM_ALLOWED_USER_IDS", "fermix_channels.telegram.allowed_user_ids", "list"],
+  ["WHATSAPP_ACCESS_TOKEN", "fermix_channels.whatsapp.access_token", "string"],
+  ["WHATSAPP_PHONE_NUMBER_ID", "fermix_channels.whatsapp.phone_number_id", "string"],
+  ["WHATSAPP_VERIFY_TOKEN", "fermix_channels.whatsapp.verify_token", "string"],
+  ["WHATSAPP_APP_SECRET", "fermix_channels.whatsapp.app_secret", "string"],
+  ["WHATSAPP_ALLOWED_SENDER_IDS", "fermix_channels.whatsapp.allowed_sender_ids", "list"],
+  ["SLACK_BOT_TOKEN", "fermix_channels.slack.bot_token", "string"],
+  ["SLACK_SIGNING_SECRET", "fermix_channels.slack.signing_secret", "string"],
+  ["SLACK_ALLOWED_USER_IDS", "fermix_channels.slack.allowed_user_ids", "list"],
+  ["DISCORD_BOT_TOKEN", "fermix_channels.discord.bot_token", "string"],
+  ["DISCORD_BOT_USER_ID", "fermix_channels.discord.bot_user_id", "string"],
+  ["DISCORD_ALLOWED_USER_IDS", "fermix_channels.discord.allowed_user_ids", "list"],
+  ["SIGNAL_ACCOUNT", "fermix_channels.signal.account", "string"],
+  ["SIGNAL_CLI_PATH", "fermix_channels.signal.cli_path", "string"],
+  ["SIGNAL_ALLOWED_SENDER_IDS", "fermix_channels.signal.allowed_sender_ids", "list"],
+  // TELEGRAM_BOT_TOKEN is deliberately absent: a stray shell variable must not
+  // point two installs at the same bot.
+];
+
+/** Provider API keys from the environment, for the provider or transcription backend of that name. */
+export const PROVIDER_KEY_ENV: Readonly<Record<string, string>> = {
+  openai: "OPENAI_API_KEY",
+  xai: "XAI_API_KEY",
+  deepgram: "DEEPGRAM_API_KEY",
+};
+
+/** Parse config.toml; a syntax error becomes a ConfigError naming the file. */
+export function parseConfigText(text: string, file: string): Table {
+  try {
+    return Bun.TOML.parse(text) as Table;
+  } catch (error) {
+    throw new ConfigError(file, [], error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** Dotted paths of every secret the keychain layer may supply for this file. */
+export function secretPaths(file: Table): string[] {
+  const paths = SECRET_KEYS.map(([section, key]) => `${section}.${key}`);
+  for (const name of Object.keys(providersOf(file))) paths.push(`fermix_core.providers.${name}.api_key`);
+  return paths;
+}
+
+export interface ResolveInput {
+  /** The parsed config.toml ({} when there is none). */
+  file: Table;
+  /** Values from the keychain or secrets.toml, by dotted path. */
+  secrets: Readonly<Record<string, string>>;
+  env: Env;
+  /** Where the file lives, for messages. */
+  filePath: string;
+}
+
+export interface Resolved {
+  config: Config;
+  warnings: string[];
+  /** Every credential value in the result, so the logger can redact them. */
+  secretValues: string[];
+}
+
+/** Layer, default and validate a config; throws ConfigError listing every bad key. */
+export function resolveConfig(input: ResolveInput): Resolved {
+  const warnings = unknownKeys(input.file).map(
+    ({ key, suggestion }) => `unknown config key ${key}${suggestion ? ` (did you mean ${suggestion}?)` : ""}`,
+  );
+  const merged = structuredClone(input.file);
+  for (const [path, value] of Object.entries(input.secrets)) setPath(merged, path, value);
+  applyEnv(merged, input.env);
+
+  const withDefaults = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, merged)) as Table;
+  const providers = providersOf(withDefaults);
+  for (const [name, provider] of Object.entries(providers)) {
+    if (provider && typeof provider === "object") {
+      providers[name] = Value.Default(ProviderSchema, Value.Convert(ProviderSchema, provider));
+    }
+  }
+
+  const issues = schemaIssues(withDefaults);
+  if (issues.length > 0) throw new ConfigError(input.filePath, issues);
+  const config = withDefaults as unknown as Config;
+  warnings.push(...settlePrimary(config, input.filePath));
+  return { config, warnings, secretValues: collectSecrets(config) };
+}
+
+/** Keys in the file that the schema does not know, each with the nearest known sibling. */
+export function unknownKeys(file: Table): Array<{ key: string; suggestion?: string }> {
+  const found: Array<{ key: string; suggestion?: string }> = [];
+  const walk = (value: unknown, schema: TSchema, path: string[]) => {
+    if (!isTable(value) || schema.type !== "object") return;
+    if (schema.patternProperties) {
+      const inner = Object.values(schema.patternProperties)[0] as TSchema;
+      for (const [key, child] of Object.entries(value)) walk(child, inner, [...path, key]);
+      return;
+    }
+    const known = Object.keys(schema.properties ?? {});
+    for (const [key, child] of Object.entries(value)) {
+      const childSchema = schema.properties?.[key] as TSchema | undefined;
+      if (childSchema) {
+        walk(child, childSchema, [...path, key]);
+        continue;
+      }
+      const suggestion = nearest(key, known);
+      found.push({
+        key: [...path, key].join("."),
+        ...(suggestion ? { suggestion: [...path, suggestion].join(".") } : {}),
+      });
+    }
+  };
+  walk(file, ConfigSchema, []);
+  return found;
+}
+
+function applyEnv(target: Table, env: Env): void {
+  for (const [variable, path, kind] of ENV_KEYS) {
+    const raw = env[variable];
+    if (raw === undefined || raw.trim() === "") continue;
+    const value =
+      kind === "list"
+        ? raw
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : raw.trim();
+    setPath(target, path, value);
+  }
+  const providers = providersOf(target);
+  for (const [name, variable] of Object.entries(PROVIDER_KEY_ENV)) {
+    const key = env[variable]?.trim();
+    if (!key) continue;
+    const provider = providers[name];
+    if (isTable(provider)) provider.api_key = key;
+  }
+  const transcription = getPath(target, "fermix_core.transcription");
+  const backend = (isTable(transcription) && typeof transcription.backend === "string" && transcription.backend) || "openai";
+  const variable = PROVIDER_KEY_ENV[backend];
+  const key = variable ? env[variable]?.trim() : undefined;
+  if (key) setPath(target, "fermix_core.transcription.api_key", key);
+}
+
+function schemaIssues(value: Table): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const seen = new Set<string>();
+  for (const error of Value.Errors(ConfigSchema, value)) {
+    const parts = error.path.split("/").filter(Boolean);
+    const key = parts.map((p, i) => (/^\d+$/.test(p) && i > 0 ? `[${p}]` : `${i > 0 ? "." : ""}${p}`)).join("");
+    if (seen.has(key)) continue;
+    seen.add(key);
+    issues.push({ key, value: error.value, allowed: allowedFor(schemaAt(parts) ?? error.schema) });
+  }
+  return issues;
+}
+
+/** What a schema accepts, in words a user can act on. */
+export function allowedFor(schema: TSchema): string {
+  if (Array.isArray(schema.anyOf) && schema.anyOf.every((s: TSchema) => "const" in s)) {
+    return `one of ${schema.anyOf.map((s: TSchema) => JSON.stringify(s.const)).join(", ")}`;
+  }
+  switch (schema.type) {
+    case "boolean":
+      return "true or false";
+    case "integer":
+    case "number": {
+      const noun = schema.type === "integer" ? "an integer" : "a number";
+      const low =
+        schema.exclusiveMinimum !== undefined
+          ? `greater than ${schema.exclusiveMinimum}`
+          : schema.minimum !== undefined
+            ? `at least ${schema.minimum}`
+            : undefined;
+      const high = schema.maximum !== undefined ? `at most ${schema.maximum}` : undefined;
+      return [noun, [low, high].filter(Boolean).join(" and ")].filter(Boolean).join(" ");
+    }
+    case "string":
+      if (typeof schema.pattern === "string" && schema.pattern.startsWith("^https?://")) {
+        return schema.pattern.includes("[^/") ? "an http(s) URL without a trailing /" : "an http(s) URL";
+      }
+      if (schema.pattern) return `a string matching ${schema.pattern}`;
+      return "a non-empty string";
+    case "array":
+      return "a list of non-empty strings";
+    case "object":
+      return "a table";
+    default:
+      return "a valid value";
+  }
+}
+
+/** One provider is primary: the one marked, else the only one. Two marked is an error. */
+function settlePrimary(config: Config, filePath: string): string[] {
+  const entries = Object.entries(config.fermix_core.providers);
+  const marked = entries.filter(([, p]) => p.primary === true);
+  if (marked.length > 1) {
+    throw new ConfigError(filePath, [
+      {
+        key: `fermix_core.providers.${marked[1]![0]}.primary`,
+        value: true,
+        allowed: `at most one primary provider (${marked[0]![0]} is already primary)`,
+      },
+    ]);
+  }
+  for (const [, provider] of entries) provider.api ??= "responses";
+  if (marked.length === 1 || entries.length === 0) return [];
+  entries[0]![1].primary = true;
+  return entries.length === 1
+    ? []
+    : [`no provider is marked primary; using ${entries[0]![0]} (set primary = true on one provider)`];
+}
+
+function collectSecrets(config: Config): string[] {
+  const values: string[] = [];
+  for (const [section, key] of SECRET_KEYS) {
+    const value = getPath(config as unknown as Table, `${section}.${key}`);
+    if (typeof value === "string") values.push(value);
+  }
+  for (const provider of Object.values(config.fermix_core.providers)) {
+    if (provider.api_key) values.push(provider.api_key);
+  }
+  return values;
+}
+
+function showValue(key: string, value: unknown): string {
+  const leaf = key.split(".").at(-1) ?? "";
+  const secret = SECRET_KEYS.some(([, k]) => k === leaf) || leaf === "api_key";
+  if (secret) return "[redacted]";
+  return JSON.stringify(value) ?? String(value);
+}
+
+function providersOf(table: Table): Table {
+  const providers = getPath(table, "fermix_core.providers");
+  return isTable(providers) ? providers : {};
+}
+
+function isTable(value: unknown): value is Table {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function getPath(table: Table, path: string): unknown {
+  let node: unknown = table;
+  for (const part of path.split(".")) {
+    if (!isTable(node)) return undefined;
+    node = node[part];
+  }
+  return node;
+}
+
+export function setPath(table: Table, path: string, value: unknown): void {
+  const parts = path.split(".");
+  let node = table;
+  for (const part of parts.slice(0, -1)) {
+    if (!isTable(node[part])) node[part] = {};
+    node = node[part] as Table;
+  }
+  node[parts.at(-1)!] = value;
+}

@@ -1,0 +1,178 @@
+/**
+ * The configuration schema: one TypeBox definition that is both the type of a
+ * loaded config and its validator. Every key of DESIGN.md "Configuration" is
+ * here, with its default.
+ */
+import { type Static, type TLiteral, type TSchema, type TUnion, Type } from "@sinclair/typebox";
+
+/** A union of string literals, typed as the union of its values. */
+const literals = <const T extends readonly string[]>(values: T): TUnion<TLiteral<T[number]>[]> =>
+  Type.Union(values.map((v) => Type.Literal(v)));
+
+export const STREAMING_MODES = ["off", "draft", "block"] as const;
+export type StreamingMode = (typeof STREAMING_MODES)[number];
+export const PROVIDER_APIS = ["responses", "chat"] as const;
+export const TRANSCRIPTION_BACKENDS = ["openai", "xai", "deepgram"] as const;
+export type TranscriptionBackend = (typeof TRANSCRIPTION_BACKENDS)[number];
+
+const Streaming = literals(STREAMING_MODES);
+const Id = Type.String({ minLength: 1 });
+const IdList = Type.Array(Id, { default: [] });
+const Url = Type.String({ minLength: 1, pattern: "^https?://" });
+const Secret = Type.String({ minLength: 1 });
+const DebounceMs = Type.Integer({ minimum: 0, maximum: 60_000, default: 3000 });
+
+export const ProviderSchema = Type.Object({
+  api: Type.Optional(literals(PROVIDER_APIS)),
+  base_url: Type.String({ minLength: 1, pattern: "^https?://", default: "https://api.openai.com/v1" }),
+  model: Type.String({ minLength: 1 }),
+  api_key: Type.Optional(Secret),
+  primary: Type.Optional(Type.Boolean()),
+  context_window: Type.Integer({ minimum: 1, default: 128_000 }),
+  vision: Type.Boolean({ default: true }),
+});
+
+const CompactionSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: true }),
+    threshold: Type.Number({ exclusiveMinimum: 0, maximum: 1, default: 0.85 }),
+  },
+  { default: {} },
+);
+
+const TranscriptionSchema = Type.Object(
+  {
+    backend: Type.Optional(literals(TRANSCRIPTION_BACKENDS)),
+    model: Type.Optional(Type.String({ minLength: 1 })),
+    api_key: Type.Optional(Secret),
+    max_file_mb: Type.Number({ exclusiveMinimum: 0, maximum: 2048, default: 20 }),
+    base_url: Type.Optional(Url),
+  },
+  { default: {} },
+);
+
+const owned = {
+  owner_user_id: Type.Optional(Id),
+  command_allowlist: IdList,
+  streaming: Type.Optional(Streaming),
+};
+
+const TelegramSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: true }),
+    bot_token: Type.Optional(Secret),
+    allowed_user_ids: IdList,
+    ...owned,
+    album_debounce_ms: DebounceMs,
+    api_root: Type.String({ minLength: 1, pattern: "^https?://[^\\s]*[^/\\s]$", default: "https://api.telegram.org" }),
+  },
+  { default: {} },
+);
+
+const WhatsAppSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: false }),
+    access_token: Type.Optional(Secret),
+    phone_number_id: Type.Optional(Id),
+    verify_token: Type.Optional(Secret),
+    app_secret: Type.Optional(Secret),
+    allowed_sender_ids: IdList,
+    ...owned,
+    album_debounce_ms: DebounceMs,
+    graph_api_base: Type.String({ ...Url, default: "https://graph.facebook.com/v21.0" }),
+  },
+  { default: {} },
+);
+
+const SlackSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: false }),
+    bot_token: Type.Optional(Secret),
+    signing_secret: Type.Optional(Secret),
+    allowed_user_ids: IdList,
+    ...owned,
+    api_url: Type.String({ ...Url, default: "https://slack.com/api/" }),
+  },
+  { default: {} },
+);
+
+const DiscordSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: false }),
+    bot_token: Type.Optional(Secret),
+    bot_user_id: Type.Optional(Id),
+    allowed_user_ids: IdList,
+    ...owned,
+    api_base: Type.String({ ...Url, default: "https://discord.com/api/v10" }),
+  },
+  { default: {} },
+);
+
+const SignalSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: false }),
+    account: Type.Optional(Type.String({ minLength: 1 })),
+    cli_path: Type.String({ minLength: 1, default: "signal-cli" }),
+    allowed_sender_ids: IdList,
+    ...owned,
+  },
+  { default: {} },
+);
+
+const AcpSchema = Type.Object({ enabled: Type.Boolean({ default: true }) }, { default: {} });
+
+export const ConfigSchema = Type.Object({
+  fermix_core: Type.Object(
+    {
+      providers: Type.Record(Type.String({ pattern: "^[A-Za-z0-9_-]+$" }), ProviderSchema, { default: {} }),
+      compaction: CompactionSchema,
+      transcription: TranscriptionSchema,
+    },
+    { default: {} },
+  ),
+  fermix_channels: Type.Object(
+    {
+      telegram: TelegramSchema,
+      whatsapp: WhatsAppSchema,
+      slack: SlackSchema,
+      discord: DiscordSchema,
+      signal: SignalSchema,
+      acp: AcpSchema,
+    },
+    { default: {} },
+  ),
+});
+
+export type Config = Static<typeof ConfigSchema>;
+export type ProviderConfig = Static<typeof ProviderSchema>;
+export type ChannelsConfig = Config["fermix_channels"];
+
+export const CHANNEL_NAMES = ["telegram", "whatsapp", "slack", "discord", "signal", "acp"] as const;
+export type ChannelName = (typeof CHANNEL_NAMES)[number];
+/** The chat channels: every channel but ACP, which authorizes by its socket. */
+export type ChatChannelName = Exclude<ChannelName, "acp">;
+
+/** Keys whose values are credentials: stored in the keychain, never logged. */
+export const SECRET_KEYS: ReadonlyArray<readonly [section: string, key: string]> = [
+  ["fermix_core.transcription", "api_key"],
+  ["fermix_channels.telegram", "bot_token"],
+  ["fermix_channels.whatsapp", "access_token"],
+  ["fermix_channels.whatsapp", "verify_token"],
+  ["fermix_channels.whatsapp", "app_secret"],
+  ["fermix_channels.slack", "bot_token"],
+  ["fermix_channels.slack", "signing_secret"],
+  ["fermix_channels.discord", "bot_token"],
+];
+
+/** The schema at a dotted path, for error messages; undefined when no such key exists. */
+export function schemaAt(path: string[]): TSchema | undefined {
+  let node: TSchema | undefined = ConfigSchema;
+  for (const part of path) {
+    if (!node) return undefined;
+    if (node.type === "object" && node.properties) node = node.properties[part];
+    else if (node.type === "object" && node.patternProperties) node = Object.values(node.patternProperties)[0] as TSchema;
+    else if (node.type === "array" && node.items) node = node.items as TSchema;
+    else return undefined;
+  }
+  return node;
+}
