@@ -1,0 +1,128 @@
+/**
+ * The command table and dispatcher. Each subcommand's module is imported only
+ * when that subcommand runs, so `fermix --version` and `fermix doctor` never
+ * pay for the daemon's imports.
+ */
+import { VERSION } from "../version.ts";
+import { type CliContext, type Subcommand, UsageError } from "./context.ts";
+import { formatError } from "./errors.ts";
+
+interface CommandSpec {
+  summary: string;
+  usage: string;
+  load: () => Promise<Subcommand>;
+}
+
+const COMMANDS: Record<string, CommandSpec> = {
+  run: {
+    summary: "run the daemon in the foreground (what a systemd or launchd unit runs)",
+    usage: `Usage: fermix run
+
+Starts the daemon: the HTTP server (health probes, webhooks, setup), the
+enabled channels and the agent. Stops cleanly on SIGTERM or SIGINT.
+
+Environment:
+  FERMIX_HOME        home directory (default ~/.fermix)
+  FERMIX_HTTP_BIND   address to bind (default 127.0.0.1)
+  PORT               port to listen on (default 4030)
+  FERMIX_LOG_LEVEL   debug | info | warn | error (default info)`,
+    load: () => import("./run.ts"),
+  },
+  ask: {
+    summary: "send one message to the running daemon and print the reply",
+    usage: `Usage: fermix ask "<text>"
+
+Sends one turn through the running daemon's gateway and agent, prints the reply.`,
+    load: () => import("./unavailable.ts").then((m) => m.unavailable("ask")),
+  },
+  chat: {
+    summary: "interactive chat with the running daemon",
+    usage: `Usage: fermix chat
+
+An interactive conversation over the same gateway and agent as every channel.`,
+    load: () => import("./unavailable.ts").then((m) => m.unavailable("chat")),
+  },
+  acp: {
+    summary: "bridge an editor (Agent Client Protocol over stdio) to the daemon",
+    usage: `Usage: fermix acp
+
+For editors that launch an ACP agent: pipes stdin/stdout to <home>/acp.sock.`,
+    load: () => import("./unavailable.ts").then((m) => m.unavailable("acp")),
+  },
+  setup: {
+    summary: "configure providers and channels (interactive, or with flags)",
+    usage: `Usage: fermix setup [--reconfigure] [flags]
+
+Writes <home>/config.toml and stores credentials in the keychain.`,
+    load: () => import("./unavailable.ts").then((m) => m.unavailable("setup")),
+  },
+  doctor: {
+    summary: "check the configuration offline; exit 1 when something would fail",
+    usage: `Usage: fermix doctor [--json]
+
+One row per concern: config, home permissions, database, providers, channels,
+transcription, port. Exits 1 when any row fails.
+
+Options:
+  --json   print the rows as JSON for scripts`,
+    load: () => import("./doctor.ts"),
+  },
+};
+
+export function helpText(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
+  const rows = Object.entries(COMMANDS).map(([name, spec]) => `  ${name.padEnd(width)}  ${spec.summary}`);
+  return `fermix ${VERSION} — a self-hosted personal AI assistant
+
+Usage: fermix <command> [options]
+
+Commands:
+${rows.join("\n")}
+  help${" ".repeat(width - 4)}  show this help, or a command's: fermix help <command>
+
+Options:
+  --version, -v   print the version
+  --help, -h      show help (also after any command)
+`;
+}
+
+const wantsHelp = (args: string[]) => args.includes("--help") || args.includes("-h");
+
+/** Run the command line; returns the process exit code. */
+export async function runCli(argv: string[], ctx: CliContext): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === "help" || first === "--help" || first === "-h") {
+    const topic = first === "help" ? rest[0] : undefined;
+    if (topic) {
+      const spec = COMMANDS[topic];
+      if (!spec) return usageError(ctx, `unknown command "${topic}"`);
+      ctx.stdout(`${spec.usage}\n`);
+      return 0;
+    }
+    ctx.stdout(helpText());
+    return first === undefined ? 2 : 0;
+  }
+  if (first === "--version" || first === "-v" || first === "version") {
+    ctx.stdout(`fermix ${VERSION}\n`);
+    return 0;
+  }
+  const spec = COMMANDS[first];
+  if (!spec) return usageError(ctx, `unknown command "${first}"`);
+  if (wantsHelp(rest)) {
+    ctx.stdout(`${spec.usage}\n`);
+    return 0;
+  }
+  try {
+    const command = await spec.load();
+    return await command.main(rest, ctx);
+  } catch (error) {
+    if (error instanceof UsageError) return usageError(ctx, error.message, first);
+    ctx.stderr(`${formatError(error)}\n`);
+    return 1;
+  }
+}
+
+function usageError(ctx: CliContext, message: string, command?: string): number {
+  ctx.stderr(`fermix: ${message}\nRun \`fermix ${command ? `${command} --help` : "help"}\` for usage.\n`);
+  return 2;
+}

@@ -1,0 +1,164 @@
+/**
+ * Offline checks, one row per concern. Nothing here talks to a platform or a
+ * model: it reads the config, the home and the database, and asks the OS
+ * whether the port is free.
+ */
+import { Database } from "bun:sqlite";
+import { existsSync, statSync } from "node:fs";
+import { channelReadiness } from "../config/channels.ts";
+import { type HttpSettings, resolveHttp } from "../config/http.ts";
+import { type LoadedConfig, loadConfig } from "../config/index.ts";
+import { ConfigError, type Env, PROVIDER_KEY_ENV } from "../config/load.ts";
+import { pathsFor, resolveHome } from "../config/paths.ts";
+import { CHANNEL_NAMES } from "../config/schema.ts";
+import { MIGRATIONS } from "../store/migrations.ts";
+import { providerHealth } from "./health.ts";
+
+export type RowStatus = "ok" | "warn" | "fail";
+
+export interface DoctorRow {
+  check: string;
+  status: RowStatus;
+  detail: string;
+}
+
+const row = (check: string, status: RowStatus, detail: string): DoctorRow => ({ check, status, detail });
+
+export interface DoctorOptions {
+  env: Env;
+  /** Whether something on the port is a fermix daemon; injected so tests need no real daemon. */
+  probeDaemon?: (settings: HttpSettings) => Promise<boolean>;
+}
+
+export async function runDoctor({ env, probeDaemon = isFermixListening }: DoctorOptions): Promise<DoctorRow[]> {
+  const paths = pathsFor(resolveHome(env));
+  const rows: DoctorRow[] = [];
+
+  let loaded: LoadedConfig | undefined;
+  try {
+    loaded = await loadConfig(env);
+    rows.push(
+      loaded.fileExists
+        ? row("config", "ok", `${paths.config} is valid`)
+        : row("config", "fail", `no ${paths.config}: run \`fermix setup\``),
+    );
+    for (const warning of loaded.warnings) rows.push(row("config", "warn", warning));
+  } catch (error) {
+    rows.push(row("config", "fail", error instanceof ConfigError ? error.message : String(error)));
+  }
+
+  rows.push(homeRow(paths.home));
+  if (loaded) rows.push(secretsRow(loaded));
+  rows.push(databaseRow(paths.database));
+
+  if (loaded) {
+    const providers = Object.entries(loaded.config.fermix_core.providers);
+    if (providers.length === 0) rows.push(row("providers", "fail", "no provider configured: run `fermix setup`"));
+    for (const [name, provider] of providers) {
+      const health = providerHealth(name, provider);
+      const role = health.primary ? "primary, " : "";
+      rows.push(
+        health.status === "ready"
+          ? row(`provider ${name}`, "ok", `${role}${provider.model} via ${provider.base_url} (${health.auth_mode === "none" ? "no key: local server" : "api key set"})`)
+          : row(`provider ${name}`, "fail", `no api_key for ${provider.base_url}${PROVIDER_KEY_ENV[name] ? ` (set it with fermix setup or ${PROVIDER_KEY_ENV[name]})` : " (set it with fermix setup)"}`),
+      );
+    }
+    for (const name of CHANNEL_NAMES) {
+      const readiness = channelReadiness(loaded.config, name);
+      const check = `channel ${name}`;
+      if (readiness.kind === "disabled") rows.push(row(check, "ok", "disabled"));
+      else if (readiness.kind === "unconfigured") rows.push(row(check, "fail", `enabled but missing ${readiness.missing.join(", ")}`));
+      else if (readiness.kind === "refused") rows.push(row(check, "fail", `enabled but refused: ${readiness.reason}`));
+      else rows.push(row(check, "ok", name === "acp" ? "enabled (the socket's file mode is its authorization)" : "enabled, credentials and owner/allowlist set"));
+    }
+    rows.push(transcriptionRow(loaded));
+  }
+
+  rows.push(await portRow(env, probeDaemon));
+  return rows;
+}
+
+function homeRow(home: string): DoctorRow {
+  if (!existsSync(home)) return row("home", "warn", `${home} does not exist yet; \`fermix run\` creates it (0700)`);
+  const mode = statSync(home).mode & 0o777;
+  if ((mode & 0o077) !== 0) {
+    return row("home", "fail", `${home} is readable by other users (mode ${mode.toString(8)}): run chmod 700 ${home}`);
+  }
+  return row("home", "ok", `${home} (mode ${mode.toString(8)})`);
+}
+
+function secretsRow(loaded: LoadedConfig): DoctorRow {
+  const store = loaded.secretStore;
+  if (store.kind === "keychain") return row("secrets", "ok", store.location);
+  if (!existsSync(store.location)) return row("secrets", "ok", `file ${store.location} (no OS keychain here; none stored yet)`);
+  const mode = statSync(store.location).mode & 0o777;
+  if ((mode & 0o077) !== 0) {
+    return row("secrets", "fail", `${store.location} is readable by other users (mode ${mode.toString(8)}): run chmod 600`);
+  }
+  return row("secrets", "ok", `file ${store.location} (mode 600; no OS keychain here)`);
+}
+
+function databaseRow(path: string): DoctorRow {
+  if (!existsSync(path)) return row("database", "ok", `${path} will be created at first run`);
+  try {
+    const db = new Database(path, { readonly: true });
+    try {
+      const { user_version } = db.query("PRAGMA user_version").get() as { user_version: number };
+      const latest = MIGRATIONS.at(-1)?.version ?? 0;
+      if (user_version > latest) {
+        return row("database", "fail", `${path} has schema ${user_version}, newer than this fermix (${latest})`);
+      }
+      return row("database", "ok", `${path} opens (schema ${user_version}${user_version < latest ? `, migrates to ${latest} at next start` : ""})`);
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    return row("database", "fail", `${path} does not open: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function transcriptionRow(loaded: LoadedConfig): DoctorRow {
+  const t = loaded.config.fermix_core.transcription;
+  const backend = t.backend ?? "openai";
+  if (t.api_key) return row("transcription", "ok", `${backend}, api key set`);
+  const variable = PROVIDER_KEY_ENV[backend as string];
+  return row(
+    "transcription",
+    "warn",
+    `${backend} has no api key: voice notes will be refused with a reply (set [fermix_core.transcription] api_key or ${variable})`,
+  );
+}
+
+async function portRow(env: Env, probeDaemon: (settings: HttpSettings) => Promise<boolean>): Promise<DoctorRow> {
+  let settings: HttpSettings;
+  try {
+    settings = resolveHttp(env);
+  } catch (error) {
+    return row("port", "fail", error instanceof Error ? error.message : String(error));
+  }
+  const where = `${settings.hostname}:${settings.port}`;
+  if (portIsFree(settings)) return row("port", "ok", `${where} is free`);
+  if (await probeDaemon(settings)) return row("port", "ok", `${where} is served by a running fermix daemon`);
+  return row("port", "fail", `${where} is taken by another program: stop it or set PORT`);
+}
+
+function portIsFree({ hostname, port }: HttpSettings): boolean {
+  try {
+    const listener = Bun.listen({ hostname, port, socket: { data() {} } });
+    listener.stop(true);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function isFermixListening({ hostname, port }: HttpSettings): Promise<boolean> {
+  const host = hostname === "0.0.0.0" ? "127.0.0.1" : hostname.includes(":") ? `[${hostname}]` : hostname;
+  try {
+    const response = await fetch(`http://${host}:${port}/health/live`, { signal: AbortSignal.timeout(1000) });
+    const body = (await response.json()) as { app?: string };
+    return body.app === "fermix";
+  } catch {
+    return false;
+  }
+}

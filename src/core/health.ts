@@ -1,0 +1,171 @@
+/**
+ * The health report of the seed page "Webhooks and HTTP", built as a pure
+ * function of a snapshot of the daemon, so its shape is tested on data.
+ */
+import { CHANNEL_MODE, type ChannelMode, channelReadiness } from "../config/channels.ts";
+import type { LoadedConfig } from "../config/index.ts";
+import { CHANNEL_NAMES, type ChannelName, type ProviderConfig } from "../config/schema.ts";
+
+export type ChannelStatus = "ready" | "disabled" | "starting" | "degraded" | "failed" | "unconfigured";
+export type OverallStatus = "ready" | "degraded" | "setup_required";
+
+/** What a running channel says about itself. */
+export interface ChannelRuntimeState {
+  status: ChannelStatus;
+  process_alive: boolean;
+  /** Why it is not ready, for `failures`. Never contains a secret. */
+  detail?: string;
+}
+
+export interface HealthSnapshot {
+  version: string;
+  now: Date;
+  loaded: LoadedConfig;
+  /** Live state of each started channel; absent for channels that were not started. */
+  channels: ReadonlyMap<ChannelName, ChannelRuntimeState>;
+  databaseReady: boolean;
+  restartRequired: boolean;
+}
+
+export interface ProviderHealth {
+  name: string;
+  status: "ready" | "unconfigured";
+  auth_mode: "api_key" | "none";
+  primary: boolean;
+}
+
+export interface ChannelHealth {
+  name: ChannelName;
+  status: ChannelStatus;
+  enabled: boolean;
+  mode: ChannelMode | null;
+  process_alive: boolean | null;
+}
+
+export interface HealthReport {
+  status: OverallStatus;
+  app: "fermix";
+  version: string;
+  timestamp: string;
+  failures: string[];
+  config_path: string;
+  "restart_required?": boolean;
+  config: { home: string; path: string; workspace: { workspace: string; grants: string } };
+  providers: ProviderHealth[];
+  channels: ChannelHealth[];
+  memory: { conversation_store: "ready" | "failed"; store: "ready" | "failed" };
+  realtime: {
+    enabled: boolean;
+    status: "disabled";
+    provider: null;
+    model: null;
+    socket_path: null;
+    socket_alive: null;
+    active_sessions: number;
+    active_clients: number;
+    "companion_connected?": boolean;
+  };
+}
+
+/** A provider on this machine or a private network may run without a key (Ollama, llama.cpp). */
+export function isLocalUrl(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.replace(/^\[|\]$/g, "");
+  } catch {
+    return false;
+  }
+  return (
+    host === "localhost" ||
+    host.endsWith(".localhost") ||
+    host.endsWith(".local") ||
+    host === "::1" ||
+    /^127\./.test(host) ||
+    /^10\./.test(host) ||
+    /^192\.168\./.test(host) ||
+    /^172\.(1[6-9]|2\d|3[01])\./.test(host)
+  );
+}
+
+export function providerHealth(name: string, provider: ProviderConfig): ProviderHealth {
+  const hasKey = Boolean(provider.api_key);
+  const keyless = !hasKey && isLocalUrl(provider.base_url);
+  return {
+    name,
+    status: hasKey || keyless ? "ready" : "unconfigured",
+    auth_mode: hasKey ? "api_key" : keyless ? "none" : "api_key",
+    primary: provider.primary === true,
+  };
+}
+
+/** The health report, and the HTTP status it is served with (200 only when ready). */
+export function buildHealthReport(snapshot: HealthSnapshot): HealthReport {
+  const { loaded } = snapshot;
+  const { config, paths } = loaded;
+  const failures: string[] = [];
+
+  const providers = Object.entries(config.fermix_core.providers).map(([name, p]) => providerHealth(name, p));
+  for (const p of providers) {
+    if (p.status !== "ready") failures.push(`provider ${p.name}: no api_key`);
+  }
+
+  const channels = CHANNEL_NAMES.map((name): ChannelHealth => {
+    const readiness = channelReadiness(config, name);
+    const mode = CHANNEL_MODE[name];
+    switch (readiness.kind) {
+      case "disabled":
+        return { name, status: "disabled", enabled: false, mode: null, process_alive: null };
+      case "unconfigured":
+        failures.push(`channel ${name}: missing ${readiness.missing.join(", ")}`);
+        return { name, status: "unconfigured", enabled: true, mode, process_alive: false };
+      case "refused":
+        failures.push(`channel ${name}: refused: ${readiness.reason}`);
+        return { name, status: "failed", enabled: true, mode, process_alive: false };
+      case "servable": {
+        const live = snapshot.channels.get(name) ?? {
+          status: "failed" as const,
+          process_alive: false,
+          detail: "not started",
+        };
+        if (live.status !== "ready") failures.push(`channel ${name}: ${live.status}${live.detail ? `: ${live.detail}` : ""}`);
+        return { name, status: live.status, enabled: true, mode, process_alive: live.process_alive };
+      }
+    }
+  });
+
+  const store = snapshot.databaseReady ? "ready" : "failed";
+  if (!snapshot.databaseReady) failures.push("database: not open");
+
+  const needsSetup = !loaded.fileExists || providers.length === 0;
+  const status: OverallStatus = needsSetup ? "setup_required" : failures.length > 0 ? "degraded" : "ready";
+  if (needsSetup) failures.unshift(loaded.fileExists ? "no provider configured" : "no config.toml: run fermix setup");
+
+  return {
+    status,
+    app: "fermix",
+    version: snapshot.version,
+    timestamp: snapshot.now.toISOString().replace(/\.\d{3}Z$/, "Z"),
+    failures,
+    config_path: paths.config,
+    "restart_required?": snapshot.restartRequired,
+    config: { home: paths.home, path: paths.config, workspace: { workspace: paths.workspace, grants: paths.grants } },
+    providers,
+    channels,
+    memory: { conversation_store: store, store },
+    realtime: {
+      enabled: false,
+      status: "disabled",
+      provider: null,
+      model: null,
+      socket_path: null,
+      socket_alive: null,
+      active_sessions: 0,
+      active_clients: 0,
+      "companion_connected?": false,
+    },
+  };
+}
+
+export function healthHttpStatus(report: HealthReport): 200 | 503 {
+  return report.status === "ready" ? 200 : 503;
+}

@@ -1,0 +1,84 @@
+/**
+ * A typed in-process event bus carrying the seed's telemetry events. Each
+ * event has numeric measurements and string metadata; subscribers (logs,
+ * tests, later exporters) never throw into the emitter.
+ */
+import type { ChannelName } from "../config/schema.ts";
+
+type Direction = "inbound" | "outbound";
+
+export interface TelemetryEvents {
+  "channel.message": { measurements: { count: number }; metadata: { channel: ChannelName; direction: Direction } };
+  "channel.reply": {
+    measurements: { duration_ms: number; parts: number };
+    metadata: { channel: ChannelName; kind: "text" | "media" | "reaction"; ok: boolean };
+  };
+  "channel.media_send_error": {
+    measurements: { count: number };
+    metadata: { channel: ChannelName; kind: string; reason: string };
+  };
+  "channel.stream": {
+    measurements: { chars: number };
+    metadata: {
+      channel: ChannelName;
+      phase: "open" | "edit" | "block" | "rotate" | "seal" | "discard";
+      session_id: string;
+    };
+  };
+  "channel.webhook": {
+    measurements: { fresh: number; duplicate: number; duration_ms: number };
+    metadata: { channel: ChannelName; outcome: string };
+  };
+  "command.received": { measurements: { count: number }; metadata: { channel: ChannelName; command: string } };
+  "command.unauthorized": {
+    measurements: { count: number };
+    metadata: { channel: ChannelName; command: string; sender_id: string };
+  };
+  "command.dispatch": {
+    measurements: { duration_ms: number };
+    metadata: { channel: ChannelName; command: string; ok: boolean };
+  };
+  "transcription.message": {
+    measurements: { duration_ms: number; bytes: number };
+    metadata: { channel: ChannelName; backend: string; status: "ok" | "error" | "refused" };
+  };
+  "dispatcher.agent_unavailable": { measurements: { count: number }; metadata: { channel: ChannelName } };
+}
+
+export type TelemetryName = keyof TelemetryEvents;
+export type TelemetryEvent<K extends TelemetryName = TelemetryName> = { name: K } & TelemetryEvents[K];
+type Handler<K extends TelemetryName> = (event: TelemetryEvent<K>) => void;
+
+export class Telemetry {
+  private readonly handlers = new Map<TelemetryName | "*", Set<Handler<never>>>();
+
+  /** Subscribe to one event; returns the unsubscribe function. */
+  on<K extends TelemetryName>(name: K, handler: Handler<K>): () => void {
+    return this.add(name, handler as Handler<never>);
+  }
+
+  /** Subscribe to every event. */
+  onAny(handler: (event: TelemetryEvent) => void): () => void {
+    return this.add("*", handler as Handler<never>);
+  }
+
+  emit<K extends TelemetryName>(name: K, payload: TelemetryEvents[K]): void {
+    const event = { name, ...payload } as TelemetryEvent<K>;
+    for (const key of [name, "*"] as const) {
+      for (const handler of this.handlers.get(key) ?? []) {
+        try {
+          (handler as Handler<K>)(event);
+        } catch {
+          // A broken subscriber must not break the path that emitted.
+        }
+      }
+    }
+  }
+
+  private add(name: TelemetryName | "*", handler: Handler<never>): () => void {
+    let set = this.handlers.get(name);
+    if (!set) this.handlers.set(name, (set = new Set()));
+    set.add(handler);
+    return () => set.delete(handler);
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The one HTTP application: a sub-app per concern mounted on one Elysia
+ * instance, and the one place where errors become HTTP responses.
+ */
+import { Elysia } from "elysia";
+import type { HealthReport } from "../core/health.ts";
+import type { Logger } from "../core/log.ts";
+import { healthRoutes, jsonResponse } from "./health.ts";
+import { type SetupGate, setupRoutes } from "./setup.ts";
+
+export interface AppDeps {
+  report: () => HealthReport;
+  setupGate: SetupGate;
+  log: Logger;
+  /** Extra route groups (webhooks, dashboard) mounted by the composition root. */
+  mounts?: Elysia<any, any, any, any, any, any, any>[];
+}
+
+export function createApp(deps: AppDeps) {
+  const app = new Elysia({ name: "fermix" })
+    .onError(({ code, error }) => {
+      if (code === "NOT_FOUND") return jsonResponse({ error: "Not Found" }, 404);
+      if (code === "PARSE" || code === "VALIDATION" || code === "INVALID_COOKIE_SIGNATURE") {
+        return jsonResponse({ error: "Bad Request" }, 400);
+      }
+      deps.log.error("http handler failed", { code: String(code), error: error instanceof Error ? error.message : String(error) });
+      return jsonResponse({ error: "Internal Server Error" }, 500);
+    })
+    .use(healthRoutes(deps.report))
+    .use(setupRoutes(deps.setupGate))
+    .get(
+      "/",
+      () =>
+        new Response(
+          "<!doctype html><title>Fermix</title><h1>Fermix</h1><p>The daemon is running. Its health report is at <a href=\"/health/ready?pretty=1\">/health/ready</a>.</p>\n",
+          { headers: { "content-type": "text/html; charset=utf-8" } },
+        ),
+    );
+  for (const mount of deps.mounts ?? []) app.use(mount);
+  return app;
+}
+
+export type FermixApp = ReturnType<typeof createApp>;

@@ -1,0 +1,31 @@
+/**
+ * The entry point, and the only file that touches the process: argv, signals,
+ * the umask and the exit code.
+ */
+import { runCli } from "./cli/index.ts";
+
+// Everything Fermix creates (database, sockets, secrets) is for its owner only.
+process.umask(0o077);
+
+const shutdown = new AbortController();
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    if (shutdown.signal.aborted) process.exit(130);
+    shutdown.abort(signal);
+  });
+}
+
+runCli(process.argv.slice(2), {
+  env: process.env,
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+  isTTY: Boolean(process.stdout.isTTY),
+  shutdown: shutdown.signal,
+  stdin: () => Bun.stdin.stream(),
+}).then(
+  (code) => process.exit(code),
+  (error) => {
+    process.stderr.write(`fermix: unexpected error: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);

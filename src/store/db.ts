@@ -1,0 +1,46 @@
+/** The one SQLite database (`<home>/fermix.db`, WAL), opened once by the core. */
+import { Database } from "bun:sqlite";
+import { chmodSync, existsSync } from "node:fs";
+import { MIGRATIONS, type Migration } from "./migrations.ts";
+
+export class MigrationError extends Error {
+  override name = "MigrationError";
+}
+
+/** Open (creating if needed) the database, owner-only, in WAL mode, migrated to the latest version. */
+export function openDatabase(path: string, migrations: readonly Migration[] = MIGRATIONS): Database {
+  const db = new Database(path, { create: true, strict: true });
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA synchronous = NORMAL");
+  db.exec("PRAGMA busy_timeout = 5000");
+  db.exec("PRAGMA foreign_keys = ON");
+  restrictFiles(path);
+  migrate(db, migrations);
+  return db;
+}
+
+/** Apply every migration newer than the database's `user_version`. */
+export function migrate(db: Database, migrations: readonly Migration[]): number {
+  const current = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+  const latest = migrations.at(-1)?.version ?? 0;
+  if (current > latest) {
+    throw new MigrationError(
+      `database schema version ${current} is newer than this fermix understands (${latest}); upgrade fermix`,
+    );
+  }
+  for (const migration of migrations) {
+    if (migration.version <= current) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.exec(`PRAGMA user_version = ${migration.version}`);
+    })();
+  }
+  return latest;
+}
+
+/** The database and its WAL/SHM companions hold conversations: readable by the owner only. */
+function restrictFiles(path: string): void {
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    if (existsSync(file)) chmodSync(file, 0o600);
+  }
+}
