@@ -1,0 +1,70 @@
+/**
+ * The one streaming interface every model provider implements. The agent
+ * speaks only this; `responses.ts` (OpenAI Responses API) and `chat.ts`
+ * (OpenAI-compatible chat completions) translate it to the wire.
+ */
+
+export type ContentPart =
+  | { type: "text"; text: string }
+  /** An image, inline: base64 data with its MIME type. */
+  | { type: "image"; mime: string; data: string };
+
+/** One item of model input: conversation messages and the tool-call round trip. */
+export type ModelInput =
+  | { type: "message"; role: "user" | "assistant"; content: ContentPart[] }
+  | { type: "function_call"; callId: string; name: string; arguments: string }
+  | { type: "function_call_output"; callId: string; output: string };
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  model: string;
+  /** The system prompt. */
+  instructions?: string;
+  input: ModelInput[];
+  tools?: ToolSpec[];
+  /** Aborting it cancels the HTTP request. */
+  signal?: AbortSignal;
+  maxOutputTokens?: number;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** What a provider yields while it streams, in order. */
+export type ProviderEvent =
+  /** A piece of assistant text for output item `itemId`. */
+  | { type: "text_delta"; itemId: string; delta: string }
+  /** A piece of the reasoning summary. */
+  | { type: "reasoning_delta"; itemId: string; delta: string }
+  /** An assistant message item is complete: its full text. */
+  | { type: "message_done"; itemId: string; text: string }
+  /** The model asks for a tool call; arguments are a JSON string. */
+  | { type: "tool_call"; callId: string; name: string; arguments: string }
+  /** The response is complete. */
+  | { type: "completed"; usage?: Usage };
+
+export interface Provider {
+  readonly name: string;
+  /** Stream one model response. Throws ProviderError on HTTP or stream errors; AbortError when aborted. */
+  stream(request: ModelRequest): AsyncIterable<ProviderEvent>;
+}
+
+/** The provider answered with an error, or its stream broke. Its message never contains the API key. */
+export class ProviderError extends Error {
+  override name = "ProviderError";
+  constructor(
+    message: string,
+    readonly status?: number,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}

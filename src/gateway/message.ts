@@ -1,0 +1,112 @@
+/**
+ * The common inbound message every adapter produces, and the reply port every
+ * adapter implements. Nothing past `ingest` knows which platform a message
+ * came from; it only knows what the port says it can do.
+ */
+import type { ChannelName } from "../config/schema.ts";
+
+/** Every source of turns: the six configured channels and the local command line. */
+export type GatewayChannel = ChannelName | "cli";
+
+export type MediaKind = "image" | "audio" | "voice" | "video" | "video_note" | "document" | "sticker";
+
+/** One attachment as the platform announced it; bytes are fetched only after authorization. */
+export interface InboundMedia {
+  kind: MediaKind;
+  mime?: string;
+  /** Size in bytes as declared by the platform, checked against caps before download. */
+  declaredSize?: number;
+  filename?: string;
+  /** Opaque platform reference (Telegram file_id, WhatsApp media id, Slack url_private…). */
+  ref: string;
+}
+
+export interface InboundMessage {
+  channel: GatewayChannel;
+  /** Where replies go: Telegram chat id, Slack channel, WhatsApp/Signal sender, Discord channel. */
+  chatId: string;
+  /** Telegram forum topic, Slack thread_ts, … ; absent for unthreaded chats. */
+  threadId?: string;
+  /** The stable id used for authorization and shown by /whoami. */
+  senderId: string;
+  senderName?: string;
+  /** The platform's id for this message: the idempotency key and the target of reactions. */
+  messageId: string;
+  text: string;
+  media: InboundMedia[];
+  /** Epoch milliseconds when Fermix received it. */
+  receivedAt: number;
+}
+
+/** The bytes of one inbound attachment, after download. */
+export interface FetchedMedia {
+  bytes: Uint8Array;
+  mime: string;
+  filename?: string;
+}
+
+/** A message the port has sent, as the platform identifies it. */
+export interface SentMessage {
+  /** The platform message id (Telegram message_id, Slack ts, WhatsApp wamid, …). */
+  id: string;
+}
+
+/** One outbound text message, already rendered for the channel. */
+export interface OutboundText {
+  /** Text in the channel's dialect (Telegram HTML, Slack mrkdwn, …), or plain when `plain`. */
+  text: string;
+  /** Only the first message of a reply notifies. */
+  notify: boolean;
+  /** Link previews are off on every outbound message. */
+  linkPreview: false;
+  /** True when `text` is plain text, not the channel's markup (the formatting fallback). */
+  plain: boolean;
+}
+
+export type OutboundMediaKind = "image" | "audio" | "voice" | "video" | "document";
+
+export interface OutboundMedia {
+  kind: OutboundMediaKind;
+  /** A local file path. */
+  path: string;
+  filename: string;
+  mime: string;
+  caption?: string;
+  notify: boolean;
+}
+
+/** What a channel can do; the gateway and the streaming engine never call what is absent. */
+export interface ReplyCapabilities {
+  edit: boolean;
+  delete: boolean;
+  /** Reactions: false, "any" single emoji, or the platform's fixed set. */
+  react: false | "any" | readonly string[];
+  media: boolean;
+  typing: boolean;
+}
+
+/**
+ * The way back to one conversation. Built per turn by the adapter; the
+ * gateway wraps it in the durable outbox, so every send path goes through it.
+ */
+export interface ReplyPort {
+  readonly capabilities: ReplyCapabilities;
+  sendText(message: OutboundText): Promise<SentMessage>;
+  editText(target: SentMessage, message: OutboundText): Promise<void>;
+  deleteMessage(target: SentMessage): Promise<void>;
+  /** React to an inbound message by its platform id. */
+  react(messageId: string, emoji: string): Promise<void>;
+  sendMedia(media: OutboundMedia): Promise<SentMessage>;
+  /** Show "typing…" (or the platform's equivalent) for a few seconds. */
+  typing(): Promise<void>;
+}
+
+/** Thrown by a port when the platform rejected a message for its formatting; the sender retries once as plain text. */
+export class FormattingRejected extends Error {
+  override name = "FormattingRejected";
+}
+
+/** The key of a conversation: one turn at a time per (channel, chat, thread). */
+export function conversationKey(message: Pick<InboundMessage, "channel" | "chatId" | "threadId">): string {
+  return `${message.channel}:${message.chatId}:${message.threadId ?? ""}`;
+}
