@@ -1,5 +1,5 @@
 /** The one place where an error becomes the text a user reads on the terminal. */
-import { ConfigError } from "../config/load.ts";
+import { ConfigError } from "../config/errors.ts";
 
 export function formatError(error: unknown): string {
   if (error instanceof ConfigError) return `fermix: ${error.message}`;

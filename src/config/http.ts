@@ -1,5 +1,6 @@
 /** Where the HTTP server listens: `FERMIX_HTTP_BIND` (default 127.0.0.1) and `PORT` (default 4030). */
-import { ConfigError, type Env } from "./load.ts";
+import { ConfigError } from "./errors.ts";
+import type { Env } from "./load.ts";
 
 export const DEFAULT_PORT = 4030;
 export const DEFAULT_BIND = "127.0.0.1";

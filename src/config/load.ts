@@ -6,37 +6,13 @@
 import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { nearest } from "./nearest.ts";
+import { ConfigError, type ConfigIssue } from "./errors.ts";
 import { type Config, ConfigSchema, ProviderSchema, SECRET_KEYS, schemaAt } from "./schema.ts";
+
+export { ConfigError, type ConfigIssue } from "./errors.ts";
 
 export type Env = Record<string, string | undefined>;
 type Table = Record<string, unknown>;
-
-export interface ConfigIssue {
-  key: string;
-  value: unknown;
-  allowed: string;
-}
-
-/** The config could not be loaded: a TOML syntax error, or values the schema rejects. */
-export class ConfigError extends Error {
-  constructor(
-    readonly file: string,
-    readonly issues: ConfigIssue[],
-    syntax?: string,
-  ) {
-    super(
-      syntax
-        ? `cannot parse ${file}: ${syntax}`
-        : `invalid config in ${file}:\n${issues.map((i) => `  ${describeIssue(i)}`).join("\n")}`,
-    );
-    this.name = "ConfigError";
-  }
-}
-
-export function describeIssue(issue: ConfigIssue): string {
-  const shown = issue.value === undefined ? "is missing" : `= ${showValue(issue.key, issue.value)} is not valid`;
-  return `${issue.key} ${shown}: expected ${issue.allowed}`;
-}
 
 /** Environment variables that map onto one config key (lists are comma-separated). */
 export const ENV_KEYS: ReadonlyArray<readonly [variable: string, path: string, kind: "string" | "list"]> = [
@@ -257,13 +233,6 @@ function collectSecrets(config: Config): string[] {
     if (provider.api_key) values.push(provider.api_key);
   }
   return values;
-}
-
-function showValue(key: string, value: unknown): string {
-  const leaf = key.split(".").at(-1) ?? "";
-  const secret = SECRET_KEYS.some(([, k]) => k === leaf) || leaf === "api_key";
-  if (secret) return "[redacted]";
-  return JSON.stringify(value) ?? String(value);
 }
 
 function providersOf(table: Table): Table {

@@ -15,7 +15,12 @@ export function openDatabase(path: string, migrations: readonly Migration[] = MI
   db.exec("PRAGMA busy_timeout = 5000");
   db.exec("PRAGMA foreign_keys = ON");
   restrictFiles(path);
-  migrate(db, migrations);
+  try {
+    migrate(db, migrations);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   return db;
 }
 

@@ -1,0 +1,12 @@
+/**
+ * `bun run bench`: prints figures beside baselines measured in the same run.
+ * Nothing here asserts; compare ratios across runs, not absolute numbers.
+ */
+import { benchStartup } from "./startup.ts";
+
+const suites: Array<[string, () => Promise<void>]> = [["startup and memory", benchStartup]];
+
+for (const [name, run] of suites) {
+  console.log(`\n== ${name}`);
+  await run();
+}

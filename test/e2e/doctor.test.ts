@@ -1,0 +1,138 @@
+/** `fermix doctor` from the compiled binary: a row per concern, exit 1 when any fails. */
+import { afterEach, describe, expect, test } from "bun:test";
+import { chmodSync, mkdirSync } from "node:fs";
+import { makeHome, READY_CONFIG, type TestHome } from "../helpers/home.ts";
+import { runFermix } from "../helpers/binary.ts";
+
+interface Row {
+  check: string;
+  status: "ok" | "warn" | "fail";
+  detail: string;
+}
+
+const homes: TestHome[] = [];
+afterEach(() => {
+  for (const h of homes.splice(0)) h.cleanup();
+});
+
+async function freePort(): Promise<string> {
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = probe.port;
+  probe.stop(true);
+  return String(port);
+}
+
+async function doctor(config: string | null, extraEnv: Record<string, string> = {}) {
+  const h = makeHome({ PORT: await freePort(), ...extraEnv });
+  homes.push(h);
+  if (config !== null) h.writeConfig(config);
+  const r = await runFermix(["doctor", "--json"], h.env);
+  const parsed = JSON.parse(r.stdout) as { ok: boolean; rows: Row[] };
+  const byCheck = (check: string) => parsed.rows.filter((row) => row.check === check);
+  return { ...r, ...parsed, byCheck, home: h };
+}
+
+describe("fermix doctor", () => {
+  test("a healthy config passes every row and exits 0", async () => {
+    const r = await doctor(READY_CONFIG);
+    expect(r.exitCode).toBe(0);
+    expect(r.ok).toBe(true);
+    const checks = r.rows.map((row) => row.check);
+    expect(checks).toEqual([
+      "config", "home", "secrets", "database", "provider openai",
+      "channel telegram", "channel whatsapp", "channel slack", "channel discord", "channel signal", "channel acp",
+      "transcription", "port",
+    ]);
+    expect(r.rows.filter((row) => row.status === "fail")).toEqual([]);
+    expect(r.stdout).not.toContain("sk-test-not-a-real-key");
+  });
+
+  test("a fresh home fails: no config, no provider", async () => {
+    const r = await doctor(null);
+    expect(r.exitCode).toBe(1);
+    expect(r.byCheck("config")[0]).toMatchObject({ status: "fail" });
+    expect(r.byCheck("config")[0]!.detail).toContain("fermix setup");
+    expect(r.byCheck("providers")[0]).toMatchObject({ status: "fail", detail: "no provider configured: run `fermix setup`" });
+  });
+
+  test("an invalid config fails its row with the load error", async () => {
+    const r = await doctor(`[fermix_channels.slack]\nstreaming = "loud"\n`);
+    expect(r.exitCode).toBe(1);
+    expect(r.byCheck("config")[0]!.detail).toContain('fermix_channels.slack.streaming = "loud" is not valid: expected one of "off", "draft", "block"');
+  });
+
+  test("unknown keys are listed as warnings, which do not fail", async () => {
+    const r = await doctor(`${READY_CONFIG}\n[fermix_core.compaction]\nthreshhold = 0.5\n`);
+    expect(r.exitCode).toBe(0);
+    expect(r.byCheck("config")[1]).toEqual({
+      check: "config",
+      status: "warn",
+      detail: "unknown config key fermix_core.compaction.threshhold (did you mean fermix_core.compaction.threshold?)",
+    });
+  });
+
+  test("a provider without its key fails, naming the variable that would supply it", async () => {
+    const r = await doctor(READY_CONFIG.replace('api_key = "sk-test-not-a-real-key-000000"', ""));
+    expect(r.exitCode).toBe(1);
+    expect(r.byCheck("provider openai")[0]).toMatchObject({ status: "fail" });
+    expect(r.byCheck("provider openai")[0]!.detail).toContain("OPENAI_API_KEY");
+    const fromEnv = await doctor(READY_CONFIG.replace('api_key = "sk-test-not-a-real-key-000000"', ""), { OPENAI_API_KEY: "sk-env-0000000" });
+    expect(fromEnv.exitCode).toBe(0);
+  });
+
+  test("an enabled channel without credentials, or without an owner/allowlist, fails", async () => {
+    const missing = await doctor(`${READY_CONFIG}\n[fermix_channels.slack]\nenabled = true\nbot_token = "xoxb-1"\n`);
+    expect(missing.exitCode).toBe(1);
+    expect(missing.byCheck("channel slack")[0]).toEqual({ check: "channel slack", status: "fail", detail: "enabled but missing signing_secret" });
+    const noOwner = await doctor(`${READY_CONFIG}\n[fermix_channels.slack]\nenabled = true\nbot_token = "xoxb-1"\nsigning_secret = "s3cret"\n`);
+    expect(noOwner.exitCode).toBe(1);
+    expect(noOwner.byCheck("channel slack")[0]!.detail).toContain("refused: no owner_user_id and no allowed_user_ids");
+    const ok = await doctor(`${READY_CONFIG}\n[fermix_channels.slack]\nenabled = true\nbot_token = "xoxb-1"\nsigning_secret = "s3cret"\nowner_user_id = "U1"\n`);
+    expect(ok.byCheck("channel slack")[0]!.status).toBe("ok");
+    expect(ok.exitCode).toBe(0);
+  });
+
+  test("a home readable by others fails", async () => {
+    const h = makeHome({ PORT: await freePort() });
+    homes.push(h);
+    h.writeConfig(READY_CONFIG);
+    chmodSync(h.home, 0o755);
+    const r = await runFermix(["doctor", "--json"], h.env);
+    expect(r.exitCode).toBe(1);
+    const row = (JSON.parse(r.stdout) as { rows: Row[] }).rows.find((x) => x.check === "home")!;
+    expect(row.status).toBe("fail");
+    expect(row.detail).toContain("readable by other users");
+  });
+
+  test("a missing transcription key is a warning, not a failure", async () => {
+    const r = await doctor(READY_CONFIG);
+    expect(r.byCheck("transcription")[0]!.status).toBe("warn");
+    expect(r.byCheck("transcription")[0]!.detail).toContain("voice notes will be refused");
+    const keyed = await doctor(`${READY_CONFIG}\n[fermix_core.transcription]\nbackend = "deepgram"\napi_key = "dg-key-123456"\n`);
+    expect(keyed.byCheck("transcription")[0]).toEqual({ check: "transcription", status: "ok", detail: "deepgram, api key set" });
+  });
+
+  test("the port taken by another program fails", async () => {
+    const holder = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("not fermix") });
+    try {
+      const r = await doctor(READY_CONFIG, { PORT: String(holder.port) });
+      expect(r.exitCode).toBe(1);
+      expect(r.byCheck("port")[0]).toEqual({ check: "port", status: "fail", detail: `127.0.0.1:${holder.port} is taken by another program: stop it or set PORT` });
+    } finally {
+      holder.stop(true);
+    }
+  });
+
+  test("without --json: one plain line per row (no colour when not a terminal) and a summary", async () => {
+    const h = makeHome({ PORT: await freePort() });
+    homes.push(h);
+    h.writeConfig(READY_CONFIG);
+    mkdirSync(h.home, { recursive: true });
+    const r = await runFermix(["doctor"], h.env);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).not.toContain("\u001b[");
+    expect(r.stdout).toMatch(/^ok {4}config +\S/m);
+    expect(r.stdout).toMatch(/^warn {2}transcription +\S/m);
+    expect(r.stdout).toContain("all checks passed (1 warning)");
+  });
+});
