@@ -1,0 +1,29 @@
+/**
+ * The provider registry: one factory per wire format, picked by `api` in the
+ * provider's config. Adding a wire format is one file and one line here.
+ */
+import type { ProviderConfig } from "../../config/schema.ts";
+import { chatProvider } from "./chat.ts";
+import { responsesProvider, type ResponsesOptions } from "./responses.ts";
+import type { Provider } from "./types.ts";
+
+export type { HttpDeps, HttpLimits } from "./http.ts";
+export { DEFAULT_LIMITS } from "./http.ts";
+export type { ReasoningSummary } from "./responses.ts";
+export * from "./types.ts";
+
+/** Everything a provider may be given besides its config: injected I/O, limits, and per-format options. */
+export type ProviderDeps = ResponsesOptions;
+
+type Api = NonNullable<ProviderConfig["api"]>;
+type Factory = (name: string, config: ProviderConfig, deps: ProviderDeps) => Provider;
+
+const FACTORIES: Record<Api, Factory> = {
+  responses: responsesProvider,
+  chat: chatProvider,
+};
+
+/** Build the provider `name` for its config; `api` defaults to "responses", as in config loading. */
+export function createProvider(name: string, config: ProviderConfig, deps: ProviderDeps = {}): Provider {
+  return FACTORIES[config.api ?? "responses"](name, config, deps);
+}

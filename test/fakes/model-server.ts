@@ -1,0 +1,475 @@
+/**
+ * A fake model server on loopback that speaks both wire formats Fermix uses:
+ * the OpenAI Responses API (`POST …/responses`, SSE events) and OpenAI-compatible
+ * chat completions (`POST …/chat/completions`, `data:` chunks and `[DONE]`).
+ * Each request takes the next scripted reply from a queue and gets it rendered
+ * in the format of the path it hit, so one script serves both providers.
+ *
+ *   import { reply, startFakeModel } from "../fakes/model-server.ts";
+ *
+ *   await using fake = await startFakeModel();          // 127.0.0.1, a free port
+ *   fake.reply(
+ *     reply.toolCall("react", { emoji: "👍" }),          // first request: a tool call
+ *     reply.text("Hel", "lo ", "there"),                 // second: text in three chunks
+ *   );
+ *   // point a provider (or a daemon's config.toml) at it:
+ *   //   base_url = fake.url   (it ends in /v1)   api = "responses" | "chat"
+ *   …
+ *   expect(fake.requests[1].body.input).toContainEqual(expect.objectContaining({ type: "function_call_output" }));
+ *   expect(fake.requests[0].headers.authorization).toBeUndefined();
+ *
+ * Replies (see `reply` below): text, reasoning then text, tool calls (arguments
+ * streamed in pieces), empty, any HTTP status (429 with Retry-After, 500…), a
+ * connection dropped mid-stream, a hang that lasts until the client gives up
+ * (`await fake.requests[0].untilAborted` tells the test it did), a stall before
+ * the headers, an `error` event, an incomplete response, slow chunks. A plain
+ * string is short for `reply.text(string)`, and a function `(request) => Reply`
+ * decides from the request (e.g. echo the user's text with `userText`).
+ * When the queue is empty, `fallback` answers (default: HTTP 400 "no scripted
+ * reply", which is not retried, so a missing script fails fast and visibly).
+ *
+ * Every request is recorded in `fake.requests` (path, lower-case headers,
+ * parsed JSON body); `await fake.waitForRequests(n)` waits for them.
+ */
+import type { Server } from "bun";
+
+/** A request the fake received. */
+export interface RecordedRequest {
+  index: number;
+  method: string;
+  /** e.g. "/v1/responses". */
+  path: string;
+  api: "responses" | "chat" | "other";
+  /** Header names in lower case. */
+  headers: Record<string, string>;
+  /** The parsed JSON body (the raw text if it was not JSON). `any` so tests can reach in. */
+  body: any;
+  /** The client closed the connection before the reply was finished. */
+  aborted: boolean;
+  /** Resolves when the client closes the connection early (never, for a request that completed). */
+  untilAborted: Promise<void>;
+}
+
+export interface ToolCallSpec {
+  name: string;
+  /** An object is sent as its JSON. */
+  arguments: string | Record<string, unknown>;
+  callId?: string;
+  /** The arguments are streamed in this many pieces (default 3). */
+  pieces?: number;
+}
+
+/** A streamed reply. Everything is optional: `{}` is an empty completion. */
+export interface StreamSpec {
+  /** Reasoning summary chunks (Responses) / reasoning deltas (chat), sent before the text. */
+  reasoning?: string[];
+  /** Assistant text chunks. */
+  text?: string[];
+  toolCalls?: ToolCallSpec[];
+  /** Token usage reported at the end (default input 10, output 5); null sends none. */
+  usage?: { input: number; output: number } | null;
+  /**
+   * How it ends: "complete" (default); "drop" the connection; "hang" until the
+   * client aborts; "incomplete" (Responses response.incomplete / chat finish_reason
+   * "length"); "error" (Responses `error` event / chat error chunk); "failed"
+   * (Responses response.failed / chat error chunk).
+   */
+  end?: "complete" | "drop" | "hang" | "incomplete" | "error" | "failed";
+  /** For end "error"/"failed". */
+  error?: { message: string; code?: string };
+  /** For end "incomplete": "max_output_tokens" (default) or "content_filter". */
+  incompleteReason?: "max_output_tokens" | "content_filter";
+  /** Pause between writes, in ms (a slow model). */
+  delayMs?: number;
+  /** Re-cut the body into writes of this many bytes, ignoring frame (and UTF-8) boundaries. */
+  byteChunks?: number;
+  /** Chat only: the delta field that carries reasoning (default "reasoning_content"; Ollama/OpenRouter use "reasoning"). */
+  reasoningField?: "reasoning_content" | "reasoning";
+}
+
+/** What `reply.*` builds. */
+export type ScriptedReply =
+  | { kind: "stream"; spec: StreamSpec }
+  | { kind: "status"; status: number; body: unknown; headers?: Record<string, string> }
+  | { kind: "stall" };
+
+/** A scripted reply, a string (its text), or a function that picks the reply from the request. */
+export type Reply = ScriptedReply | string | ((request: RecordedRequest) => Reply);
+
+/** Builders for scripted replies. */
+export const reply = {
+  /** Assistant text, one chunk per argument. */
+  text: (...chunks: string[]): ScriptedReply => ({ kind: "stream", spec: { text: chunks } }),
+  /** A reasoning summary (its chunks), then text. */
+  reasoning: (summary: string | string[], ...text: string[]): ScriptedReply => ({
+    kind: "stream",
+    spec: { reasoning: typeof summary === "string" ? [summary] : summary, text },
+  }),
+  /** One tool call, with its arguments streamed in pieces; optional text before it. */
+  toolCall: (name: string, args: ToolCallSpec["arguments"], options: Omit<ToolCallSpec, "name" | "arguments"> & { text?: string[] } = {}): ScriptedReply => ({
+    kind: "stream",
+    spec: { text: options.text, toolCalls: [{ name, arguments: args, callId: options.callId, pieces: options.pieces }] },
+  }),
+  /** Several tool calls in one response. */
+  toolCalls: (...calls: ToolCallSpec[]): ScriptedReply => ({ kind: "stream", spec: { toolCalls: calls } }),
+  /** A completed response with no output at all. */
+  empty: (): ScriptedReply => ({ kind: "stream", spec: {} }),
+  /** Anything: see StreamSpec. */
+  stream: (spec: StreamSpec): ScriptedReply => ({ kind: "stream", spec }),
+  /** Text chunks with a pause before each. */
+  slow: (delayMs: number, ...chunks: string[]): ScriptedReply => ({ kind: "stream", spec: { text: chunks, delayMs } }),
+  /** An HTTP error with an OpenAI-shaped body {error:{message,type,code}}. */
+  status: (status: number, message = `fake model: HTTP ${status}`, headers?: Record<string, string>, code?: string): ScriptedReply => ({
+    kind: "status",
+    status,
+    body: { error: { message, type: status === 429 ? "rate_limit_error" : "server_error", code: code ?? null } },
+    headers,
+  }),
+  /** 429 with a Retry-After header (seconds or an HTTP date); none when omitted. */
+  rateLimited: (retryAfter?: number | string, message = "Rate limit reached (fake)"): ScriptedReply =>
+    reply.status(429, message, retryAfter === undefined ? undefined : { "retry-after": String(retryAfter) }, "rate_limit_exceeded"),
+  /** A 5xx. */
+  serverError: (status = 500, message = "The server had an error (fake)"): ScriptedReply => reply.status(status, message),
+  /** These text chunks, then the connection is cut without finishing the response. */
+  drop: (...text: string[]): ScriptedReply => ({ kind: "stream", spec: { text, end: "drop" } }),
+  /** These text chunks, then silence until the client aborts (see RecordedRequest.untilAborted). */
+  hang: (...text: string[]): ScriptedReply => ({ kind: "stream", spec: { text, end: "hang" } }),
+  /** No response headers at all until the client aborts. */
+  stall: (): ScriptedReply => ({ kind: "stall" }),
+  /** These text chunks, then an `error` event (chat: an error chunk). */
+  error: (message: string, code?: string, ...text: string[]): ScriptedReply => ({
+    kind: "stream",
+    spec: { text, end: "error", error: { message, code } },
+  }),
+  /** These text chunks, then the response ends incomplete (max_output_tokens). */
+  incomplete: (...text: string[]): ScriptedReply => ({ kind: "stream", spec: { text, end: "incomplete" } }),
+};
+
+export interface FakeModel {
+  /** The base_url to configure: `http://127.0.0.1:<port>/v1`. */
+  readonly url: string;
+  readonly port: number;
+  /** Every request received, in order. */
+  readonly requests: RecordedRequest[];
+  /** Scripted replies not yet used. */
+  readonly pending: number;
+  /** Queue replies; each request takes the next one. */
+  reply(...replies: Reply[]): FakeModel;
+  /** The reply when the queue is empty (undefined: HTTP 400 "no scripted reply"). */
+  fallback(reply: Reply | undefined): FakeModel;
+  /** Resolves with the requests once there are at least `count` (rejects after timeoutMs). */
+  waitForRequests(count: number, timeoutMs?: number): Promise<RecordedRequest[]>;
+  /** Forget queued replies and recorded requests. */
+  reset(): void;
+  stop(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** The text of the last user message of a recorded request, in either wire format. */
+export function userText(request: RecordedRequest): string {
+  const items: unknown[] = request.body?.input ?? request.body?.messages ?? [];
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i] as { role?: string; content?: unknown };
+    if (item.role !== "user") continue;
+    if (typeof item.content === "string") return item.content;
+    if (!Array.isArray(item.content)) return "";
+    return item.content.map((p: { text?: unknown }) => (typeof p.text === "string" ? p.text : "")).join("");
+  }
+  return "";
+}
+
+/** Start a fake model server on 127.0.0.1 and a free port. */
+export async function startFakeModel(): Promise<FakeModel> {
+  const queue: Reply[] = [];
+  const requests: RecordedRequest[] = [];
+  const waiters = new Set<() => void>();
+  const releases = new Set<() => void>();
+  let fallback: Reply | undefined;
+  let ids = 0;
+  const nextId = () => ++ids;
+
+  const server: Server<undefined> = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 0, // a slow or hanging reply must not be cut by Bun's 10 s default
+    async fetch(req) {
+      const url = new URL(req.url);
+      if (req.method === "GET" && url.pathname.endsWith("/models")) {
+        return Response.json({ object: "list", data: [{ id: "fake-model", object: "model", owned_by: "fermix-test" }] });
+      }
+      const [recorded, markAborted] = await record(req, url, requests.length);
+      requests.push(recorded);
+      for (const wake of waiters) wake();
+      if (recorded.api === "other") return Response.json({ error: { message: `fake model: no route ${req.method} ${url.pathname}` } }, { status: 404 });
+      if (typeof recorded.body?.model !== "string") {
+        return Response.json({ error: { message: "fake model: the body has no model", type: "invalid_request_error" } }, { status: 400 });
+      }
+      const next = resolve(queue.shift() ?? fallback ?? reply.status(400, `fake model: no scripted reply for request #${recorded.index}`), recorded);
+      if (next.kind === "status") return Response.json(next.body, { status: next.status, headers: next.headers });
+      if (next.kind === "stall") {
+        return new Promise<Response>((resolve) => {
+          const release = () => resolve(new Response(null, { status: 499 }));
+          releases.add(release);
+          req.signal.addEventListener("abort", release, { once: true });
+        });
+      }
+      const writes = recorded.api === "responses" ? responsesWrites(next.spec, recorded.body, nextId) : chatWrites(next.spec, recorded.body, nextId);
+      return sseResponse(writes, next.spec, recorded, markAborted, releases);
+    },
+  });
+
+  const fake: FakeModel = {
+    url: `http://127.0.0.1:${server.port}/v1`,
+    port: server.port ?? 0,
+    requests,
+    get pending() {
+      return queue.length;
+    },
+    reply(...replies) {
+      queue.push(...replies);
+      return fake;
+    },
+    fallback(value) {
+      fallback = value;
+      return fake;
+    },
+    waitForRequests(count, timeoutMs = 5000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (requests.length < count) return;
+          cleanup();
+          resolve(requests.slice());
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`fake model: ${requests.length} of ${count} requests after ${timeoutMs} ms`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+    reset() {
+      queue.length = 0;
+      requests.length = 0;
+    },
+    async stop() {
+      for (const release of releases) release();
+      releases.clear();
+      await server.stop(true);
+    },
+    [Symbol.asyncDispose]: () => fake.stop(),
+  };
+  return fake;
+}
+
+function resolve(value: Reply, request: RecordedRequest): ScriptedReply {
+  if (typeof value === "function") return resolve(value(request), request);
+  return typeof value === "string" ? { kind: "stream", spec: { text: [value] } } : value;
+}
+
+/** The request as recorded, and the function that marks it aborted. */
+async function record(req: Request, url: URL, index: number): Promise<[RecordedRequest, () => void]> {
+  const text = await req.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // keep the raw text
+  }
+  const api = url.pathname.endsWith("/responses") ? "responses" : url.pathname.endsWith("/chat/completions") ? "chat" : "other";
+  let markAborted = () => {};
+  const untilAborted = new Promise<void>((resolve) => {
+    markAborted = () => {
+      recorded.aborted = true;
+      resolve();
+    };
+  });
+  const recorded: RecordedRequest = {
+    index,
+    method: req.method,
+    path: url.pathname,
+    api,
+    headers: Object.fromEntries(req.headers),
+    body,
+    aborted: false,
+    untilAborted,
+  };
+  req.signal.addEventListener("abort", markAborted, { once: true });
+  return [recorded, markAborted];
+}
+
+/** Stream the writes, then finish as the spec says: close, drop, or hang until the client goes away. */
+function sseResponse(
+  writes: string[],
+  spec: StreamSpec,
+  recorded: RecordedRequest,
+  markAborted: () => void,
+  releases: Set<() => void>,
+): Response {
+  const encoder = new TextEncoder();
+  let pieces: Uint8Array[] = writes.map((w) => encoder.encode(w));
+  if (spec.byteChunks && spec.byteChunks > 0) pieces = recut(pieces, spec.byteChunks);
+  const run = async (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    for (const piece of pieces) {
+      if (spec.delayMs) await Bun.sleep(spec.delayMs);
+      if (recorded.aborted) return;
+      controller.enqueue(piece);
+    }
+    if (spec.end === "drop") {
+      await Bun.sleep(5); // let the last chunk leave before the cut
+      controller.error(undefined); // Bun resets the connection; `undefined` keeps its console quiet
+    } else if (spec.end === "hang") {
+      // Until the client aborts, or the server stops (which closes it).
+      await new Promise<void>((resolve) => {
+        releases.add(resolve);
+        recorded.untilAborted.then(resolve);
+      });
+    } else {
+      controller.close();
+    }
+  };
+  const stream = new ReadableStream<Uint8Array>({
+    // Not awaited: the headers must go out while the body is still being written.
+    start: (controller) => void run(controller).catch(() => {}),
+    // The client went away: count it as aborted even if Bun did not fire the request's signal.
+    cancel: () => markAborted(),
+  });
+  return new Response(stream, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
+}
+
+function recut(pieces: Uint8Array[], size: number): Uint8Array[] {
+  const all = new Uint8Array(pieces.reduce((n, p) => n + p.byteLength, 0));
+  let offset = 0;
+  for (const p of pieces) {
+    all.set(p, offset);
+    offset += p.byteLength;
+  }
+  const out: Uint8Array[] = [];
+  for (let i = 0; i < all.byteLength; i += size) out.push(all.subarray(i, i + size));
+  return out;
+}
+
+/** Split a string into n nearly equal pieces (some may be empty when it is short). */
+function split(text: string, n: number): string[] {
+  const size = Math.ceil(text.length / Math.max(1, n));
+  return Array.from({ length: Math.max(1, n) }, (_, i) => text.slice(i * size, (i + 1) * size));
+}
+
+function argumentsOf(call: ToolCallSpec): string {
+  return typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments);
+}
+
+const DEFAULT_USAGE = { input: 10, output: 5 };
+
+/** The Responses API event stream for a spec. */
+function responsesWrites(spec: StreamSpec, body: any, nextId: () => number): string[] {
+  const writes: string[] = [];
+  let sequence = 0;
+  const emit = (type: string, data: Record<string, unknown>) =>
+    writes.push(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`);
+  const response = { id: `resp_${nextId()}`, object: "response", created_at: 1_700_000_000, model: body.model, status: "in_progress", output: [] as unknown[] };
+  emit("response.created", { response });
+  emit("response.in_progress", { response });
+  const output: unknown[] = [];
+  const add = (item: Record<string, unknown>) => emit("response.output_item.added", { output_index: output.length, item });
+  const done = (item: Record<string, unknown>) => {
+    emit("response.output_item.done", { output_index: output.length, item });
+    output.push(item);
+  };
+
+  if (spec.reasoning?.length) {
+    const id = `rs_${nextId()}`;
+    const full = spec.reasoning.join("");
+    const at = { item_id: id, output_index: output.length, summary_index: 0 };
+    add({ id, type: "reasoning", summary: [] });
+    emit("response.reasoning_summary_part.added", { ...at, part: { type: "summary_text", text: "" } });
+    for (const delta of spec.reasoning) emit("response.reasoning_summary_text.delta", { ...at, delta });
+    emit("response.reasoning_summary_text.done", { ...at, text: full });
+    emit("response.reasoning_summary_part.done", { ...at, part: { type: "summary_text", text: full } });
+    done({ id, type: "reasoning", summary: [{ type: "summary_text", text: full }] });
+  }
+  if (spec.text?.length) {
+    const id = `msg_${nextId()}`;
+    const full = spec.text.join("");
+    const at = { item_id: id, output_index: output.length, content_index: 0 };
+    add({ id, type: "message", status: "in_progress", role: "assistant", content: [] });
+    emit("response.content_part.added", { ...at, part: { type: "output_text", text: "", annotations: [] } });
+    for (const delta of spec.text) emit("response.output_text.delta", { ...at, delta, logprobs: [] });
+    if (spec.end === "drop" || spec.end === "hang") return writes; // cut off mid-message
+    emit("response.output_text.done", { ...at, text: full, logprobs: [] });
+    emit("response.content_part.done", { ...at, part: { type: "output_text", text: full, annotations: [] } });
+    done({ id, type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: full, annotations: [] }] });
+  }
+  for (const call of spec.toolCalls ?? []) {
+    const id = `fc_${nextId()}`;
+    const args = argumentsOf(call);
+    const item = { id, type: "function_call", status: "in_progress", call_id: call.callId ?? `call_${nextId()}`, name: call.name, arguments: "" };
+    add(item);
+    for (const delta of split(args, call.pieces ?? 3)) {
+      emit("response.function_call_arguments.delta", { item_id: id, output_index: output.length, delta });
+    }
+    emit("response.function_call_arguments.done", { item_id: id, output_index: output.length, arguments: args });
+    done({ ...item, status: "completed", arguments: args });
+  }
+  const usage = spec.usage === null ? null : usageOf(spec.usage ?? DEFAULT_USAGE);
+  const end = spec.end ?? "complete";
+  if (end === "complete") emit("response.completed", { response: { ...response, status: "completed", output, usage } });
+  if (end === "incomplete") {
+    const reason = spec.incompleteReason ?? "max_output_tokens";
+    emit("response.incomplete", { response: { ...response, status: "incomplete", incomplete_details: { reason }, output, usage } });
+  }
+  if (end === "failed") {
+    const error = { code: spec.error?.code ?? "server_error", message: spec.error?.message ?? "failed (fake)" };
+    emit("response.failed", { response: { ...response, status: "failed", error, output } });
+  }
+  if (end === "error") emit("error", { code: spec.error?.code ?? null, message: spec.error?.message ?? "error (fake)", param: null });
+  return writes;
+}
+
+function usageOf(u: { input: number; output: number }) {
+  return {
+    input_tokens: u.input,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: u.output,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: u.input + u.output,
+  };
+}
+
+/** The chat-completions chunk stream for a spec. */
+function chatWrites(spec: StreamSpec, body: any, nextId: () => number): string[] {
+  const id = `chatcmpl-${nextId()}`;
+  const writes: string[] = [];
+  const send = (data: unknown) => writes.push(`data: ${JSON.stringify(data)}\n\n`);
+  const base = { id, object: "chat.completion.chunk", created: 1_700_000_000, model: body.model, system_fingerprint: "fp_fake" };
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    send({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+
+  chunk({ role: "assistant", content: "" });
+  for (const piece of spec.reasoning ?? []) chunk({ [spec.reasoningField ?? "reasoning_content"]: piece });
+  for (const piece of spec.text ?? []) chunk({ content: piece });
+  const end = spec.end ?? "complete";
+  if (end === "drop" || end === "hang") return writes;
+  (spec.toolCalls ?? []).forEach((call, index) => {
+    const callId = call.callId ?? `call_${nextId()}`;
+    chunk({ tool_calls: [{ index, id: callId, type: "function", function: { name: call.name, arguments: "" } }] });
+    for (const piece of split(argumentsOf(call), call.pieces ?? 3)) chunk({ tool_calls: [{ index, function: { arguments: piece } }] });
+  });
+  if (end === "error" || end === "failed") {
+    send({ error: { message: spec.error?.message ?? "error (fake)", code: spec.error?.code ?? null } });
+    return writes;
+  }
+  const finish =
+    end === "incomplete" ? (spec.incompleteReason === "content_filter" ? "content_filter" : "length") : spec.toolCalls?.length ? "tool_calls" : "stop";
+  chunk({}, finish);
+  const usage = spec.usage === null ? null : (spec.usage ?? DEFAULT_USAGE);
+  if (usage && body.stream_options?.include_usage) {
+    send({ ...base, choices: [], usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output } });
+  }
+  writes.push("data: [DONE]\n\n");
+  return writes;
+}
