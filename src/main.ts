@@ -21,7 +21,7 @@ runCli(process.argv.slice(2), {
   stderr: (text) => void process.stderr.write(text),
   isTTY: Boolean(process.stdout.isTTY),
   shutdown: shutdown.signal,
-  stdin: () => Bun.stdin.stream(),
+  terminal: () => ({ input: process.stdin, output: process.stdout }),
 }).then(
   (code) => process.exit(code),
   (error) => {

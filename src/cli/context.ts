@@ -7,8 +7,8 @@ export interface CliContext {
   isTTY: boolean;
   /** Fires on SIGINT or SIGTERM. */
   shutdown: AbortSignal;
-  /** Standard input as a stream, opened on first use. */
-  stdin: () => ReadableStream<Uint8Array>;
+  /** The terminal streams, for line editing (`fermix chat`); opened on first use. */
+  terminal: () => { input: NodeJS.ReadStream; output: NodeJS.WriteStream };
 }
 
 /** A subcommand module: parses its own arguments, returns the exit code. */

@@ -32,15 +32,21 @@ Environment:
     summary: "send one message to the running daemon and print the reply",
     usage: `Usage: fermix ask "<text>"
 
-Sends one turn through the running daemon's gateway and agent, prints the reply.`,
-    load: () => import("./unavailable.ts").then((m) => m.unavailable("ask")),
+Sends one turn through the same gateway and agent as every channel and prints
+the reply: through the running daemon when there is one (same history, same
+queues), in this process otherwise. Slash commands work (/help, /new, …).
+Ctrl-C stops the turn.`,
+    load: () => import("./ask.ts"),
   },
   chat: {
     summary: "interactive chat with the running daemon",
     usage: `Usage: fermix chat
 
-An interactive conversation over the same gateway and agent as every channel.`,
-    load: () => import("./unavailable.ts").then((m) => m.unavailable("chat")),
+An interactive conversation over the same gateway and agent as every channel,
+through the running daemon when there is one, in this process otherwise.
+Up/Down browse history; end a line with \\ to continue on the next line;
+Ctrl-C stops the running reply (or clears the line); Ctrl-D exits.`,
+    load: () => import("./chat.ts"),
   },
   acp: {
     summary: "bridge an editor (Agent Client Protocol over stdio) to the daemon",

@@ -1,94 +1,158 @@
 /**
  * The composition root: the one place that wires the daemon together from
- * config. Everything it builds is handed its dependencies; nothing reaches
- * for globals.
+ * config — the core, the channel adapters, the HTTP app with its webhook
+ * routes, and the local sockets. Everything it builds is handed its
+ * dependencies; nothing reaches for globals.
  */
-import type { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
+import type { UnixSocketListener } from "bun";
+import type { ProviderDeps } from "../agent/providers/index.ts";
+import { startControlServer } from "../channels/cli/server.ts";
+import { ADAPTERS } from "../channels/registry.ts";
+import type { ChannelAdapter } from "../channels/types.ts";
 import { channelReadiness } from "../config/channels.ts";
-import { currentMtime, type LoadedConfig, loadConfig } from "../config/index.ts";
 import { resolveHttp } from "../config/http.ts";
+import { currentMtime, type LoadedConfig, loadConfig } from "../config/index.ts";
 import type { Env } from "../config/load.ts";
 import { CHANNEL_NAMES, type ChannelName } from "../config/schema.ts";
+import type { Presenter } from "../gateway/delivery.ts";
+import type { StreamRequest, TurnStream } from "../gateway/ingest.ts";
 import { createApp } from "../http/app.ts";
 import { type HttpServer, serveHttp } from "../http/server.ts";
 import { SetupGate } from "../http/setup.ts";
-import { openDatabase } from "../store/db.ts";
+import { webhookRoutes } from "../http/webhooks/index.ts";
 import { VERSION } from "../version.ts";
+import { buildCore, type Core } from "./core.ts";
 import { buildHealthReport, type ChannelRuntimeState, type HealthReport } from "./health.ts";
-import { ensureHome } from "./home.ts";
 import type { Logger } from "./log.ts";
-import { Telemetry } from "./telemetry.ts";
+import type { Telemetry } from "./telemetry.ts";
 
 export interface DaemonOptions {
   env: Env;
   log: Logger;
+  presenter: Presenter;
+  stream?: (request: StreamRequest) => TurnStream | null;
+  providerDeps?: ProviderDeps;
 }
 
 export interface Daemon {
   url: URL;
   loaded: LoadedConfig;
+  core: Core;
   telemetry: Telemetry;
   report(): HealthReport;
   /** Close the server, the channels and the database; remove the sockets. Idempotent. */
   stop(): Promise<void>;
 }
 
-export async function startDaemon({ env, log }: DaemonOptions): Promise<Daemon> {
+export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const { env, log } = options;
   const loaded = await loadConfig(env);
   log.redactor.add(...loaded.secretValues);
   for (const warning of loaded.warnings) log.warn(warning, { component: "config" });
   const http = resolveHttp(env);
-
-  const { loosePermissions } = ensureHome(loaded.paths);
-  if (loosePermissions) log.warn("home directory is readable by other users; run chmod 700", { home: loaded.paths.home });
   if (!loaded.fileExists) log.warn("no config.toml yet: run `fermix setup`", { path: loaded.paths.config });
 
-  const db: Database = openDatabase(loaded.paths.database);
-  const telemetry = new Telemetry();
-  telemetry.onAny((event) => log.debug("telemetry", { event: event.name, ...event.metadata, ...event.measurements }));
+  const core = buildCore({
+    loaded,
+    log,
+    presenter: options.presenter,
+    ...(options.stream ? { stream: options.stream } : {}),
+    ...(options.providerDeps ? { providerDeps: options.providerDeps } : {}),
+  });
+  if (!core.agents.configured) log.warn("no model provider configured: turns will be answered with a pointer to `fermix setup`");
 
-  const channels = new Map<ChannelName, ChannelRuntimeState>();
+  const adapters = new Map<ChannelName, ChannelAdapter>();
+  const missing = new Map<ChannelName, ChannelRuntimeState>();
   for (const name of CHANNEL_NAMES) {
     const readiness = channelReadiness(loaded.config, name);
     if (readiness.kind === "refused") log.warn("channel refused at start", { channel: name, reason: readiness.reason });
     if (readiness.kind === "unconfigured") log.warn("channel enabled but not configured", { channel: name, missing: readiness.missing.join(",") });
-    if (readiness.kind === "servable") {
-      channels.set(name, { status: "failed", process_alive: false, detail: "adapter not available in this build" });
+    if (readiness.kind !== "servable") continue;
+    const factory = ADAPTERS[name];
+    if (!factory) {
+      missing.set(name, { status: "failed", process_alive: false, detail: "adapter not available in this build" });
+      continue;
     }
-  }
-
-  let databaseReady = true;
-  const report = () =>
-    buildHealthReport({
-      version: VERSION,
-      now: new Date(),
-      loaded,
-      channels,
-      databaseReady,
-      restartRequired: currentMtime(loaded.paths.config) !== loaded.fileMtimeMs,
+    const adapter = factory(loaded.config);
+    adapters.set(name, adapter);
+    core.channels.set(name, {
+      port: (target) => adapter.replyPort(target),
+      fetchMedia: (media, signal) => adapter.fetchMedia(media, signal),
+      inboundMediaCap: adapter.inboundMediaCap,
     });
-
-  const app = createApp({ report, setupGate: new SetupGate(), log: log.child({ component: "http" }) });
-  let server: HttpServer;
-  try {
-    server = serveHttp(app, { ...http, log });
-  } catch (error) {
-    db.close();
-    throw error;
   }
-  log.info("fermix listening", { url: server.url.href, version: VERSION, home: loaded.paths.home });
 
   const sockets: string[] = [];
-  let stopping: Promise<void> | undefined;
-  const stop = () =>
-    (stopping ??= (async () => {
-      await server.stop();
-      databaseReady = false;
-      db.close();
-      for (const socket of sockets) rmSync(socket, { force: true });
-      log.info("fermix stopped");
-    })());
+  let server: HttpServer | undefined;
+  let control: UnixSocketListener<unknown> | undefined;
+  const closeAll = async () => {
+    await server?.stop();
+    control?.stop(true);
+    for (const socket of sockets) rmSync(socket, { force: true });
+    await Promise.all([...adapters.values()].map((a) => a.stop().catch(() => {})));
+    await core.close();
+  };
 
-  return { url: server.url, loaded, telemetry, report, stop };
+  try {
+    const report = () =>
+      buildHealthReport({
+        version: VERSION,
+        now: new Date(),
+        loaded,
+        channels: new Map([...missing, ...[...adapters].map(([name, a]) => [name, a.state()] as const)]),
+        databaseReady: true,
+        restartRequired: currentMtime(loaded.paths.config) !== loaded.fileMtimeMs,
+      });
+
+    const app = createApp({
+      report,
+      setupGate: new SetupGate(),
+      log: log.child({ component: "http" }),
+      mounts: [
+        webhookRoutes({
+          config: loaded.config,
+          submit: (channel, items) => core.dispatcher.submit(channel, items),
+          log: log.child({ component: "webhook" }),
+        }),
+      ],
+    });
+    server = serveHttp(app, { ...http, log });
+    control = (await startControlServer({
+      path: loaded.paths.controlSocket,
+      gateway: core.gateway,
+      queue: core.queue,
+      log: log.child({ component: "control" }),
+    })) as UnixSocketListener<unknown>;
+    sockets.push(loaded.paths.controlSocket);
+
+    for (const [name, adapter] of adapters) {
+      await adapter.start({
+        config: loaded.config,
+        db: core.db,
+        log: log.child({ component: name }),
+        telemetry: core.telemetry,
+        submit: (items, commit) => core.dispatcher.submit(name, items, commit),
+        ingest: (message, options) => core.gateway.ingest(message, options),
+      });
+    }
+    await core.recover();
+    log.info("fermix listening", { url: server.url.href, version: VERSION, home: loaded.paths.home });
+
+    let stopping: Promise<void> | undefined;
+    return {
+      url: server.url,
+      loaded,
+      core,
+      telemetry: core.telemetry,
+      report,
+      stop: () =>
+        (stopping ??= closeAll().then(() => {
+          log.info("fermix stopped");
+        })),
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
 }

@@ -3,7 +3,7 @@
  * event has numeric measurements and string metadata; subscribers (logs,
  * tests, later exporters) never throw into the emitter.
  */
-import type { ChannelName } from "../config/schema.ts";
+import type { GatewayChannel as ChannelName } from "../gateway/message.ts";
 
 type Direction = "inbound" | "outbound";
 

@@ -36,6 +36,8 @@ export interface InboundMessage {
   media: InboundMedia[];
   /** Epoch milliseconds when Fermix received it. */
   receivedAt: number;
+  /** Parts of one album share this (Telegram's media_group_id); WhatsApp albums group by sender instead. */
+  albumGroup?: string;
 }
 
 /** The bytes of one inbound attachment, after download. */
@@ -109,4 +111,12 @@ export class FormattingRejected extends Error {
 /** The key of a conversation: one turn at a time per (channel, chat, thread). */
 export function conversationKey(message: Pick<InboundMessage, "channel" | "chatId" | "threadId">): string {
   return `${message.channel}:${message.chatId}:${message.threadId ?? ""}`;
+}
+
+/** Where a reply goes; enough to rebuild a port after a restart (outbox resume). */
+export interface ReplyTarget {
+  chatId: string;
+  threadId?: string;
+  /** The inbound message being answered, for reactions and reply threading. */
+  replyTo?: string;
 }

@@ -18,4 +18,71 @@ export const MIGRATIONS: readonly Migration[] = [
       updated_at INTEGER NOT NULL
     ) STRICT;`,
   },
+  {
+    version: 2,
+    name: "idempotency, inbox, outbox",
+    sql: `
+    -- A platform message id seen recently: redeliveries are recognised, across restarts too.
+    CREATE TABLE idempotency (
+      channel TEXT NOT NULL,
+      key TEXT NOT NULL,
+      scope TEXT NOT NULL CHECK (scope IN ('inbound', 'outbound_media')),
+      expires_at INTEGER NOT NULL,
+      PRIMARY KEY (channel, key)
+    ) STRICT, WITHOUT ROWID;
+    CREATE INDEX idempotency_expiry ON idempotency (expires_at);
+
+    -- Accepted inbound messages whose turn is not done yet; replayed at start.
+    CREATE TABLE inbox (
+      id INTEGER PRIMARY KEY,
+      channel TEXT NOT NULL,
+      key TEXT NOT NULL,
+      message TEXT NOT NULL,
+      accepted_at INTEGER NOT NULL
+    ) STRICT;
+
+    -- Every outbound message, recorded before it is sent and marked after.
+    CREATE TABLE outbox (
+      id INTEGER PRIMARY KEY,
+      reply_key TEXT NOT NULL,
+      part INTEGER NOT NULL,
+      channel TEXT NOT NULL,
+      chat_id TEXT NOT NULL,
+      thread_id TEXT,
+      kind TEXT NOT NULL CHECK (kind IN ('text', 'media')),
+      payload TEXT NOT NULL,
+      state TEXT NOT NULL CHECK (state IN ('pending', 'sending', 'sent', 'failed', 'unknown')),
+      platform_id TEXT,
+      error TEXT,
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL,
+      UNIQUE (reply_key, part)
+    ) STRICT;
+    CREATE INDEX outbox_unfinished ON outbox (state) WHERE state IN ('pending', 'sending');
+    `,
+  },
+  {
+    version: 3,
+    name: "conversations",
+    sql: `
+    -- One row per conversation (channel:chat:thread); window moves on /new.
+    CREATE TABLE conversations (
+      key TEXT PRIMARY KEY,
+      window INTEGER NOT NULL DEFAULT 0,
+      updated_at INTEGER NOT NULL
+    ) STRICT;
+
+    -- The history the model sees: the current window's messages not yet compacted.
+    CREATE TABLE messages (
+      id INTEGER PRIMARY KEY,
+      conversation TEXT NOT NULL,
+      window INTEGER NOT NULL,
+      role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'summary')),
+      content TEXT NOT NULL,
+      compacted INTEGER NOT NULL DEFAULT 0,
+      created_at INTEGER NOT NULL
+    ) STRICT;
+    CREATE INDEX messages_window ON messages (conversation, window, compacted, id);
+    `,
+  },
 ];

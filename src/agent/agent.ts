@@ -1,0 +1,148 @@
+/**
+ * The MainAgent's turn loop: history + the new message in, the model's
+ * answer out, with function calling up to a step limit. It writes the user's
+ * message to history when the turn starts (an interrupted request stays as
+ * context); the caller commits the answer together with its delivery.
+ */
+import type { GatewayChannel } from "../gateway/message.ts";
+import type { ConversationStore, HistoryMessage } from "../store/conversations.ts";
+import { buildInstructions } from "./prompt.ts";
+import { type ContentPart, type ModelInput, type Provider, ProviderError, type ProviderEvent, type Usage } from "./providers/types.ts";
+import { type Tool, type ToolContext, ToolError, type TurnEffects } from "./tools/types.ts";
+
+export const MAX_STEPS = 8;
+
+export interface TurnRequest {
+  conversation: string;
+  channel: GatewayChannel;
+  text: string;
+  images: Array<{ mime: string; data: string }>;
+  tools: Tool[];
+  toolContext: Omit<ToolContext, "effects" | "signal">;
+  signal: AbortSignal;
+  /** Every provider event as it arrives, for the streaming engine. */
+  onEvent?: (event: ProviderEvent) => void;
+  /** Background work: reads history but does not write the request into it. */
+  detached?: boolean;
+}
+
+export type TurnStatus = "ok" | "empty" | "cancelled" | "failed" | "step_limit";
+
+export interface TurnResult {
+  status: TurnStatus;
+  /** All assistant text of the turn, in order (pre-tool commentary included). */
+  text: string;
+  effects: TurnEffects;
+  usage: Usage;
+  /** For `failed`: what went wrong, safe to show the user. */
+  error?: string;
+}
+
+export interface AgentDeps {
+  provider: Provider;
+  model: string;
+  conversations: ConversationStore;
+  soul: () => string;
+  now?: () => Date;
+  maxSteps?: number;
+}
+
+/** History as model input; a summary goes into the instructions instead. */
+export function historyInput(history: HistoryMessage[]): { input: ModelInput[]; summary?: string } {
+  const input: ModelInput[] = [];
+  let summary: string | undefined;
+  for (const message of history) {
+    if (message.role === "summary") summary = message.text;
+    else input.push({ type: "message", role: message.role, content: [{ type: "text", text: message.text }] });
+  }
+  return summary === undefined ? { input } : { input, summary };
+}
+
+const isAbort = (error: unknown, signal: AbortSignal) =>
+  signal.aborted || (error instanceof Error && (error.name === "AbortError" || error.name === "TurnCancelled"));
+
+export class MainAgent {
+  constructor(private readonly deps: AgentDeps) {}
+
+  async runTurn(request: TurnRequest): Promise<TurnResult> {
+    const { conversations } = this.deps;
+    const history = conversations.history(request.conversation);
+    if (!request.detached) conversations.append(request.conversation, "user", request.text);
+
+    const { input, summary } = historyInput(history);
+    const content: ContentPart[] = [];
+    if (request.text !== "") content.push({ type: "text", text: request.text });
+    for (const image of request.images) content.push({ type: "image", mime: image.mime, data: image.data });
+    input.push({ type: "message", role: "user", content });
+
+    const effects: TurnEffects = { reacted: false, attachments: 0 };
+    const context: ToolContext = { ...request.toolContext, effects, signal: request.signal };
+    const tools = new Map(request.tools.map((t) => [t.spec.name, t]));
+    const instructions = buildInstructions(this.deps.soul(), {
+      channel: request.channel,
+      now: (this.deps.now ?? (() => new Date()))(),
+      canReact: tools.has("react"),
+      ...(summary ? { summary } : {}),
+    });
+    const usage: Usage = { inputTokens: 0, outputTokens: 0 };
+    const texts: string[] = [];
+    const result = (status: TurnStatus, error?: string): TurnResult => {
+      const text = texts.join("\n\n").trim();
+      const finalStatus = status === "ok" && text === "" && !effects.reacted && effects.attachments === 0 ? "empty" : status;
+      return { status: finalStatus, text, effects, usage, ...(error ? { error } : {}) };
+    };
+
+    try {
+      for (let step = 0; step < (this.deps.maxSteps ?? MAX_STEPS); step++) {
+        const calls: Array<{ callId: string; name: string; arguments: string }> = [];
+        for await (const event of this.deps.provider.stream({
+          model: this.deps.model,
+          instructions,
+          input,
+          ...(tools.size > 0 ? { tools: [...tools.values()].map((t) => t.spec) } : {}),
+          signal: request.signal,
+        })) {
+          request.onEvent?.(event);
+          if (event.type === "message_done" && event.text.trim() !== "") {
+            texts.push(event.text);
+            input.push({ type: "message", role: "assistant", content: [{ type: "text", text: event.text }] });
+          } else if (event.type === "tool_call") {
+            calls.push(event);
+          } else if (event.type === "completed" && event.usage) {
+            usage.inputTokens += event.usage.inputTokens;
+            usage.outputTokens += event.usage.outputTokens;
+          }
+        }
+        if (calls.length === 0) return result("ok");
+        for (const call of calls) {
+          input.push({ type: "function_call", callId: call.callId, name: call.name, arguments: call.arguments });
+          input.push({ type: "function_call_output", callId: call.callId, output: await runTool(tools, call, context) });
+        }
+      }
+      return result("step_limit");
+    } catch (error) {
+      if (isAbort(error, request.signal)) return result("cancelled");
+      if (error instanceof ProviderError) return result("failed", error.message);
+      throw error;
+    }
+  }
+}
+
+async function runTool(tools: Map<string, Tool>, call: { name: string; arguments: string }, context: ToolContext): Promise<string> {
+  const tool = tools.get(call.name);
+  if (!tool) return `error: there is no tool named ${call.name}`;
+  let args: unknown;
+  try {
+    args = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
+  } catch {
+    return "error: the arguments were not valid JSON";
+  }
+  if (typeof args !== "object" || args === null || Array.isArray(args)) return "error: the arguments must be a JSON object";
+  try {
+    return await tool.run(args as Record<string, unknown>, context);
+  } catch (error) {
+    if (error instanceof ToolError) return `error: ${error.message}`;
+    if (isAbort(error, context.signal)) throw error;
+    return `error: ${call.name} failed: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * The system prompt: the persona in `<home>/workspace/SOUL.md` (a default is
+ * written on first run, then it is the owner's to edit) plus the facts of the
+ * turn the model needs (channel, what it can do there).
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+
+export const DEFAULT_SOUL = `# Soul
+
+You are Fermix, a personal assistant that runs on your owner's own machine and
+answers them wherever they message you from.
+
+- Be direct and useful. Answer the question first; add context only when it helps.
+- Say plainly when you do not know or cannot do something.
+- Write in Markdown; it is rendered for each chat platform.
+- When a message only needs acknowledging ("ok", "thanks", a thumbs-up) and
+  the react tool is available, react with one emoji instead of replying.
+`;
+
+/** Read SOUL.md, writing the shipped default first when it does not exist. */
+export function loadSoul(path: string): string {
+  if (!existsSync(path)) {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    writeFileSync(path, DEFAULT_SOUL, { mode: 0o600 });
+  }
+  return readFileSync(path, "utf8");
+}
+
+export interface TurnFacts {
+  channel: string;
+  now: Date;
+  summary?: string;
+  canReact: boolean;
+}
+
+/** The instructions for one turn: the soul, then the facts of this turn. */
+export function buildInstructions(soul: string, facts: TurnFacts): string {
+  const lines = [
+    soul.trim(),
+    "",
+    "## This turn",
+    `- Channel: ${facts.channel}.`,
+    `- Current time: ${facts.now.toISOString()}.`,
+  ];
+  if (!facts.canReact) lines.push("- Reactions are not available here: acknowledge with a short line of text.");
+  if (facts.summary) lines.push("", "## Summary of the earlier conversation", facts.summary.trim());
+  return lines.join("\n");
+}

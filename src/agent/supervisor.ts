@@ -1,0 +1,99 @@
+/**
+ * Keeps the MainAgent alive: builds it from config (the primary provider and
+ * SOUL.md), and rebuilds it when a turn fails unexpectedly or on request
+ * (SIGHUP). While it rebuilds, `current()` is null and the gateway answers
+ * "restart in progress".
+ */
+import type { Config, ProviderConfig } from "../config/schema.ts";
+import type { Logger } from "../core/log.ts";
+import type { ConversationStore } from "../store/conversations.ts";
+import { MainAgent } from "./agent.ts";
+import { Compactor } from "./compaction.ts";
+import { loadSoul } from "./prompt.ts";
+import { createProvider, type ProviderDeps } from "./providers/index.ts";
+import type { Provider } from "./providers/types.ts";
+
+export interface PrimaryProvider {
+  name: string;
+  config: ProviderConfig;
+}
+
+/** The provider marked primary (config loading guarantees at most one, and marks the only one). */
+export function primaryProvider(config: Config): PrimaryProvider | null {
+  const entry = Object.entries(config.fermix_core.providers).find(([, p]) => p.primary);
+  return entry ? { name: entry[0], config: entry[1] } : null;
+}
+
+export interface AgentSupervisorDeps {
+  config: Config;
+  soulPath: string;
+  conversations: ConversationStore;
+  log: Logger;
+  providerDeps?: ProviderDeps;
+  /** How long a rebuild takes at least; a restart is never instant, so tests can observe it. */
+  restartDelayMs?: number;
+}
+
+export class AgentSupervisor {
+  private agent: MainAgent | null = null;
+  private restarting: Promise<void> | null = null;
+  readonly primary: PrimaryProvider | null;
+  readonly provider: Provider | null;
+  readonly compactor: Compactor | null;
+
+  constructor(private readonly deps: AgentSupervisorDeps) {
+    this.primary = primaryProvider(deps.config);
+    this.provider = this.primary ? createProvider(this.primary.name, this.primary.config, deps.providerDeps) : null;
+    const compaction = deps.config.fermix_core.compaction;
+    this.compactor =
+      this.provider && this.primary
+        ? new Compactor(this.provider, this.primary.config.model, deps.conversations, {
+            enabled: compaction.enabled,
+            threshold: compaction.threshold,
+            contextWindow: this.primary.config.context_window,
+          })
+        : null;
+    this.agent = this.build();
+  }
+
+  /** Whether any provider is configured at all. */
+  get configured(): boolean {
+    return this.provider !== null;
+  }
+
+  current(): MainAgent | null {
+    return this.agent;
+  }
+
+  /** Rebuild the agent (re-reading SOUL.md); turns arriving meanwhile get "restart in progress". */
+  restart(reason: string): Promise<void> {
+    if (this.restarting) return this.restarting;
+    this.deps.log.warn("restarting the agent", { reason });
+    this.agent = null;
+    this.restarting = (async () => {
+      await Bun.sleep(this.deps.restartDelayMs ?? 250);
+      try {
+        this.agent = this.build();
+        this.deps.log.info("agent restarted");
+      } catch (error) {
+        this.deps.log.error("agent restart failed; retrying", { error: error instanceof Error ? error.message : String(error) });
+        this.restarting = null;
+        void this.restart("previous restart failed");
+        return;
+      }
+      this.restarting = null;
+    })();
+    return this.restarting;
+  }
+
+  private build(): MainAgent | null {
+    if (!this.provider || !this.primary) return null;
+    const soul = loadSoul(this.deps.soulPath);
+    return new MainAgent({
+      provider: this.provider,
+      model: this.primary.config.model,
+      conversations: this.deps.conversations,
+      soul: () => soul,
+    });
+  }
+}

@@ -1,0 +1,42 @@
+/** `react {"emoji": "<one emoji>"}`: acknowledge the message with a reaction instead of a text reply. */
+import type { ReplyCapabilities } from "../../gateway/message.ts";
+import { type Tool, ToolError } from "./types.ts";
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/** Exactly one grapheme, and an emoji. */
+export function isSingleEmoji(text: string): boolean {
+  const graphemes = [...segmenter.segment(text)];
+  return graphemes.length === 1 && /\p{Extended_Pictographic}|\p{Regional_Indicator}/u.test(text);
+}
+
+/** The react tool for a channel, or null when the channel has no reactions. */
+export function reactTool(capability: ReplyCapabilities["react"]): Tool | null {
+  if (capability === false) return null;
+  const fixed = capability === "any" ? null : capability;
+  const description = fixed
+    ? `React to the user's message with one of these, instead of sending a text reply, when the message only needs acknowledging: ${fixed.join(" ")}. Anything that needs a real answer still gets one.`
+    : "React to the user's message with one emoji, instead of sending a text reply, when the message only needs acknowledging (ok, thanks, a thumbs-up). Anything that needs a real answer still gets one.";
+  return {
+    spec: {
+      name: "react",
+      description,
+      parameters: {
+        type: "object",
+        properties: { emoji: fixed ? { type: "string", enum: [...fixed] } : { type: "string", description: "one emoji" } },
+        required: ["emoji"],
+        additionalProperties: false,
+      },
+    },
+    async run(args, ctx) {
+      const emoji = typeof args.emoji === "string" ? args.emoji.trim() : "";
+      if (fixed ? !fixed.includes(emoji) : !isSingleEmoji(emoji)) {
+        throw new ToolError(fixed ? `not allowed here; use one of: ${fixed.join(" ")}` : "emoji must be exactly one emoji");
+      }
+      if (!ctx.target.replyTo) throw new ToolError("there is no message to react to");
+      await ctx.port.react(ctx.target.replyTo, emoji);
+      ctx.effects.reacted = true;
+      return `reacted with ${emoji}`;
+    },
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * The control socket's protocol between `fermix ask`/`chat` and the daemon:
+ * one JSON object per line each way. Small on purpose: a turn goes in,
+ * the reply's messages and a `done` come back.
+ */
+
+export type ClientEvent =
+  /** Run one turn with this text (slash commands included). */
+  | { type: "turn"; text: string }
+  /** Stop the running turn (Ctrl-C in `fermix chat`). */
+  | { type: "stop" };
+
+export type ServerEvent =
+  /** One outbound message of the reply, in Markdown. */
+  | { type: "message"; text: string }
+  /** An attachment the reply carried, named (the file stays where it is). */
+  | { type: "media"; filename: string; path: string; caption?: string }
+  /** The turn is being worked on (the CLI shows a spinner). */
+  | { type: "working" }
+  /** The turn is over. */
+  | { type: "done"; outcome: string }
+  | { type: "error"; message: string };
+
+/** Split a byte stream into JSON lines; malformed lines are reported, not thrown. */
+export class LineDecoder {
+  private buffer = "";
+  private readonly decoder = new TextDecoder();
+
+  push(chunk: Uint8Array): string[] {
+    this.buffer += this.decoder.decode(chunk, { stream: true });
+    const lines = this.buffer.split("\n");
+    this.buffer = lines.pop() ?? "";
+    return lines.filter((line) => line.trim() !== "");
+  }
+}
+
+export const encodeEvent = (event: ClientEvent | ServerEvent) => `${JSON.stringify(event)}\n`;

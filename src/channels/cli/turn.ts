@@ -1,0 +1,41 @@
+/** One command-line turn through the gateway, whether in the daemon or in-process. */
+import { userInfo } from "node:os";
+import type { Gateway } from "../../gateway/ingest.ts";
+import type { InboundMessage } from "../../gateway/message.ts";
+import { cliPort } from "./port.ts";
+import type { ServerEvent } from "./protocol.ts";
+
+/** The local user's conversation: `ask` and `chat` share it, so context carries over. */
+export const CLI_CHAT_ID = "local";
+
+export function localUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return "local";
+  }
+}
+
+export function cliMessage(text: string): InboundMessage {
+  return {
+    channel: "cli",
+    chatId: CLI_CHAT_ID,
+    senderId: localUser(),
+    messageId: crypto.randomUUID(),
+    text,
+    media: [],
+    receivedAt: Date.now(),
+  };
+}
+
+/** Run a turn, emitting the reply's events and a final `done`. */
+export async function runCliTurn(gateway: Gateway, text: string, emit: (event: ServerEvent) => void): Promise<string> {
+  try {
+    const outcome = await gateway.ingest(cliMessage(text), { port: cliPort(emit) });
+    emit({ type: "done", outcome });
+    return outcome;
+  } catch (error) {
+    emit({ type: "error", message: error instanceof Error ? error.message : String(error) });
+    return "failed";
+  }
+}

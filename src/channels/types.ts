@@ -1,0 +1,74 @@
+/**
+ * The one interface every channel adapter implements, and what the daemon
+ * hands each adapter when it starts. Adapters turn what their platform
+ * delivers into InboundMessages and submit them; they build reply ports on
+ * request; nothing else about them is known to the core.
+ */
+import type { Config } from "../config/schema.ts";
+import type { ChannelRuntimeState } from "../core/health.ts";
+import type { Logger } from "../core/log.ts";
+import type { Telemetry } from "../core/telemetry.ts";
+import type {
+  FetchedMedia,
+  GatewayChannel,
+  InboundMedia,
+  InboundMessage,
+  ReplyCapabilities,
+  ReplyPort,
+  ReplyTarget,
+} from "../gateway/message.ts";
+import type { Database } from "bun:sqlite";
+import type { IngestOptions, IngestOutcome } from "../gateway/ingest.ts";
+
+/** One message to submit, with its idempotency key (the platform message id, usually). */
+export interface Submission {
+  key: string;
+  message: InboundMessage;
+}
+
+export interface SubmitResult {
+  fresh: number;
+  duplicates: number;
+}
+
+export interface AdapterContext {
+  config: Config;
+  db: Database;
+  log: Logger;
+  telemetry: Telemetry;
+  /**
+   * Hand messages to the gateway: committed to the durable inbox (with their
+   * idempotency keys) before this resolves, then processed. `commit` runs in
+   * the same transaction — a polling channel stores its new cursor there.
+   * Throws HandoffUnavailable when the daemon is at capacity.
+   */
+  submit(items: Submission[], commit?: () => void): Promise<SubmitResult>;
+  /**
+   * Run one message straight through the gateway and wait for its turn: for
+   * surfaces whose acknowledgement is the end of the turn itself (an ACP
+   * prompt's response), with their own port and streaming sink.
+   */
+  ingest(message: InboundMessage, options: IngestOptions): Promise<IngestOutcome>;
+}
+
+export interface ChannelAdapter {
+  readonly name: GatewayChannel;
+  readonly capabilities: ReplyCapabilities;
+  /** Largest inbound attachment this channel downloads, in bytes. */
+  readonly inboundMediaCap: number;
+  /** Start receiving (a poller, a socket); webhook channels have nothing to start. */
+  start(context: AdapterContext): Promise<void>;
+  stop(): Promise<void>;
+  state(): ChannelRuntimeState;
+  replyPort(target: ReplyTarget): ReplyPort;
+  /** Download one inbound attachment, after authorization. */
+  fetchMedia(media: InboundMedia, signal?: AbortSignal): Promise<FetchedMedia>;
+}
+
+/** The daemon is at capacity: the platform should retry later. */
+export class HandoffUnavailable extends Error {
+  override name = "HandoffUnavailable";
+  constructor() {
+    super("webhook handoff unavailable: too much work in flight");
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * `fermix chat`: an interactive conversation. Line editing and history
+ * (kept in `<home>/chat_history`), a trailing `\` continues the message on
+ * the next line, Ctrl-C stops the running turn (or clears the line), Ctrl-D
+ * exits. Replies are shown as rendered Markdown.
+ */
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { resolveHome } from "../config/paths.ts";
+import { type CliContext, UsageError } from "./context.ts";
+import { renderEvent, spinner } from "./render.ts";
+import { openSession } from "./session.ts";
+
+const HISTORY_SIZE = 500;
+
+export async function main(args: string[], ctx: CliContext): Promise<number> {
+  if (args.length > 0) throw new UsageError(`unexpected argument "${args[0]}"`);
+  const session = await openSession(ctx.env);
+  const { input, output } = ctx.terminal();
+  const historyFile = join(resolveHome(ctx.env), "chat_history");
+  const history = existsSync(historyFile) ? readFileSync(historyFile, "utf8").split("\n").filter(Boolean).reverse() : [];
+  const rl = createInterface({ input, output, terminal: ctx.isTTY, history, historySize: HISTORY_SIZE, prompt: "› " });
+  const colour = ctx.isTTY && !ctx.env.NO_COLOR;
+
+  ctx.stdout(`fermix chat (${session.mode === "daemon" ? "via the running daemon" : "in-process"}) — /help for commands, Ctrl-C stops a reply, Ctrl-D exits\n`);
+  let pending: string[] = [];
+  let busy = false;
+
+  const runTurn = async (text: string) => {
+    busy = true;
+    rl.pause();
+    let stopSpinner = spinner(ctx.stderr, colour);
+    await session.turn(text, (event) => {
+      const shown = renderEvent(event, ctx.isTTY);
+      if (shown === null) return;
+      stopSpinner();
+      (event.type === "error" ? ctx.stderr : ctx.stdout)(shown);
+      stopSpinner = spinner(ctx.stderr, colour);
+    });
+    stopSpinner();
+    busy = false;
+    rl.resume();
+    rl.setPrompt("› ");
+    rl.prompt();
+  };
+
+  rl.on("line", (line) => {
+    if (busy) return;
+    if (line.endsWith("\\")) {
+      pending.push(line.slice(0, -1));
+      rl.setPrompt("… ");
+      rl.prompt();
+      return;
+    }
+    const text = [...pending, line].join("\n").trim();
+    pending = [];
+    rl.setPrompt("› ");
+    if (text === "") {
+      rl.prompt();
+      return;
+    }
+    void runTurn(text);
+  });
+  rl.on("SIGINT", () => {
+    if (busy) {
+      ctx.stderr("\r\u001b[2K(stopping…)\n");
+      session.stop();
+      return;
+    }
+    pending = [];
+    rl.write(null, { ctrl: true, name: "u" });
+    ctx.stdout("\n(Ctrl-D to exit)\n");
+    rl.setPrompt("› ");
+    rl.prompt();
+  });
+  const onShutdown = () => rl.close();
+  ctx.shutdown.addEventListener("abort", onShutdown, { once: true });
+
+  rl.prompt();
+  await new Promise<void>((resolve) => rl.once("close", resolve));
+  ctx.shutdown.removeEventListener("abort", onShutdown);
+  if (busy) session.stop();
+  saveHistory(historyFile, (rl as unknown as { history: string[] }).history ?? []);
+  ctx.stdout("\n");
+  await session.close();
+  return 0;
+}
+
+function saveHistory(path: string, lines: string[]): void {
+  try {
+    writeFileSync(path, `${[...lines].reverse().slice(-HISTORY_SIZE).join("\n")}\n`, { mode: 0o600 });
+    chmodSync(path, 0o600);
+  } catch {
+    // History is a convenience; failing to keep it must not fail the chat.
+  }
+}

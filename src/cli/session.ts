@@ -1,0 +1,100 @@
+/**
+ * A command-line session: through the running daemon's control socket when
+ * there is one (same store, same queues), else the core in this process.
+ * Either way the turn goes through the same gateway and agent.
+ */
+import type { Socket } from "bun";
+import { encodeEvent, LineDecoder, type ServerEvent } from "../channels/cli/protocol.ts";
+import { CLI_CHAT_ID, runCliTurn } from "../channels/cli/turn.ts";
+import { loadConfig } from "../config/index.ts";
+import type { Env } from "../config/load.ts";
+import { primaryProvider } from "../agent/supervisor.ts";
+import { createLogger } from "../core/log.ts";
+import { socketAnswers } from "../core/unix-socket.ts";
+import { conversationKey } from "../gateway/message.ts";
+
+export interface CliSession {
+  mode: "daemon" | "local";
+  /** Run one turn; events arrive through `onEvent`; resolves with the outcome. */
+  turn(text: string, onEvent: (event: ServerEvent) => void): Promise<string>;
+  /** Stop the running turn. */
+  stop(): void;
+  close(): Promise<void>;
+}
+
+export class NoProvider extends Error {
+  override name = "NoProvider";
+  constructor() {
+    super("no model provider is configured: run `fermix setup` (or add a [fermix_core.providers.<name>] table to config.toml)");
+  }
+}
+
+export async function openSession(env: Env): Promise<CliSession> {
+  const loaded = await loadConfig(env);
+  if (!primaryProvider(loaded.config)) throw new NoProvider();
+  if (await socketAnswers(loaded.paths.controlSocket)) return daemonSession(loaded.paths.controlSocket);
+  return localSession(env, loaded);
+}
+
+async function daemonSession(path: string): Promise<CliSession> {
+  const decoder = new LineDecoder();
+  let current: { onEvent: (e: ServerEvent) => void; resolve: (outcome: string) => void } | null = null;
+  const finish = (outcome: string) => {
+    const turn = current;
+    current = null;
+    turn?.resolve(outcome);
+  };
+  const socket: Socket<undefined> = await Bun.connect({
+    unix: path,
+    socket: {
+      data(_socket, chunk) {
+        for (const line of decoder.push(chunk)) {
+          let event: ServerEvent;
+          try {
+            event = JSON.parse(line) as ServerEvent;
+          } catch {
+            continue;
+          }
+          current?.onEvent(event);
+          if (event.type === "done") finish(event.outcome);
+          if (event.type === "error") finish("failed");
+        }
+      },
+      close() {
+        current?.onEvent({ type: "error", message: "the daemon closed the connection" });
+        finish("failed");
+      },
+    },
+  });
+  return {
+    mode: "daemon",
+    turn(text, onEvent) {
+      return new Promise((resolve) => {
+        current = { onEvent, resolve };
+        socket.write(encodeEvent({ type: "turn", text }));
+      });
+    },
+    stop() {
+      socket.write(encodeEvent({ type: "stop" }));
+    },
+    async close() {
+      socket.end();
+    },
+  };
+}
+
+async function localSession(env: Env, loaded: Awaited<ReturnType<typeof loadConfig>>): Promise<CliSession> {
+  // Heavy modules load only here: the daemon path above never needs them.
+  const [{ buildCore }, { presenter }] = await Promise.all([import("../core/core.ts"), import("../gateway/presenter.ts")]);
+  const log = createLogger({ FERMIX_LOG_LEVEL: env.FERMIX_LOG_LEVEL ?? "error" });
+  log.redactor.add(...loaded.secretValues);
+  const core = buildCore({ loaded, log, presenter });
+  await core.recover();
+  const conversation = conversationKey({ channel: "cli", chatId: CLI_CHAT_ID });
+  return {
+    mode: "local",
+    turn: (text, onEvent) => runCliTurn(core.gateway, text, onEvent),
+    stop: () => void core.queue.stop(conversation),
+    close: () => core.close(),
+  };
+}

@@ -1,0 +1,165 @@
+/**
+ * The core every entry point shares — the daemon, and `fermix ask`/`chat`
+ * when no daemon runs: the database and its stores, the agent, the gateway
+ * and the inbox dispatcher. The daemon adds HTTP, channels and sockets.
+ */
+import type { Database } from "bun:sqlite";
+import { join } from "node:path";
+import type { ProviderDeps } from "../agent/providers/index.ts";
+import { AgentSupervisor } from "../agent/supervisor.ts";
+import type { LoadedConfig } from "../config/index.ts";
+import { BackgroundWork } from "../gateway/background.ts";
+import { Delivery, type Presenter } from "../gateway/delivery.ts";
+import { Dispatcher } from "../gateway/dispatch.ts";
+import { type ChannelAccess, Gateway, type StreamRequest, type TurnStream } from "../gateway/ingest.ts";
+import type { GatewayChannel } from "../gateway/message.ts";
+import { ConversationQueue, ShutdownInterrupt } from "../gateway/queue.ts";
+import { TaskSupervisor } from "../gateway/supervisor.ts";
+import { ConversationStore } from "../store/conversations.ts";
+import { openDatabase } from "../store/db.ts";
+import { IdempotencyStore } from "../store/idempotency.ts";
+import { Inbox } from "../store/inbox.ts";
+import { Outbox } from "../store/outbox.ts";
+import { ensureHome } from "./home.ts";
+import type { Logger } from "./log.ts";
+import { Telemetry } from "./telemetry.ts";
+
+/** How much accepted work may be in flight before webhooks are answered 503. */
+export const HANDOFF_CAPACITY = 512;
+const SWEEP_EVERY_MS = 10 * 60_000;
+
+export interface CoreOptions {
+  loaded: LoadedConfig;
+  log: Logger;
+  presenter: Presenter;
+  stream?: (request: StreamRequest) => TurnStream | null;
+  providerDeps?: ProviderDeps;
+  handoffCapacity?: number;
+}
+
+export interface Core {
+  loaded: LoadedConfig;
+  db: Database;
+  log: Logger;
+  telemetry: Telemetry;
+  idempotency: IdempotencyStore;
+  inbox: Inbox;
+  outbox: Outbox;
+  conversations: ConversationStore;
+  delivery: Delivery;
+  agents: AgentSupervisor;
+  gateway: Gateway;
+  dispatcher: Dispatcher;
+  supervisor: TaskSupervisor;
+  queue: ConversationQueue;
+  background: BackgroundWork;
+  /** The channels reachable for replies and media, registered as they start. */
+  channels: Map<GatewayChannel, ChannelAccess>;
+  /** Replay the inbox and resume the outbox: what a crash left behind. */
+  recover(): Promise<void>;
+  /** Stop background work, wait briefly for turns in flight, close the database. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export function buildCore(options: CoreOptions): Core {
+  const { loaded, log } = options;
+  const { config, paths } = loaded;
+  ensureHome(paths);
+  const db = openDatabase(paths.database);
+  const telemetry = new Telemetry();
+  telemetry.onAny((event) => log.debug("telemetry", { event: event.name, ...event.metadata, ...event.measurements }));
+
+  const idempotency = new IdempotencyStore(db);
+  idempotency.sweep();
+  const sweeper = setInterval(() => idempotency.sweep(), SWEEP_EVERY_MS);
+  sweeper.unref();
+  const inbox = new Inbox(db, idempotency);
+  const outbox = new Outbox(db);
+  const conversations = new ConversationStore(db);
+  const channels = new Map<GatewayChannel, ChannelAccess>();
+  const delivery = new Delivery({
+    outbox,
+    presenter: options.presenter,
+    rawPort: (channel, target) => channels.get(channel)?.port(target),
+    spoolDir: join(paths.home, "spool"),
+    telemetry,
+    log: log.child({ component: "delivery" }),
+  });
+  const agents = new AgentSupervisor({
+    config,
+    soulPath: paths.soul,
+    conversations,
+    log: log.child({ component: "agent" }),
+    ...(options.providerDeps ? { providerDeps: options.providerDeps } : {}),
+  });
+  const queue = new ConversationQueue();
+  const background = new BackgroundWork();
+  const gateway = new Gateway({
+    config,
+    db,
+    channel: (name) => channels.get(name),
+    agent: agents,
+    compactor: agents.compactor,
+    conversations,
+    inbox,
+    delivery,
+    idempotency,
+    background,
+    queue,
+    ...(options.stream ? { stream: options.stream } : {}),
+    vision: agents.primary?.config.vision ?? true,
+    model: agents.primary?.config.model ?? "none",
+    workspace: paths.workspace,
+    telemetry,
+    log: log.child({ component: "gateway" }),
+  });
+  const supervisor = new TaskSupervisor(options.handoffCapacity ?? HANDOFF_CAPACITY, log.child({ component: "supervisor" }));
+  const dispatcher = new Dispatcher({
+    db,
+    inbox,
+    supervisor,
+    gateway,
+    albumDebounceMs: {
+      whatsapp: config.fermix_channels.whatsapp.album_debounce_ms,
+      telegram: config.fermix_channels.telegram.album_debounce_ms,
+    },
+    telemetry,
+    log: log.child({ component: "dispatch" }),
+  });
+
+  let closed = false;
+  return {
+    loaded,
+    db,
+    log,
+    telemetry,
+    idempotency,
+    inbox,
+    outbox,
+    conversations,
+    delivery,
+    agents,
+    gateway,
+    dispatcher,
+    supervisor,
+    queue,
+    background,
+    channels,
+    async recover() {
+      await delivery.resume();
+      dispatcher.replay();
+    },
+    async close(graceMs = 2000) {
+      if (closed) return;
+      closed = true;
+      clearInterval(sweeper);
+      background.stop();
+      await Promise.race([dispatcher.flush(), Bun.sleep(graceMs)]);
+      // Let turns finish for a moment; then abandon them. Their inbox entries stay and replay at next start.
+      await Promise.race([supervisor.whenIdle(), Bun.sleep(graceMs)]);
+      queue.stopAll(new ShutdownInterrupt());
+      await Promise.race([supervisor.whenIdle(), Bun.sleep(500)]);
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * Detached background work (`/background`): at most 8 at once daemon-wide,
+ * refused — not queued — past that. Each task remembers the conversation it
+ * came from, so `/tasks` lists them and `/stop` stops them there.
+ */
+
+export const BACKGROUND_LIMIT = 8;
+const RECENT_KEPT = 20;
+
+export interface BackgroundTask {
+  id: number;
+  conversation: string;
+  prompt: string;
+  state: "running" | "done" | "failed" | "stopped";
+  startedAt: number;
+  finishedAt?: number;
+}
+
+export class BackgroundLimitReached extends Error {
+  override name = "BackgroundLimitReached";
+  constructor(readonly limit: number) {
+    super(`at most ${limit} background tasks run at once`);
+  }
+}
+
+export class BackgroundWork {
+  private nextId = 1;
+  private readonly running = new Map<number, { task: BackgroundTask; controller: AbortController }>();
+  private readonly finished: BackgroundTask[] = [];
+
+  constructor(
+    readonly limit = BACKGROUND_LIMIT,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Start a task; throws BackgroundLimitReached when `limit` are already running. */
+  start(conversation: string, prompt: string, work: (signal: AbortSignal, task: BackgroundTask) => Promise<void>): BackgroundTask {
+    if (this.running.size >= this.limit) throw new BackgroundLimitReached(this.limit);
+    const task: BackgroundTask = { id: this.nextId++, conversation, prompt, state: "running", startedAt: this.now() };
+    const controller = new AbortController();
+    this.running.set(task.id, { task, controller });
+    void work(controller.signal, task).then(
+      () => this.finish(task, controller.signal.aborted ? "stopped" : "done"),
+      () => this.finish(task, controller.signal.aborted ? "stopped" : "failed"),
+    );
+    return task;
+  }
+
+  /** Running and recent tasks started from a conversation, newest first. */
+  list(conversation: string): BackgroundTask[] {
+    const running = [...this.running.values()].map((r) => r.task);
+    return [...running, ...this.finished].filter((t) => t.conversation === conversation).sort((a, b) => b.id - a.id);
+  }
+
+  /** Stop every running task of a conversation (all of them when none is given); returns how many. */
+  stop(conversation?: string): number {
+    let stopped = 0;
+    for (const { task, controller } of this.running.values()) {
+      if (conversation !== undefined && task.conversation !== conversation) continue;
+      controller.abort();
+      stopped++;
+    }
+    return stopped;
+  }
+
+  get active(): number {
+    return this.running.size;
+  }
+
+  private finish(task: BackgroundTask, state: BackgroundTask["state"]): void {
+    this.running.delete(task.id);
+    task.state = state;
+    task.finishedAt = this.now();
+    this.finished.unshift(task);
+    this.finished.splice(RECENT_KEPT);
+  }
+}

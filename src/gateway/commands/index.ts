@@ -1,0 +1,143 @@
+/**
+ * The slash commands (seed page "Channels", table "Slash commands") with
+ * their role gates. Handlers only talk to the services they are given; the
+ * gateway decides when each runs (`/stop` at once, ahead of the queue).
+ */
+import type { BackgroundWork } from "../background.ts";
+import type { InboundMessage } from "../message.ts";
+import type { Role } from "../trust.ts";
+
+export interface CommandContext {
+  message: InboundMessage;
+  role: Role;
+  args: string;
+  conversation: string;
+  reply(markdown: string): Promise<void>;
+  background: BackgroundWork;
+  /** Cancel the running turn and drop queued ones in this conversation. */
+  stopTurns(): { cancelled: number; dropped: number };
+  newWindow(): void;
+  compact(): Promise<boolean>;
+  /** Start `/background` work; throws BackgroundLimitReached at the cap. */
+  startBackground(prompt: string): number;
+}
+
+export interface CommandSpec {
+  name: string;
+  aliases: readonly string[];
+  usage: string;
+  summary: string;
+  operator: boolean;
+  /** Runs at once instead of waiting its turn in the conversation's queue. */
+  immediate: boolean;
+  run(ctx: CommandContext): Promise<void>;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+export const COMMANDS: readonly CommandSpec[] = [
+  {
+    name: "help",
+    aliases: [],
+    usage: "/help",
+    summary: "list the commands",
+    operator: false,
+    immediate: true,
+    async run(ctx) {
+      const lines = COMMANDS.filter((c) => !c.operator || ctx.role === "operator").map(
+        (c) => `- \`${c.usage}\`${c.aliases.length ? ` (also ${c.aliases.map((a) => `/${a}`).join(", ")})` : ""} — ${c.summary}`,
+      );
+      await ctx.reply(`**Commands**\n\n${lines.join("\n")}\n\nAnything else you write goes to the assistant.`);
+    },
+  },
+  {
+    name: "whoami",
+    aliases: [],
+    usage: "/whoami",
+    summary: "show your id on this channel, as used for authorization",
+    operator: false,
+    immediate: true,
+    async run(ctx) {
+      await ctx.reply(`Your id on ${ctx.message.channel} is \`${ctx.message.senderId}\` (${ctx.role === "operator" ? "owner: operator commands allowed" : "allowed user"}).`);
+    },
+  },
+  {
+    name: "new",
+    aliases: ["clear"],
+    usage: "/new",
+    summary: "start a fresh conversation window (long-term memory is kept)",
+    operator: true,
+    immediate: false,
+    async run(ctx) {
+      ctx.newWindow();
+      await ctx.reply("Started a new conversation. Earlier messages are no longer in my context.");
+    },
+  },
+  {
+    name: "compact",
+    aliases: [],
+    usage: "/compact",
+    summary: "summarise the conversation so far and keep the summary",
+    operator: true,
+    immediate: false,
+    async run(ctx) {
+      await ctx.reply((await ctx.compact()) ? "Compacted: older messages are now a summary." : "Nothing to compact yet.");
+    },
+  },
+  {
+    name: "background",
+    aliases: ["bg"],
+    usage: "/background <request>",
+    summary: "run a request as background work; the result is posted here when done (at most 8 at once)",
+    operator: true,
+    immediate: true,
+    async run(ctx) {
+      if (ctx.args === "") {
+        await ctx.reply("Usage: `/background <request>`");
+        return;
+      }
+      const id = ctx.startBackground(ctx.args);
+      await ctx.reply(`Started background task #${id}. I'll post the result here when it is done.`);
+    },
+  },
+  {
+    name: "tasks",
+    aliases: [],
+    usage: "/tasks",
+    summary: "list running and recent background work from this conversation",
+    operator: true,
+    immediate: true,
+    async run(ctx) {
+      const tasks = ctx.background.list(ctx.conversation);
+      if (tasks.length === 0) {
+        await ctx.reply("No background tasks from this conversation.");
+        return;
+      }
+      const lines = tasks.map((t) => `- #${t.id} ${t.state}: ${t.prompt.length > 60 ? `${t.prompt.slice(0, 57)}…` : t.prompt}`);
+      await ctx.reply(`**Background tasks** (${ctx.background.active} of ${ctx.background.limit} slots in use)\n\n${lines.join("\n")}`);
+    },
+  },
+  {
+    name: "stop",
+    aliases: [],
+    usage: "/stop",
+    summary: "stop everything now: the running reply, queued messages and background work",
+    operator: true,
+    immediate: true,
+    async run(ctx) {
+      const { cancelled, dropped } = ctx.stopTurns();
+      const background = ctx.background.stop(ctx.conversation);
+      const parts = [
+        cancelled ? plural(cancelled, "running reply") : "",
+        dropped ? plural(dropped, "queued message") : "",
+        background ? plural(background, "background task") : "",
+      ].filter(Boolean);
+      await ctx.reply(parts.length ? `Stopped ${parts.join(", ")}.` : "Nothing was running.");
+    },
+  },
+];
+
+/** The command for a name or alias. */
+export function findCommand(name: string): CommandSpec | undefined {
+  return COMMANDS.find((c) => c.name === name || c.aliases.includes(name));
+}

@@ -1,0 +1,134 @@
+/**
+ * The inbox's front and back: channels submit accepted messages here; they
+ * are committed to the durable inbox with their idempotency keys, then handed
+ * to the bounded supervisor, which runs each through the channel's route
+ * (the album buffer for WhatsApp and Telegram, else straight to `ingest`).
+ * At start, whatever a crash left in the inbox is replayed the same way.
+ */
+import type { Database } from "bun:sqlite";
+import { HandoffUnavailable, type Submission, type SubmitResult } from "../channels/types.ts";
+import type { Logger } from "../core/log.ts";
+import type { Telemetry } from "../core/telemetry.ts";
+import type { Inbox, InboxEntry } from "../store/inbox.ts";
+import { type AlbumBuffer, createAlbumBuffer } from "./album.ts";
+import type { Gateway } from "./ingest.ts";
+import type { GatewayChannel } from "./message.ts";
+import type { TaskSupervisor } from "./supervisor.ts";
+
+export interface DispatcherDeps {
+  db: Database;
+  inbox: Inbox;
+  supervisor: TaskSupervisor;
+  gateway: Gateway;
+  /** Debounce per channel that merges albums; channels absent here have no album buffer. */
+  albumDebounceMs: Partial<Record<GatewayChannel, number>>;
+  telemetry: Telemetry;
+  log: Logger;
+}
+
+export class Dispatcher {
+  private readonly albums = new Map<GatewayChannel, AlbumBuffer>();
+  /** Album parts in flight, by the key the album buffer knows them by. */
+  private readonly buffered = new Map<string, InboxEntry>();
+
+  constructor(private readonly deps: DispatcherDeps) {
+    for (const [channel, debounceMs] of Object.entries(deps.albumDebounceMs) as Array<[GatewayChannel, number]>) {
+      this.albums.set(
+        channel,
+        createAlbumBuffer({
+          debounceMs,
+          dispatch: async (merged, parts) => {
+            const entries = parts.map((p) => this.buffered.get(p.key)).filter((e): e is InboxEntry => e !== undefined);
+            for (const p of parts) this.buffered.delete(p.key);
+            await deps.gateway.ingest(merged, { inboxIds: entries.map((e) => e.id) });
+          },
+          onDispatchError: (parts, error) => {
+            const entries = parts.map((p) => this.buffered.get(p.key)).filter((e): e is InboxEntry => e !== undefined);
+            for (const p of parts) this.buffered.delete(p.key);
+            // Forget the keys of every buffered part, so the platform's redelivery runs again.
+            deps.inbox.release(entries);
+            deps.log.error("album dispatch failed; its message ids were forgotten", {
+              channel,
+              parts: parts.length,
+              error: error instanceof Error ? error.message : String(error),
+            });
+          },
+        }),
+      );
+    }
+  }
+
+  /**
+   * Commit messages to the inbox (with `commit`, e.g. a poll cursor, in the
+   * same transaction), then hand them off. Throws HandoffUnavailable at
+   * capacity — the keys are forgotten first — and rethrows a hand-off error
+   * the same way.
+   */
+  async submit(channel: GatewayChannel, items: Submission[], commit?: () => void): Promise<SubmitResult> {
+    const started = performance.now();
+    const { fresh, duplicates } = commit
+      ? this.deps.db.transaction(() => {
+          const result = this.deps.inbox.acceptNow(channel, items);
+          commit();
+          return result;
+        })()
+      : await this.deps.inbox.accept(channel, items);
+    let started_ok = false;
+    try {
+      started_ok = this.deps.supervisor.tryStartAll(fresh.map((entry) => () => this.route(entry)));
+    } catch (error) {
+      this.deps.inbox.release(fresh);
+      this.emit(channel, fresh.length, duplicates, started, "dispatch_error");
+      throw error;
+    }
+    if (!started_ok) {
+      this.deps.inbox.release(fresh);
+      this.emit(channel, fresh.length, duplicates, started, "capacity");
+      throw new HandoffUnavailable();
+    }
+    this.emit(channel, fresh.length, duplicates, started, "accepted");
+    return { fresh: fresh.length, duplicates };
+  }
+
+  /** Run every entry a crash left unfinished, oldest first; returns how many. */
+  replay(): number {
+    const pending = this.deps.inbox.pending();
+    if (pending.length === 0) return 0;
+    this.deps.log.info("replaying unfinished inbox entries", { entries: pending.length });
+    this.deps.supervisor.tryStartAll(
+      pending.map((entry) => () => this.route(entry)),
+      true,
+    );
+    return pending.length;
+  }
+
+  /** Dispatch every held album part now (shutdown). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.albums.values()].map((album) => album.flushAll()));
+  }
+
+  private async route(entry: InboxEntry): Promise<void> {
+    const album = this.albums.get(entry.channel as GatewayChannel);
+    if (!album) {
+      await this.deps.gateway.ingest(entry.message, { inboxIds: [entry.id] });
+      return;
+    }
+    const key = String(entry.id);
+    this.buffered.set(key, entry);
+    await album.offer(entry.message, key, albumGroup(entry));
+  }
+
+  private emit(channel: GatewayChannel, fresh: number, duplicate: number, started: number, outcome: string): void {
+    if (channel !== "whatsapp" && channel !== "slack") return;
+    this.deps.telemetry.emit("channel.webhook", {
+      measurements: { fresh, duplicate, duration_ms: performance.now() - started },
+      metadata: { channel, outcome },
+    });
+  }
+}
+
+/** Telegram albums share a media_group_id; other channels' albums group by sender (the buffer's default). */
+function albumGroup(entry: InboxEntry): string | undefined {
+  const group = entry.message.albumGroup;
+  return group === undefined ? undefined : `${entry.channel}:${entry.message.chatId}:${group}`;
+}

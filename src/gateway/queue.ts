@@ -1,0 +1,86 @@
+/**
+ * Per-conversation FIFO: one turn at a time per (channel, chat, thread);
+ * different conversations run concurrently. Each turn gets an AbortSignal so
+ * `/stop` can cancel the running one and drop the queued ones.
+ */
+
+export class TurnCancelled extends Error {
+  override name = "TurnCancelled";
+  constructor() {
+    super("the turn was stopped before it ran");
+  }
+}
+
+/** The daemon is shutting down: the turn is abandoned, and its inbox entry replays at the next start. */
+export class ShutdownInterrupt extends Error {
+  override name = "ShutdownInterrupt";
+  constructor() {
+    super("the daemon is shutting down");
+  }
+}
+
+interface Queued<T> {
+  run: (signal: AbortSignal) => Promise<T>;
+  resolve: (value: T) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Lane {
+  active?: AbortController;
+  waiting: Queued<unknown>[];
+}
+
+export class ConversationQueue {
+  private readonly lanes = new Map<string, Lane>();
+
+  /** Queue a turn; resolves with its result once it has run (rejects with TurnCancelled if stopped first). */
+  enqueue<T>(key: string, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let lane = this.lanes.get(key);
+      if (!lane) this.lanes.set(key, (lane = { waiting: [] }));
+      lane.waiting.push({ run, resolve, reject } as Queued<unknown>);
+      if (!lane.active) void this.drain(key, lane);
+    });
+  }
+
+  /** Cancel the running turn and drop the queued ones; returns how many were affected. */
+  stop(key: string, reason: Error = new TurnCancelled()): { cancelled: number; dropped: number } {
+    const lane = this.lanes.get(key);
+    if (!lane) return { cancelled: 0, dropped: 0 };
+    const dropped = lane.waiting.splice(0);
+    for (const item of dropped) item.reject(reason);
+    const cancelled = lane.active && !lane.active.signal.aborted ? 1 : 0;
+    lane.active?.abort(reason);
+    return { cancelled, dropped: dropped.length };
+  }
+
+  /** Stop every conversation (shutdown). */
+  stopAll(reason: Error): void {
+    for (const key of [...this.lanes.keys()]) this.stop(key, reason);
+  }
+
+  /** Whether a turn is running or waiting in this conversation. */
+  busy(key: string): boolean {
+    const lane = this.lanes.get(key);
+    return Boolean(lane && (lane.active || lane.waiting.length > 0));
+  }
+
+  /** Keys of conversations with work, for shutdown. */
+  activeKeys(): string[] {
+    return [...this.lanes.keys()];
+  }
+
+  private async drain(key: string, lane: Lane): Promise<void> {
+    for (let next = lane.waiting.shift(); next; next = lane.waiting.shift()) {
+      const controller = new AbortController();
+      lane.active = controller;
+      try {
+        next.resolve(await next.run(controller.signal));
+      } catch (error) {
+        next.reject(error);
+      }
+      lane.active = undefined;
+    }
+    this.lanes.delete(key);
+  }
+}

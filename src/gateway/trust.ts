@@ -1,0 +1,45 @@
+/**
+ * Ingress and trust: who may talk to a channel, and who is its operator
+ * (DESIGN.md "Owner and commands"). Pure functions of the channel's config.
+ */
+import { allowlistKey } from "../config/channels.ts";
+import type { ChatChannelName, Config } from "../config/schema.ts";
+import type { GatewayChannel } from "./message.ts";
+
+export type Role = "operator" | "user";
+
+export interface TrustRules {
+  owner?: string;
+  allowed: readonly string[];
+  commanders: readonly string[];
+}
+
+export function trustRules(config: Config, channel: ChatChannelName): TrustRules {
+  const section = config.fermix_channels[channel] as unknown as Record<string, unknown>;
+  const rules: TrustRules = {
+    allowed: (section[allowlistKey(channel)] as string[] | undefined) ?? [],
+    commanders: (section.command_allowlist as string[] | undefined) ?? [],
+  };
+  if (typeof section.owner_user_id === "string") rules.owner = section.owner_user_id;
+  return rules;
+}
+
+/** The operator ids: the owner, the command allowlist, or — only with neither — a single-entry ingress allowlist. */
+export function operators(rules: TrustRules): string[] {
+  const explicit = [...(rules.owner ? [rules.owner] : []), ...rules.commanders];
+  if (explicit.length > 0) return explicit;
+  return rules.allowed.length === 1 ? [rules.allowed[0]!] : [];
+}
+
+/** The sender's role, or null when the sender may not talk to this channel at all. */
+export function authorize(rules: TrustRules, senderId: string): Role | null {
+  if (operators(rules).includes(senderId)) return "operator";
+  if (rules.allowed.includes(senderId)) return "user";
+  return null;
+}
+
+/** The role for any channel: the local command line and ACP are authorized by the OS (the operator). */
+export function roleFor(config: Config, channel: GatewayChannel, senderId: string): Role | null {
+  if (channel === "cli" || channel === "acp") return "operator";
+  return authorize(trustRules(config, channel), senderId);
+}

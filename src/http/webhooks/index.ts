@@ -1,0 +1,113 @@
+/**
+ * The WhatsApp and Slack webhook routes. Always mounted, configured or not.
+ * Order of checks: body limit (the server, before any route), signature over
+ * the raw bytes, content type, payload. An authentic request is answered
+ * `200 {"ok":true}` as soon as its messages are in the durable inbox; the
+ * agent runs afterwards.
+ */
+import { Elysia } from "elysia";
+import { verifySlackRequest } from "../../channels/slack/verify.ts";
+import { parseSlackBody } from "../../channels/slack/inbound.ts";
+import { HandoffUnavailable, type Submission } from "../../channels/types.ts";
+import { verifyWhatsAppChallenge, verifyWhatsAppSignature } from "../../channels/whatsapp/verify.ts";
+import { parseWhatsAppBody } from "../../channels/whatsapp/inbound.ts";
+import type { Config } from "../../config/schema.ts";
+import type { Logger } from "../../core/log.ts";
+import type { GatewayChannel } from "../../gateway/message.ts";
+import { accepted, failure, isJsonContent, plainText, rawBody, type WebhookFailure } from "./respond.ts";
+
+export interface WebhookDeps {
+  config: Config;
+  submit(channel: GatewayChannel, items: Submission[]): Promise<unknown>;
+  log: Logger;
+  nowSeconds?: () => number;
+}
+
+export function webhookRoutes(deps: WebhookDeps) {
+  const { config, log } = deps;
+  const whatsapp = config.fermix_channels.whatsapp;
+  const slack = config.fermix_channels.slack;
+  // A disabled channel keeps its route, but without secrets every request is not_configured.
+  const waVerifyToken = whatsapp.enabled ? whatsapp.verify_token : undefined;
+  const waAppSecret = whatsapp.enabled ? whatsapp.app_secret : undefined;
+  const slackSecret = slack.enabled ? slack.signing_secret : undefined;
+  const now = deps.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
+
+  const refuse = (channel: GatewayChannel, reason: WebhookFailure) => {
+    log.info("webhook refused", { channel, reason });
+    return failure(reason);
+  };
+
+  const hand = async (channel: GatewayChannel, items: Submission[]) => {
+    if (items.length === 0) return accepted();
+    try {
+      await deps.submit(channel, items);
+      return accepted();
+    } catch (error) {
+      if (error instanceof HandoffUnavailable) return refuse(channel, "handoff_unavailable");
+      log.error("webhook dispatch failed", { channel, error: error instanceof Error ? error.message : String(error) });
+      return failure("dispatch_failed");
+    }
+  };
+
+  return new Elysia({ name: "webhooks" })
+    .get("/webhook/whatsapp", ({ request }) => {
+      const query = new URL(request.url).searchParams;
+      const result = verifyWhatsAppChallenge({
+        mode: query.get("hub.mode") ?? undefined,
+        token: query.get("hub.verify_token") ?? undefined,
+        challenge: query.get("hub.challenge") ?? undefined,
+        verifyToken: waVerifyToken,
+      });
+      return result.ok ? plainText(result.challenge) : refuse("whatsapp", result.reason);
+    })
+    .post(
+      "/webhook/whatsapp",
+      async ({ request }) => {
+        const body = await rawBody(request);
+        if (body === null) return refuse("whatsapp", waAppSecret ? "missing_raw_body" : "not_configured");
+        const verdict = verifyWhatsAppSignature({
+          rawBody: body,
+          signatureHeader: request.headers.get("x-hub-signature-256") ?? undefined,
+          appSecret: waAppSecret,
+        });
+        if (!verdict.ok) return refuse("whatsapp", verdict.reason);
+        if (!isJsonContent(request)) return refuse("whatsapp", "unsupported_transport");
+        const parsed = parseWhatsAppBody(body);
+        if (parsed.kind === "invalid") return refuse("whatsapp", "invalid_webhook_payload");
+        return hand(
+          "whatsapp",
+          parsed.messages.map(({ message, idempotencyKey }) => ({ key: idempotencyKey, message })),
+        );
+      },
+      { parse: "none" },
+    )
+    .post(
+      "/webhook/slack",
+      async ({ request }) => {
+        const body = await rawBody(request);
+        if (body === null) return refuse("slack", slackSecret ? "missing_raw_body" : "not_configured");
+        const verdict = verifySlackRequest({
+          rawBody: body,
+          timestampHeader: request.headers.get("x-slack-request-timestamp") ?? undefined,
+          signatureHeader: request.headers.get("x-slack-signature") ?? undefined,
+          signingSecret: slackSecret,
+          nowSeconds: now(),
+        });
+        if (!verdict.ok) return refuse("slack", verdict.reason);
+        if (!isJsonContent(request)) return refuse("slack", "unsupported_transport");
+        const parsed = parseSlackBody(body);
+        switch (parsed.kind) {
+          case "invalid":
+            return refuse("slack", "invalid_webhook_payload");
+          case "url_verification":
+            return plainText(parsed.challenge);
+          case "ignored":
+            return accepted();
+          case "message":
+            return hand("slack", [{ key: parsed.idempotencyKey, message: parsed.message }]);
+        }
+      },
+      { parse: "none" },
+    );
+}

@@ -1,0 +1,51 @@
+/** DESIGN.md's webhook failure table, in one place: reason → status and body. */
+import { jsonResponse } from "../health.ts";
+
+export type UnauthorizedReason =
+  | "invalid_signature"
+  | "invalid_token"
+  | "missing_signature"
+  | "missing_timestamp"
+  | "missing_token"
+  | "missing_raw_body"
+  | "not_configured"
+  | "stale_timestamp";
+export type InvalidReason = "unsupported_transport" | "invalid_webhook_payload";
+export type WebhookFailure = UnauthorizedReason | InvalidReason | "handoff_unavailable" | "dispatch_failed";
+
+const STATUS: Record<WebhookFailure, [number, string]> = {
+  invalid_signature: [401, "Unauthorized"],
+  invalid_token: [401, "Unauthorized"],
+  missing_signature: [401, "Unauthorized"],
+  missing_timestamp: [401, "Unauthorized"],
+  missing_token: [401, "Unauthorized"],
+  missing_raw_body: [401, "Unauthorized"],
+  not_configured: [401, "Unauthorized"],
+  stale_timestamp: [401, "Unauthorized"],
+  unsupported_transport: [400, "Invalid webhook"],
+  invalid_webhook_payload: [400, "Invalid webhook"],
+  handoff_unavailable: [503, "Webhook handoff unavailable"],
+  dispatch_failed: [500, "Webhook dispatch failed"],
+};
+
+export function failure(reason: WebhookFailure): Response {
+  const [status, error] = STATUS[reason];
+  return jsonResponse({ error }, status);
+}
+
+export const accepted = () => jsonResponse({ ok: true }, 200);
+
+export const plainText = (text: string) =>
+  new Response(text, { status: 200, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
+
+/** The exact bytes received; null when the request carried no body at all. */
+export async function rawBody(request: Request): Promise<Uint8Array | null> {
+  if (request.body === null) return null;
+  return new Uint8Array(await request.arrayBuffer());
+}
+
+/** JSON is what both platforms post; a signed form or other encoding is an unsupported transport. */
+export function isJsonContent(request: Request): boolean {
+  const type = request.headers.get("content-type");
+  return type === null || /^application\/(?:[\w.+-]+\+)?json\b/i.test(type.trim());
+}

@@ -1,0 +1,74 @@
+/**
+ * Conversation history in SQLite. A conversation has a current window: `/new`
+ * opens a fresh one (older windows stay on disk); compaction replaces the
+ * oldest messages of the window by a summary.
+ */
+import type { Database, Statement } from "bun:sqlite";
+
+export type HistoryRole = "user" | "assistant" | "summary";
+
+export interface HistoryMessage {
+  id: number;
+  role: HistoryRole;
+  text: string;
+}
+
+export class ConversationStore {
+  private readonly windowStmt: Statement;
+  private readonly touchStmt: Statement;
+  private readonly historyStmt: Statement;
+  private readonly appendStmt: Statement;
+  private readonly newWindowStmt: Statement;
+  private readonly compactStmt: Statement;
+
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.windowStmt = db.query("SELECT window FROM conversations WHERE key = ?1");
+    this.touchStmt = db.query(
+      "INSERT INTO conversations (key, window, updated_at) VALUES (?1, 0, ?2) ON CONFLICT (key) DO UPDATE SET updated_at = excluded.updated_at",
+    );
+    this.historyStmt = db.query(
+      // A summary stands for everything before the messages it was kept with: it always comes first.
+      "SELECT id, role, content AS text FROM messages WHERE conversation = ?1 AND window = ?2 AND compacted = 0 ORDER BY role = 'summary' DESC, id",
+    );
+    this.appendStmt = db.query(
+      "INSERT INTO messages (conversation, window, role, content, created_at) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id",
+    );
+    this.newWindowStmt = db.query(
+      `INSERT INTO conversations (key, window, updated_at) VALUES (?1, 1, ?2)
+       ON CONFLICT (key) DO UPDATE SET window = conversations.window + 1, updated_at = excluded.updated_at`,
+    );
+    this.compactStmt = db.query(
+      "UPDATE messages SET compacted = 1 WHERE conversation = ?1 AND id = ?2",
+    );
+  }
+
+  private window(key: string): number {
+    return (this.windowStmt.get(key) as { window: number } | null)?.window ?? 0;
+  }
+
+  /** The current window's messages, oldest first (a summary, if any, comes first). */
+  history(key: string): HistoryMessage[] {
+    return this.historyStmt.all(key, this.window(key)) as HistoryMessage[];
+  }
+
+  append(key: string, role: HistoryRole, text: string): number {
+    this.touchStmt.run(key, this.now());
+    return (this.appendStmt.get(key, this.window(key), role, text, this.now()) as { id: number }).id;
+  }
+
+  /** `/new`: later turns start from an empty window; nothing is deleted. */
+  newWindow(key: string): void {
+    this.newWindowStmt.run(key, this.now());
+  }
+
+  /** Replace the given messages (the older part of the window, any earlier summary included) by one summary. */
+  compact(key: string, ids: readonly number[], summary: string): void {
+    this.db.transaction(() => {
+      for (const id of ids) this.compactStmt.run(key, id);
+      this.append(key, "summary", summary);
+    })();
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * The durable inbox. An accepted inbound message and its idempotency key are
+ * committed in one transaction before the platform is acknowledged; the entry
+ * is deleted when its turn is done, and whatever a crash left behind is
+ * replayed at the next start. Concurrent accepts are committed together in
+ * one transaction (group commit), which is what keeps webhook throughput up.
+ */
+import type { Database, Statement } from "bun:sqlite";
+import type { InboundMessage } from "../gateway/message.ts";
+import type { IdempotencyStore } from "./idempotency.ts";
+
+export interface InboxEntry {
+  id: number;
+  channel: string;
+  key: string;
+  message: InboundMessage;
+  acceptedAt: number;
+}
+
+export interface AcceptItem {
+  key: string;
+  message: InboundMessage;
+}
+
+export interface AcceptResult {
+  fresh: InboxEntry[];
+  duplicates: number;
+}
+
+interface PendingAccept {
+  channel: string;
+  items: AcceptItem[];
+  resolve: (result: AcceptResult) => void;
+  reject: (error: unknown) => void;
+}
+
+export class Inbox {
+  private readonly insertStmt: Statement;
+  private readonly deleteStmt: Statement;
+  private readonly pendingStmt: Statement;
+  private batch: PendingAccept[] = [];
+  private flushScheduled = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly idempotency: IdempotencyStore,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.insertStmt = db.query("INSERT INTO inbox (channel, key, message, accepted_at) VALUES (?1, ?2, ?3, ?4) RETURNING id");
+    this.deleteStmt = db.query("DELETE FROM inbox WHERE id = ?1");
+    this.pendingStmt = db.query("SELECT id, channel, key, message, accepted_at FROM inbox ORDER BY id");
+  }
+
+  /** Claim keys and record the fresh messages in one transaction, now. */
+  acceptNow(channel: string, items: AcceptItem[]): AcceptResult {
+    return this.db.transaction(() => this.acceptInTransaction(channel, items))();
+  }
+
+  /**
+   * Like acceptNow, but committed together with every other accept that
+   * arrives before the next turn of the event loop.
+   */
+  accept(channel: string, items: AcceptItem[]): Promise<AcceptResult> {
+    return new Promise((resolve, reject) => {
+      this.batch.push({ channel, items, resolve, reject });
+      if (this.flushScheduled) return;
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    });
+  }
+
+  /** The turn of these entries is done: forget them (their idempotency keys stay). */
+  complete(ids: Iterable<number>): void {
+    this.db.transaction(() => {
+      for (const id of ids) this.deleteStmt.run(id);
+    })();
+  }
+
+  /** A hand-off failed: drop the entries and forget their keys, so the platform's retry gets through. */
+  release(entries: Iterable<Pick<InboxEntry, "id" | "channel" | "key">>): void {
+    this.db.transaction(() => {
+      for (const entry of entries) {
+        this.deleteStmt.run(entry.id);
+        this.idempotency.forget(entry.channel, [entry.key]);
+      }
+    })();
+  }
+
+  /** Entries whose turn never finished, oldest first: what to replay at start. */
+  pending(): InboxEntry[] {
+    return (this.pendingStmt.all() as Array<{ id: number; channel: string; key: string; message: string; accepted_at: number }>).map(
+      (row) => ({ id: row.id, channel: row.channel, key: row.key, message: JSON.parse(row.message), acceptedAt: row.accepted_at }),
+    );
+  }
+
+  private acceptInTransaction(channel: string, items: AcceptItem[]): AcceptResult {
+    const fresh: InboxEntry[] = [];
+    let duplicates = 0;
+    const acceptedAt = this.now();
+    for (const { key, message } of items) {
+      if (!this.idempotency.claim(channel, key, "inbound")) {
+        duplicates++;
+        continue;
+      }
+      const row = this.insertStmt.get(channel, key, JSON.stringify(message), acceptedAt) as { id: number };
+      fresh.push({ id: row.id, channel, key, message, acceptedAt });
+    }
+    return { fresh, duplicates };
+  }
+
+  private flush(): void {
+    const batch = this.batch;
+    this.batch = [];
+    this.flushScheduled = false;
+    let results: AcceptResult[];
+    try {
+      results = this.db.transaction(() => batch.map((p) => this.acceptInTransaction(p.channel, p.items)))();
+    } catch (error) {
+      for (const p of batch) p.reject(error);
+      return;
+    }
+    batch.forEach((p, i) => p.resolve(results[i]!));
+  }
+}
