@@ -1,0 +1,135 @@
+/**
+ * The conformance suite every channel adapter passes (STYLE.md habit 4), run
+ * against a loopback fake of that channel's platform. A channel's test file
+ * builds a harness and calls `runAdapterContract`.
+ *
+ *   runAdapterContract("telegram", async () => {
+ *     const fake = startTelegramFake();
+ *     const adapter = telegramAdapter(configFor(fake));
+ *     return { adapter, target: { chatId: "42" }, … , stop: async () => { await adapter.stop(); fake.stop(); } };
+ *   });
+ */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ChannelAdapter } from "../../src/channels/types.ts";
+import { FormattingRejected, type InboundMedia, type OutboundText, type ReplyTarget } from "../../src/gateway/message.ts";
+
+export interface VisibleMessage {
+  text: string;
+  /** Whether the platform was asked to notify for it. */
+  notified: boolean;
+}
+
+export interface ContractHarness {
+  adapter: ChannelAdapter;
+  /** A conversation to send to. */
+  target: ReplyTarget;
+  /** A user's message in that conversation, to react to. */
+  inboundMessageId: string;
+  /** Text in the channel's dialect that renders as bold "hi" (e.g. "<b>hi</b>", "*hi*"). */
+  boldHi: string;
+  /** What the user sees in the conversation from the bot: current texts after edits, deleted ones gone. */
+  visible(): Promise<VisibleMessage[]>;
+  /** Media the bot sent, as the platform recorded them. */
+  sentMedia(): Promise<Array<{ filename?: string; size: number }>>;
+  /** Make the platform reject the next message for its formatting. */
+  rejectFormattingNext(): void;
+  /** Register bytes on the fake and return how an inbound message would reference them. */
+  inboundMedia(bytes: Uint8Array, mime: string): Promise<InboundMedia>;
+  /** An emoji the channel accepts for reactions (a shortcode name on Slack). */
+  reaction: string;
+  /** Whether the platform shows a reaction on the message now. */
+  hasReaction(messageId: string, emoji: string): Promise<boolean>;
+  /** The outbound media cap for documents, bytes. */
+  documentCap: number;
+  stop(): Promise<void>;
+}
+
+const text = (t: string, notify = true): OutboundText => ({ text: t, notify, linkPreview: false, plain: false });
+
+export function runAdapterContract(name: string, makeHarness: () => Promise<ContractHarness>): void {
+  describe(`${name} adapter contract`, () => {
+    let h: ContractHarness;
+    let scratch: string;
+    beforeEach(async () => {
+      h = await makeHarness();
+      scratch = mkdtempSync(join(tmpdir(), `fermix-contract-${name}-`));
+    });
+    afterEach(async () => {
+      await h.stop();
+      rmSync(scratch, { recursive: true, force: true });
+    });
+
+    test("sendText delivers the rendered text and returns the platform's message id", async () => {
+      const port = h.adapter.replyPort(h.target);
+      const sent = await port.sendText(text(h.boldHi));
+      expect(sent.id).toBeTruthy();
+      const seen = await h.visible();
+      expect(seen.at(-1)?.text).toContain("hi");
+    });
+
+    test("only messages marked notify ring", async () => {
+      const port = h.adapter.replyPort(h.target);
+      await port.sendText(text("first", true));
+      await port.sendText(text("second", false));
+      const seen = await h.visible();
+      expect(seen.slice(-2).map((m) => m.notified)).toEqual([true, false]);
+    });
+
+    test("a formatting rejection surfaces as FormattingRejected, so the sender can resend as plain text", async () => {
+      const port = h.adapter.replyPort(h.target);
+      h.rejectFormattingNext();
+      await expect(port.sendText(text(h.boldHi))).rejects.toBeInstanceOf(FormattingRejected);
+      const plain = await port.sendText({ ...text("hi"), plain: true });
+      expect(plain.id).toBeTruthy();
+    });
+
+    test("edit and delete work when the channel says it can, and are not claimed otherwise", async () => {
+      const port = h.adapter.replyPort(h.target);
+      const sent = await port.sendText(text("draft"));
+      if (port.capabilities.edit) {
+        await port.editText(sent, text("final"));
+        expect((await h.visible()).at(-1)?.text).toContain("final");
+      }
+      if (port.capabilities.delete) {
+        const before = (await h.visible()).length;
+        await port.deleteMessage(sent);
+        expect((await h.visible()).length).toBe(before - 1);
+      }
+    });
+
+    test("a reaction lands on the user's message when the channel has reactions", async () => {
+      const port = h.adapter.replyPort(h.target);
+      if (port.capabilities.react === false) return;
+      await port.react(h.inboundMessageId, h.reaction);
+      expect(await h.hasReaction(h.inboundMessageId, h.reaction)).toBe(true);
+    });
+
+    test("a document within the cap is uploaded; one over the cap becomes a text reply naming the cap", async () => {
+      const port = h.adapter.replyPort(h.target);
+      if (!port.capabilities.media) return;
+      const small = join(scratch, "notes.txt");
+      writeFileSync(small, "hello world");
+      await port.sendMedia({ kind: "document", path: small, filename: "notes.txt", mime: "text/plain", notify: false });
+      expect((await h.sentMedia()).some((m) => m.filename === "notes.txt" && m.size === 11)).toBe(true);
+
+      const big = join(scratch, "big.bin");
+      writeFileSync(big, new Uint8Array(h.documentCap + 1));
+      const before = (await h.sentMedia()).length;
+      await port.sendMedia({ kind: "document", path: big, filename: "big.bin", mime: "application/octet-stream", notify: false });
+      expect((await h.sentMedia()).length).toBe(before);
+      const last = (await h.visible()).at(-1)?.text ?? "";
+      expect(last).toContain("big.bin");
+      expect(last).toMatch(/\d+ MB/);
+    });
+
+    test("fetchMedia downloads the bytes of an inbound attachment", async () => {
+      const bytes = new TextEncoder().encode("inbound bytes");
+      const media = await h.inboundMedia(bytes, "image/png");
+      const fetched = await h.adapter.fetchMedia(media);
+      expect(new TextDecoder().decode(fetched.bytes)).toBe("inbound bytes");
+    });
+  });
+}
