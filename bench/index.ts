@@ -3,8 +3,12 @@
  * Nothing here asserts; compare ratios across runs, not absolute numbers.
  */
 import { benchStartup } from "./startup.ts";
+import { benchWebhook } from "./webhook.ts";
 
-const suites: Array<[string, () => Promise<void>]> = [["startup and memory", benchStartup]];
+const suites: Array<[string, () => Promise<void>]> = [
+  ["startup and memory", benchStartup],
+  ["webhook ingress", benchWebhook],
+];
 
 for (const [name, run] of suites) {
   console.log(`\n== ${name}`);

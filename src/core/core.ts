@@ -67,7 +67,7 @@ export function buildCore(options: CoreOptions): Core {
   ensureHome(paths);
   const db = openDatabase(paths.database);
   const telemetry = new Telemetry();
-  telemetry.onAny((event) => log.debug("telemetry", { event: event.name, ...event.metadata, ...event.measurements }));
+  if (log.enabled("debug")) telemetry.onAny((event) => log.debug("telemetry", { event: event.name, ...event.metadata, ...event.measurements }));
 
   const idempotency = new IdempotencyStore(db);
   idempotency.sweep();

@@ -49,6 +49,11 @@ export class Logger {
     return new Logger(this.sink, this.minLevel, this.redactor, { ...this.bound, ...fields });
   }
 
+  /** Whether lines at this level are written, to skip building fields nobody will see. */
+  enabled(level: LogLevel): boolean {
+    return LEVEL_RANK[level] >= LEVEL_RANK[this.minLevel];
+  }
+
   debug(msg: string, fields?: LogFields): void {
     this.emit("debug", msg, fields);
   }

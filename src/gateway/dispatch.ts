@@ -38,12 +38,12 @@ export class Dispatcher {
         createAlbumBuffer({
           debounceMs,
           dispatch: async (merged, parts) => {
-            const entries = parts.map((p) => this.buffered.get(p.key)).filter((e): e is InboxEntry => e !== undefined);
-            for (const p of parts) this.buffered.delete(p.key);
+            const entries = this.entriesOf(parts);
             await deps.gateway.ingest(merged, { inboxIds: entries.map((e) => e.id) });
+            for (const p of parts) this.buffered.delete(p.key);
           },
           onDispatchError: (parts, error) => {
-            const entries = parts.map((p) => this.buffered.get(p.key)).filter((e): e is InboxEntry => e !== undefined);
+            const entries = this.entriesOf(parts);
             for (const p of parts) this.buffered.delete(p.key);
             // Forget the keys of every buffered part, so the platform's redelivery runs again.
             deps.inbox.release(entries);
@@ -107,10 +107,20 @@ export class Dispatcher {
     await Promise.all([...this.albums.values()].map((album) => album.flushAll()));
   }
 
+  private entriesOf(parts: Array<{ key: string }>): InboxEntry[] {
+    return parts.map((p) => this.buffered.get(p.key)).filter((e): e is InboxEntry => e !== undefined);
+  }
+
   private async route(entry: InboxEntry): Promise<void> {
     const album = this.albums.get(entry.channel as GatewayChannel);
     if (!album) {
-      await this.deps.gateway.ingest(entry.message, { inboxIds: [entry.id] });
+      try {
+        await this.deps.gateway.ingest(entry.message, { inboxIds: [entry.id] });
+      } catch (error) {
+        // Same rule as an album: a dispatch that fails forgets the key, so a redelivery runs again.
+        this.deps.inbox.release([entry]);
+        throw error;
+      }
       return;
     }
     const key = String(entry.id);

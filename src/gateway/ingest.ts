@@ -109,6 +109,7 @@ export class Gateway {
   async ingest(message: InboundMessage, options: IngestOptions = {}): Promise<IngestOutcome> {
     const inboxIds = options.inboxIds ?? [];
     let done = false;
+    // Inside a turn's commit transaction: the entry is done together with the answer.
     const complete = () => {
       if (done) return;
       done = true;
@@ -119,7 +120,10 @@ export class Gateway {
       outcome = await this.pipeline(message, options, complete);
       return outcome;
     } finally {
-      if (outcome !== "interrupted") complete();
+      if (!done && outcome !== "interrupted" && inboxIds.length > 0) {
+        done = true;
+        this.deps.inbox.completeSoon(inboxIds);
+      }
     }
   }
 
@@ -190,30 +194,42 @@ export class Gateway {
       return "command";
     }
 
-    // Step 3: media (after authorization, so nothing is fetched for a denied sender).
-    const media = await prepareMedia(message, {
-      channel: message.channel,
-      vision: deps.vision,
-      model: deps.model,
-      inboundCap: access?.inboundMediaCap ?? Number.POSITIVE_INFINITY,
-      audioCap: deps.config.fermix_core.transcription.max_file_mb * 1024 * 1024,
-      fetch: (m, signal) => {
-        if (!access) throw new Error(`${message.channel} cannot download attachments`);
-        return access.fetchMedia(m, signal);
-      },
-      ...(deps.transcribe ? { transcribe: deps.transcribe } : {}),
-      telemetry: deps.telemetry,
-    });
-    if (media.kind === "refused") {
-      await say(media.reply);
-      return "refused";
-    }
+    // Step 3: media (after authorization, so nothing is fetched for a denied sender). It runs inside
+    // the conversation's queue slot, taken synchronously on arrival: a slow download must not let a
+    // later message of the same conversation overtake this one, nor let a /stop sent after it miss it.
+    const prepare = (signal: AbortSignal) =>
+      prepareMedia(message, {
+        channel: message.channel,
+        vision: deps.vision,
+        model: deps.model,
+        inboundCap: access?.inboundMediaCap ?? Number.POSITIVE_INFINITY,
+        audioCap: deps.config.fermix_core.transcription.max_file_mb * 1024 * 1024,
+        fetch: (m, fetchSignal) => {
+          if (!access) throw new Error(`${message.channel} cannot download attachments`);
+          return access.fetchMedia(m, fetchSignal);
+        },
+        ...(deps.transcribe ? { transcribe: deps.transcribe } : {}),
+        telemetry: deps.telemetry,
+        signal,
+      });
 
     // Steps 6 and 7: queue the turn, then hand it to the MainAgent.
     try {
-      return await deps.queue.enqueue(conversation, (signal) =>
-        this.runTurn({ message, conversation, target, replyKey, port, rawPort, say, complete, signal, text: media.text, images: media.images, options }),
-      );
+      return await deps.queue.enqueue(conversation, async (signal): Promise<IngestOutcome> => {
+        let media: Awaited<ReturnType<typeof prepare>>;
+        try {
+          media = await prepare(signal);
+        } catch (error) {
+          // A /stop (or shutdown) during a download ends the turn like any other stop.
+          if (signal.aborted) return signal.reason instanceof ShutdownInterrupt ? "interrupted" : "cancelled";
+          throw error;
+        }
+        if (media.kind === "refused") {
+          await say(media.reply);
+          return "refused";
+        }
+        return this.runTurn({ message, conversation, target, replyKey, port, rawPort, say, complete, signal, text: media.text, images: media.images, options });
+      });
     } catch (error) {
       if (error instanceof ShutdownInterrupt) return "interrupted";
       if (error instanceof TurnCancelled) return "cancelled";

@@ -57,7 +57,12 @@ export async function prepareMedia(message: InboundMessage, settings: MediaSetti
 
   const prepared: Array<{ mime: string; data: string }> = [];
   for (const media of images) {
-    const fetched = await settings.fetch(media, settings.signal);
+    let fetched: FetchedMedia;
+    try {
+      fetched = await settings.fetch(media, settings.signal);
+    } catch (error) {
+      return { kind: "refused", reply: `I couldn't download that image (${error instanceof Error ? error.message : "error"}). Please send it again.` };
+    }
     if (fetched.bytes.byteLength > settings.inboundCap) {
       return { kind: "refused", reply: `That image is over the ${mb(settings.inboundCap)} limit for attachments here.` };
     }

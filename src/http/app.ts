@@ -17,7 +17,7 @@ export interface AppDeps {
 }
 
 export function createApp(deps: AppDeps) {
-  const app = new Elysia({ name: "fermix" })
+  const app = new Elysia({ name: "fermix", precompile: true })
     .onError(({ code, error }) => {
       if (code === "NOT_FOUND") return jsonResponse({ error: "Not Found" }, 404);
       if (code === "PARSE" || code === "VALIDATION" || code === "INVALID_COOKIE_SIGNATURE") {

@@ -16,7 +16,7 @@ export function healthRoutes(report: () => HealthReport) {
     const current = report();
     return jsonResponse(current, healthHttpStatus(current), isPretty(query));
   };
-  return new Elysia({ name: "health" })
+  return new Elysia({ name: "health", precompile: true })
     .get("/health/live", ({ query }) => jsonResponse({ status: "alive", app: "fermix" }, 200, isPretty(query)))
     .get("/health/ready", ready)
     .get("/health", ready);

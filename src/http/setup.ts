@@ -71,7 +71,7 @@ function sessionFrom(cookieHeader: string | null): string | undefined {
 }
 
 export function setupRoutes(gate: SetupGate) {
-  return new Elysia({ name: "setup" }).all("/setup", ({ request, query }) => {
+  return new Elysia({ name: "setup", precompile: true }).all("/setup", ({ request, query }) => {
     const fromCookie = sessionFrom(request.headers.get("cookie"));
     let setCookie: string | undefined;
     if (!gate.hasSession(fromCookie)) {

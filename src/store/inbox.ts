@@ -39,6 +39,7 @@ export class Inbox {
   private readonly deleteStmt: Statement;
   private readonly pendingStmt: Statement;
   private batch: PendingAccept[] = [];
+  private doneSoon: number[] = [];
   private flushScheduled = false;
 
   constructor(
@@ -63,10 +64,20 @@ export class Inbox {
   accept(channel: string, items: AcceptItem[]): Promise<AcceptResult> {
     return new Promise((resolve, reject) => {
       this.batch.push({ channel, items, resolve, reject });
-      if (this.flushScheduled) return;
-      this.flushScheduled = true;
-      setImmediate(() => this.flush());
+      this.scheduleFlush();
     });
+  }
+
+  /**
+   * Complete entries in the next group commit. For turns that short-circuit
+   * (dropped, empty, a command): should a crash fall in that window, the
+   * replay repeats nothing visible, because replies go through the outbox
+   * under keys derived from the message. A turn's answer must use `complete`
+   * inside its own commit instead.
+   */
+  completeSoon(ids: Iterable<number>): void {
+    for (const id of ids) this.doneSoon.push(id);
+    this.scheduleFlush();
   }
 
   /** The turn of these entries is done: forget them (their idempotency keys stay). */
@@ -108,13 +119,24 @@ export class Inbox {
     return { fresh, duplicates };
   }
 
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
+  }
+
   private flush(): void {
     const batch = this.batch;
+    const done = this.doneSoon;
     this.batch = [];
+    this.doneSoon = [];
     this.flushScheduled = false;
     let results: AcceptResult[];
     try {
-      results = this.db.transaction(() => batch.map((p) => this.acceptInTransaction(p.channel, p.items)))();
+      results = this.db.transaction(() => {
+        for (const id of done) this.deleteStmt.run(id);
+        return batch.map((p) => this.acceptInTransaction(p.channel, p.items));
+      })();
     } catch (error) {
       for (const p of batch) p.reject(error);
       return;

@@ -50,7 +50,7 @@ export function webhookRoutes(deps: WebhookDeps) {
     }
   };
 
-  return new Elysia({ name: "webhooks" })
+  return new Elysia({ name: "webhooks", precompile: true })
     .get("/webhook/whatsapp", ({ request }) => {
       const query = new URL(request.url).searchParams;
       const result = verifyWhatsAppChallenge({

@@ -1,0 +1,67 @@
+/**
+ * A real core (SQLite in a temp home, gateway, inbox, dispatcher) behind the
+ * webhook routes, for in-process integration tests: the model is the loopback
+ * fake; channel I/O is a recording port registered in place of an adapter.
+ */
+import { loadConfig } from "../../src/config/index.ts";
+import { buildCore, type Core } from "../../src/core/core.ts";
+import { Logger, Redactor } from "../../src/core/log.ts";
+import type { FetchedMedia, InboundMedia, OutboundMedia, OutboundText, ReplyPort, ReplyTarget } from "../../src/gateway/message.ts";
+import { presenter } from "../../src/gateway/presenter.ts";
+import { webhookRoutes } from "../../src/http/webhooks/index.ts";
+import { makeHome, type TestHome } from "./home.ts";
+
+export interface Sent {
+  target: ReplyTarget;
+  text?: string;
+  media?: OutboundMedia;
+}
+
+export interface WebhookCore {
+  core: Core;
+  home: TestHome;
+  sent: Sent[];
+  post(path: string, body: string, headers: Record<string, string>): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export async function webhookCore(toml: string, options: { handoffCapacity?: number; media?: (m: InboundMedia) => FetchedMedia } = {}): Promise<WebhookCore> {
+  const home = makeHome();
+  home.writeConfig(toml);
+  const loaded = await loadConfig(home.env);
+  const log = new Logger({ write() {} }, "error", new Redactor());
+  const core = buildCore({ loaded, log, presenter, ...(options.handoffCapacity !== undefined ? { handoffCapacity: options.handoffCapacity } : {}) });
+  const sent: Sent[] = [];
+  let ids = 0;
+  const port = (target: ReplyTarget): ReplyPort => ({
+    capabilities: { edit: false, delete: false, react: false, media: true, typing: false },
+    sendText: async (m: OutboundText) => (sent.push({ target, text: m.text }), { id: `m${++ids}` }),
+    sendMedia: async (media: OutboundMedia) => (sent.push({ target, media }), { id: `m${++ids}` }),
+    editText: async () => {},
+    deleteMessage: async () => {},
+    react: async () => {},
+    typing: async () => {},
+  });
+  for (const channel of ["slack", "whatsapp"] as const) {
+    core.channels.set(channel, {
+      port,
+      inboundMediaCap: 25 * 1024 * 1024,
+      fetchMedia: async (media) => {
+        if (!options.media) throw new Error("no media in this test");
+        return options.media(media);
+      },
+    });
+  }
+  const app = webhookRoutes({ config: loaded.config, log, submit: (channel, items) => core.dispatcher.submit(channel, items) });
+  return {
+    core,
+    home,
+    sent,
+    post: (path, body, headers) =>
+      app.handle(new Request(`http://fermix.test${path}`, { method: "POST", body, headers: { "content-type": "application/json", ...headers } })),
+    async close() {
+      await core.close(100);
+      home.cleanup();
+    },
+  };
+}
