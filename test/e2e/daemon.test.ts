@@ -137,12 +137,34 @@ describe("fermix run", () => {
       const port = Number(d.url.port);
       expect(await d.stop(signal)).toBe(0);
       expect(d.logs()).toContain('msg="fermix stopped"');
+      expect(existsSync(join(h.home, "control.sock"))).toBe(false);
       // A clean close checkpoints the WAL and removes it.
       expect(existsSync(join(h.home, "fermix.db-wal"))).toBe(false);
       const again = Bun.listen({ hostname: "127.0.0.1", port, socket: { data() {} } });
       again.stop(true);
     });
   }
+
+  test("the control socket is 0600 while running; a stale one left by a crash is replaced at start", async () => {
+    const h = home();
+    h.writeConfig(READY_CONFIG);
+    const first = await daemon(h.env);
+    expect(statSync(join(h.home, "control.sock")).mode & 0o777).toBe(0o600);
+    await first.stop("SIGKILL");
+    expect(existsSync(join(h.home, "control.sock"))).toBe(true);
+    const second = await daemon(h.env);
+    expect((await fetch(new URL("/health/live", second.url))).status).toBe(200);
+    expect(statSync(join(h.home, "control.sock")).mode & 0o777).toBe(0o600);
+  });
+
+  test("a second daemon on the same home refuses to start while the first runs", async () => {
+    const h = home();
+    h.writeConfig(READY_CONFIG);
+    await daemon(h.env);
+    const r = await runFermix(["run"], h.env);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain("is another fermix daemon running?");
+  });
 
   test("a port already taken is a clear error, not a crash", async () => {
     const holder = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
