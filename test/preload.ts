@@ -3,13 +3,14 @@
  * HOME and FERMIX_HOME, the file secret store (never the developer's real
  * keychain), and no platform or provider credentials from the shell.
  */
-import { setDefaultTimeout } from "bun:test";
+import { afterAll, setDefaultTimeout } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const scratch = mkdtempSync(join(tmpdir(), "fermix-test-"));
-process.on("exit", () => rmSync(scratch, { recursive: true, force: true }));
+// A hook registered in the preload runs once, after every test file has finished.
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 process.env.HOME = scratch;
 process.env.FERMIX_HOME = join(scratch, ".fermix");
 process.env.FERMIX_SECRET_STORE = "file";

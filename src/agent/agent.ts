@@ -66,8 +66,13 @@ export class MainAgent {
 
   async runTurn(request: TurnRequest): Promise<TurnResult> {
     const { conversations } = this.deps;
-    const history = conversations.history(request.conversation);
-    if (!request.detached) conversations.append(request.conversation, "user", request.text);
+    let history = conversations.history(request.conversation);
+    // The request is written when its turn starts, so a turn replayed from the inbox after a crash
+    // (or the same words resent after a /stop or an empty answer) finds it already last in the window,
+    // unanswered: it is this request, not a second one, and the model must see it once.
+    const last = history.at(-1);
+    if (last?.role === "user" && last.text === request.text) history = history.slice(0, -1);
+    else if (!request.detached) conversations.append(request.conversation, "user", request.text);
 
     const { input, summary } = historyInput(history);
     const content: ContentPart[] = [];

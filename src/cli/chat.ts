@@ -21,7 +21,8 @@ export async function main(args: string[], ctx: CliContext): Promise<number> {
   const historyFile = join(resolveHome(ctx.env), "chat_history");
   const history = existsSync(historyFile) ? readFileSync(historyFile, "utf8").split("\n").filter(Boolean).reverse() : [];
   const rl = createInterface({ input, output, terminal: ctx.isTTY, history, historySize: HISTORY_SIZE, prompt: "› " });
-  const colour = ctx.isTTY && !ctx.env.NO_COLOR;
+  // NO_COLOR turns off colour in the rendered replies, not the spinner (which has none): a user still sees progress.
+  const colors = !ctx.env.NO_COLOR;
 
   ctx.stdout(`fermix chat (${session.mode === "daemon" ? "via the running daemon" : "in-process"}) — /help for commands, Ctrl-C stops a reply, Ctrl-D exits\n`);
   let pending: string[] = [];
@@ -29,18 +30,18 @@ export async function main(args: string[], ctx: CliContext): Promise<number> {
 
   const runTurn = async (text: string) => {
     busy = true;
-    rl.pause();
-    let stopSpinner = spinner(ctx.stderr, colour);
+    // Input keeps flowing during the turn (lines typed meanwhile are ignored below): a paused
+    // readline reads no keys, and in raw mode Ctrl-C is a key, not a signal, so it could not stop the turn.
+    let stopSpinner = spinner(ctx.stderr, ctx.isTTY);
     await session.turn(text, (event) => {
-      const shown = renderEvent(event, ctx.isTTY);
+      const shown = renderEvent(event, ctx.isTTY, colors);
       if (shown === null) return;
       stopSpinner();
       (event.type === "error" ? ctx.stderr : ctx.stdout)(shown);
-      stopSpinner = spinner(ctx.stderr, colour);
+      stopSpinner = spinner(ctx.stderr, ctx.isTTY);
     });
     stopSpinner();
     busy = false;
-    rl.resume();
     rl.setPrompt("› ");
     rl.prompt();
   };

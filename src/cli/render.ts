@@ -1,10 +1,11 @@
 /** How replies look in a terminal: Markdown rendered with colour on a TTY, as written otherwise. */
 import type { ServerEvent } from "../channels/cli/protocol.ts";
 
-export function renderEvent(event: ServerEvent, tty: boolean): string | null {
+export function renderEvent(event: ServerEvent, tty: boolean, colors = true): string | null {
   switch (event.type) {
     case "message":
-      return tty ? `${Bun.markdown.ansi(event.text).trimEnd()}\n` : `${event.text.trimEnd()}\n`;
+      // `colors: false` (NO_COLOR) still renders the Markdown readably, without escape codes.
+      return tty ? `${Bun.markdown.ansi(event.text, { colors }).trimEnd()}\n` : `${event.text.trimEnd()}\n`;
     case "media":
       return `📎 ${event.filename}${event.caption ? ` — ${event.caption}` : ""} (${event.path})\n`;
     case "error":

@@ -47,7 +47,7 @@ export class Delivery {
   constructor(private readonly deps: DeliveryDeps) {}
 
   /** Render a Markdown reply and record its parts; returns them to be sent with `send`. */
-  record(channel: GatewayChannel, target: ReplyTarget, replyKey: string, markdown: string): OutboxPart[] {
+  record(channel: GatewayChannel, target: ReplyTarget, replyKey: string, markdown: string, firstPart?: number): OutboxPart[] {
     const rendered = this.deps.presenter.render(markdown, channel);
     const payloads: OutboxPayload[] = rendered.parts.map((message) => ({ kind: "text", message }));
     rendered.attachments.forEach((file, i) => {
@@ -57,7 +57,7 @@ export class Delivery {
       writeFileSync(path, file.content, { mode: 0o600 });
       payloads.push({ kind: "media", media: { kind: "document", path, filename: file.filename, mime: file.mime, notify: false } });
     });
-    return this.deps.outbox.record(replyKey, channel, target, payloads);
+    return this.deps.outbox.record(replyKey, channel, target, payloads, firstPart);
   }
 
   /** Send recorded parts in order; stops at the first failure (the rest are marked failed). */
@@ -85,7 +85,9 @@ export class Delivery {
 
   /** Render, record and send a Markdown message now (command replies, notices, background results). */
   async say(channel: GatewayChannel, target: ReplyTarget, replyKey: string, markdown: string, port?: ReplyPort): Promise<boolean> {
-    return this.send(this.record(channel, target, replyKey, markdown), port);
+    // A say key names one whole message: recorded from part 0, so saying it again (a message replayed
+    // after a crash between the send and its inbox entry's completion) finds the parts sent and sends nothing.
+    return this.send(this.record(channel, target, replyKey, markdown, 0), port);
   }
 
   /**

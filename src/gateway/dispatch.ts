@@ -66,6 +66,11 @@ export class Dispatcher {
    */
   async submit(channel: GatewayChannel, items: Submission[], commit?: () => void): Promise<SubmitResult> {
     const started = performance.now();
+    // Refuse before writing anything: a polling channel's cursor must not move past messages we then drop.
+    if (!this.deps.supervisor.hasRoom(items.length)) {
+      this.emit(channel, 0, 0, started, "capacity");
+      throw new HandoffUnavailable();
+    }
     const { fresh, duplicates } = commit
       ? this.deps.db.transaction(() => {
           const result = this.deps.inbox.acceptNow(channel, items);

@@ -18,7 +18,7 @@ import type { ConversationStore } from "../store/conversations.ts";
 import type { IdempotencyStore } from "../store/idempotency.ts";
 import type { Inbox } from "../store/inbox.ts";
 import { type BackgroundWork, BackgroundLimitReached } from "./background.ts";
-import { type CommandContext, findCommand } from "./commands/index.ts";
+import { type CommandContext, CommandRefused, findCommand } from "./commands/index.ts";
 import { parseCommand } from "./commands/parse.ts";
 import type { Delivery } from "./delivery.ts";
 import { isEmptyMessage, prepareMedia } from "./media.ts";
@@ -181,8 +181,11 @@ export class Gateway {
           await command.run(context);
         } catch (error) {
           ok = false;
-          log.error("command failed", { command: command.name, error: error instanceof Error ? error.message : String(error) });
-          await say(`/${command.name} failed: ${error instanceof Error ? error.message : "unexpected error"}`);
+          if (error instanceof CommandRefused) await say(error.message);
+          else {
+            log.error("command failed", { command: command.name, error: error instanceof Error ? error.message : String(error) });
+            await say(`/${command.name} failed: ${error instanceof Error ? error.message : "unexpected error"}`);
+          }
         }
         deps.telemetry.emit("command.dispatch", {
           measurements: { duration_ms: performance.now() - started },
@@ -216,14 +219,16 @@ export class Gateway {
     // Steps 6 and 7: queue the turn, then hand it to the MainAgent.
     try {
       return await deps.queue.enqueue(conversation, async (signal): Promise<IngestOutcome> => {
+        // A /stop (or shutdown) during a download ends the turn like any other stop: no "couldn't download" reply.
+        const stopped = (): IngestOutcome => (signal.reason instanceof ShutdownInterrupt ? "interrupted" : "cancelled");
         let media: Awaited<ReturnType<typeof prepare>>;
         try {
           media = await prepare(signal);
         } catch (error) {
-          // A /stop (or shutdown) during a download ends the turn like any other stop.
-          if (signal.aborted) return signal.reason instanceof ShutdownInterrupt ? "interrupted" : "cancelled";
+          if (signal.aborted) return stopped();
           throw error;
         }
+        if (signal.aborted) return stopped();
         if (media.kind === "refused") {
           await say(media.reply);
           return "refused";
@@ -383,7 +388,7 @@ export class Gateway {
       compact: async () => (deps.compactor ? deps.compactor.compact(conversation) : false),
       startBackground: (prompt) => {
         const agent = deps.agent.current();
-        if (!agent) throw new Error("the assistant is restarting (restart in progress)");
+        if (!agent) throw new CommandRefused("The assistant is restarting (restart in progress) — try /background again in a moment.");
         try {
           return deps.background.start(conversation, prompt, async (signal, task) => {
             const result = await agent.runTurn({
@@ -392,7 +397,15 @@ export class Gateway {
               text: prompt,
               images: [],
               tools: [sendAttachmentTool],
-              toolContext: { port: rawPort, channel: message.channel, target, workspace: deps.workspace, idempotency: deps.idempotency, say },
+              // Tool media goes through the outbox like every other send (its own key: the result's `say` records from part 0).
+              toolContext: {
+                port: deps.delivery.durablePort(message.channel, target, `bg:${task.id}:${message.channel}:${message.messageId}:media`, rawPort),
+                channel: message.channel,
+                target,
+                workspace: deps.workspace,
+                idempotency: deps.idempotency,
+                say,
+              },
               signal,
               detached: true,
             });
@@ -409,7 +422,7 @@ export class Gateway {
           }).id;
         } catch (error) {
           if (error instanceof BackgroundLimitReached) {
-            throw new Error(`${error.limit} background tasks are already running, the most allowed at once; wait for one to finish or /stop them`);
+            throw new CommandRefused(`${error.limit} background tasks are already running, the most allowed at once; wait for one to finish or /stop them.`);
           }
           throw error;
         }

@@ -18,6 +18,11 @@ export class TaskSupervisor {
     return this.running;
   }
 
+  /** Whether `n` more tasks fit under the capacity now. */
+  hasRoom(n: number): boolean {
+    return this.running + n <= this.capacity;
+  }
+
   /** Start all tasks, or none when they would pass the capacity. */
   tryStartAll(tasks: Array<() => Promise<void>>, force = false): boolean {
     if (!force && this.running + tasks.length > this.capacity) return false;

@@ -57,7 +57,8 @@ export const sendAttachmentTool: Tool = {
     const dedupeKey = new Bun.CryptoHasher("sha256")
       .update(JSON.stringify([ctx.target.chatId, ctx.target.threadId ?? "", kind, caption, filename, mime, digest]))
       .digest("hex");
-    if (!ctx.idempotency.claim(ctx.channel, `media:${dedupeKey}`, "outbound_media")) {
+    const key = `media:${dedupeKey}`;
+    if (!ctx.idempotency.claim(ctx.channel, key, "outbound_media")) {
       return `${filename} was already sent here within the last minute; not sent again`;
     }
     if (!ctx.port.capabilities.media) {
@@ -65,7 +66,13 @@ export const sendAttachmentTool: Tool = {
       ctx.effects.attachments++;
       return `this channel cannot carry files; told the user the file name instead`;
     }
-    await ctx.port.sendMedia({ kind, path, filename, mime, notify: false, ...(caption ? { caption } : {}) });
+    try {
+      await ctx.port.sendMedia({ kind, path, filename, mime, notify: false, ...(caption ? { caption } : {}) });
+    } catch (error) {
+      // Nothing was sent: forget the key, or the retry the cache exists for would be suppressed for a minute.
+      ctx.idempotency.forget(ctx.channel, [key]);
+      throw error;
+    }
     ctx.effects.attachments++;
     return `sent ${filename}`;
   },

@@ -7,6 +7,11 @@ import type { BackgroundWork } from "../background.ts";
 import type { InboundMessage } from "../message.ts";
 import type { Role } from "../trust.ts";
 
+/** A command that cannot do what was asked, for a reason the user should read (not a fault): replied, not logged as an error. */
+export class CommandRefused extends Error {
+  override name = "CommandRefused";
+}
+
 export interface CommandContext {
   message: InboundMessage;
   role: Role;

@@ -1,0 +1,166 @@
+/**
+ * `fermix chat` in a real terminal: the compiled binary runs inside a tmux
+ * session on a private tmux server; the test types with send-keys and reads
+ * the screen with capture-pane, as a user would.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type FakeModel, reply, startFakeModel } from "../fakes/model-server.ts";
+import { ensureBinary, startDaemon } from "../helpers/binary.ts";
+import { within } from "../helpers/gateway.ts";
+import { makeHome, type TestHome } from "../helpers/home.ts";
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+/** A terminal with `fermix chat` running in it. */
+class Terminal {
+  /** A private tmux server: its socket lives in a directory of ours, removed at the end. */
+  private readonly dir = mkdtempSync(join(tmpdir(), "fermix-tmux-"));
+  private readonly socket = join(this.dir, "tmux.sock");
+  private readonly session = "chat";
+
+  private tmux(...args: string[]) {
+    const r = Bun.spawnSync(["tmux", "-S", this.socket, ...args], { stdout: "pipe", stderr: "pipe" });
+    return { ok: r.exitCode === 0, out: r.stdout.toString(), err: r.stderr.toString() };
+  }
+
+  start(env: Record<string, string | undefined>): void {
+    const vars = Object.entries({ ...env, TERM: "xterm-256color" })
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${k}=${v}`);
+    // `env -i`: the chat sees exactly the test home's environment, not the tmux server's.
+    const started = this.tmux("-f", "/dev/null", "new-session", "-d", "-s", this.session, "-x", "120", "-y", "40", "env", "-i", ...vars, ensureBinary(), "chat");
+    if (!started.ok) throw new Error(`tmux new-session failed: ${started.err}`);
+    this.tmux("set-option", "-t", this.session, "remain-on-exit", "on");
+  }
+
+  /** Type keys (tmux key names such as Enter, C-c, C-d are keys; anything else is typed literally). */
+  type(text: string): void {
+    this.tmux("send-keys", "-t", this.session, "-l", text);
+  }
+  key(...keys: string[]): void {
+    this.tmux("send-keys", "-t", this.session, ...keys);
+  }
+
+  screen(): string {
+    return this.tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", this.session).out;
+  }
+
+  /** The screen with its colour and style escape sequences. */
+  styledScreen(): string {
+    return this.tmux("capture-pane", "-p", "-e", "-J", "-S", "-200", "-t", this.session).out;
+  }
+
+  /** Whether the program in the pane has exited. */
+  exited(): boolean {
+    return this.tmux("display-message", "-p", "-t", this.session, "#{pane_dead}").out.trim() === "1";
+  }
+
+  /** Poll the screen until `check` holds; fails with the screen when it does not in time. */
+  async waitFor(check: (screen: string) => boolean, what: string, timeoutMs = 8000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const screen = this.screen();
+      if (check(screen)) return screen;
+      if (Date.now() > deadline) throw new Error(`terminal: no ${what} within ${timeoutMs} ms; screen:\n${screen}`);
+      await Bun.sleep(25);
+    }
+  }
+
+  stop(): void {
+    this.tmux("kill-server");
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+const count = (haystack: string, needle: string) => haystack.split(needle).length - 1;
+
+async function setup(): Promise<{ fake: FakeModel; home: TestHome; term: Terminal }> {
+  const fake = await startFakeModel();
+  cleanups.push(() => fake.stop());
+  const home = makeHome();
+  cleanups.push(() => home.cleanup());
+  home.writeConfig(`
+[fermix_core.providers.fake]
+base_url = "${fake.url}"
+model = "fake-model"
+api_key = "sk-fake-0000"
+
+[fermix_channels.telegram]
+enabled = false
+[fermix_channels.acp]
+enabled = false
+`);
+  const term = new Terminal();
+  cleanups.push(() => term.stop());
+  return { fake, home, term };
+}
+
+describe("fermix chat in a terminal", () => {
+  const modes = [
+    { mode: "in-process", noColor: true },
+    { mode: "via the running daemon", noColor: false },
+  ] as const;
+  for (const { mode, noColor } of modes) {
+    test(`${mode}${noColor ? ", NO_COLOR" : ""}: a prompt and its reply, /help, Ctrl-C stopping a slow turn, Ctrl-D to leave`, async () => {
+      const { fake, home, term } = await setup();
+      if (mode === "via the running daemon") {
+        const d = await startDaemon(home.env);
+        cleanups.push(async () => {
+          if (d.proc.exitCode === null) await d.stop("SIGKILL");
+        });
+      }
+      term.start({ ...home.env, NO_COLOR: noColor ? "1" : undefined });
+      await term.waitFor((s) => s.includes(mode) && s.includes("›"), "banner and prompt");
+
+      // A prompt and its reply.
+      fake.reply(reply.text("Hello from the **fake** model."));
+      term.type("hi there");
+      term.key("Enter");
+      await term.waitFor((s) => s.includes("Hello from the") && s.includes("fake model."), "the reply");
+      expect(fake.requests).toHaveLength(1);
+      expect(fake.requests[0]!.body.input.at(-1).content[0].text).toBe("hi there");
+      // Markdown is rendered, not shown raw; in colour only without NO_COLOR.
+      expect(term.screen()).not.toContain("**fake**");
+      const styled = term.styledScreen();
+      if (noColor) expect(styled).not.toContain("\u001b[1m");
+      else expect(styled).toContain("\u001b[1mfake");
+
+      // /help lists the commands without asking the model.
+      term.type("/help");
+      term.key("Enter");
+      await term.waitFor((s) => s.includes("/whoami") && s.includes("/stop"), "the command list");
+      expect(fake.requests).toHaveLength(1);
+
+      // Ctrl-C during a slow turn stops it: the provider request is aborted and the prompt comes back.
+      fake.reply(reply.hang("I am still thinking"));
+      term.type("write a very long essay");
+      term.key("Enter");
+      const [, hanging] = await fake.waitForRequests(2);
+      // A progress indicator while waiting, NO_COLOR or not.
+      await term.waitFor((s) => s.includes("thinking…"), "the progress spinner");
+      const before = count(term.screen(), "›");
+      term.key("C-c");
+      await within(hanging!.untilAborted, "the provider request to be aborted");
+      await term.waitFor((s) => count(s, "›") > before, "a fresh prompt after Ctrl-C");
+      expect(term.exited()).toBe(false);
+      expect(term.screen()).not.toContain("thinking…");
+
+      // The chat still works afterwards.
+      fake.reply(reply.text("Short answer instead."));
+      term.type("just a short one");
+      term.key("Enter");
+      await term.waitFor((s) => s.includes("Short answer instead."), "the next reply");
+      expect(fake.requests).toHaveLength(3);
+
+      // Ctrl-D leaves.
+      term.key("C-d");
+      await term.waitFor(() => term.exited(), "the chat to exit");
+    });
+  }
+});
