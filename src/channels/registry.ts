@@ -4,8 +4,17 @@
  * ChannelAdapter plus one line in this table.
  */
 import type { ChannelName, Config } from "../config/schema.ts";
+import { acpAdapter } from "./acp/index.ts";
+import { telegramAdapter } from "./telegram/index.ts";
+import { slackAdapter } from "./slack/index.ts";
 import type { ChannelAdapter } from "./types.ts";
+import { whatsAppAdapter } from "./whatsapp/index.ts";
 
 export type AdapterFactory = (config: Config) => ChannelAdapter;
 
-export const ADAPTERS: Partial<Record<ChannelName, AdapterFactory>> = {};
+export const ADAPTERS: Partial<Record<ChannelName, AdapterFactory>> = {
+  acp: acpAdapter,
+  telegram: telegramAdapter,
+  slack: slackAdapter,
+  whatsapp: whatsAppAdapter,
+};

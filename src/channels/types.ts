@@ -4,6 +4,7 @@
  * delivers into InboundMessages and submit them; they build reply ports on
  * request; nothing else about them is known to the core.
  */
+import type { Paths } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import type { ChannelRuntimeState } from "../core/health.ts";
 import type { Logger } from "../core/log.ts";
@@ -33,6 +34,8 @@ export interface SubmitResult {
 
 export interface AdapterContext {
   config: Config;
+  /** Where Fermix keeps its files: local-socket channels listen under the home (ACP: `acpSocket`). */
+  paths: Paths;
   db: Database;
   log: Logger;
   telemetry: Telemetry;
@@ -49,6 +52,12 @@ export interface AdapterContext {
    * prompt's response), with their own port and streaming sink.
    */
   ingest(message: InboundMessage, options: IngestOptions): Promise<IngestOutcome>;
+  /**
+   * Stop one conversation now, as /stop does: cancel its running turn and drop
+   * its queued ones (`key` is conversationKey(message)). For surfaces with no
+   * slash commands whose protocol has its own cancel (ACP session/cancel).
+   */
+  stopConversation(key: string): void;
 }
 
 export interface ChannelAdapter {

@@ -52,8 +52,10 @@ Ctrl-C stops the running reply (or clears the line); Ctrl-D exits.`,
     summary: "bridge an editor (Agent Client Protocol over stdio) to the daemon",
     usage: `Usage: fermix acp
 
-For editors that launch an ACP agent: pipes stdin/stdout to <home>/acp.sock.`,
-    load: () => import("./unavailable.ts").then((m) => m.unavailable("acp")),
+For editors that launch an Agent Client Protocol agent (Zed, JetBrains,
+Neovim, Emacs…): pipes stdin/stdout to the running daemon's <home>/acp.sock
+and exits when either side closes. Start the daemon first with \`fermix run\`.`,
+    load: () => import("./acp.ts"),
   },
   setup: {
     summary: "configure providers and channels (interactive, or with flags)",

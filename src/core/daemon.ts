@@ -22,6 +22,7 @@ import { type HttpServer, serveHttp } from "../http/server.ts";
 import { SetupGate } from "../http/setup.ts";
 import { webhookRoutes } from "../http/webhooks/index.ts";
 import { VERSION } from "../version.ts";
+import { ChannelSupervisor } from "./channels.ts";
 import { buildCore, type Core } from "./core.ts";
 import { buildHealthReport, type ChannelRuntimeState, type HealthReport } from "./health.ts";
 import type { Logger } from "./log.ts";
@@ -83,6 +84,20 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     });
   }
 
+  const channels = new ChannelSupervisor(
+    adapters,
+    (name) => ({
+      config: loaded.config,
+      paths: loaded.paths,
+      db: core.db,
+      log: log.child({ component: name }),
+      telemetry: core.telemetry,
+      submit: (items, commit) => core.dispatcher.submit(name, items, commit),
+      ingest: (message, options) => core.gateway.ingest(message, options),
+      stopConversation: (key) => void core.queue.stop(key),
+    }),
+    log.child({ component: "channels" }),
+  );
   const sockets: string[] = [];
   let server: HttpServer | undefined;
   let control: UnixSocketListener<unknown> | undefined;
@@ -90,7 +105,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await server?.stop();
     control?.stop(true);
     for (const socket of sockets) rmSync(socket, { force: true });
-    await Promise.all([...adapters.values()].map((a) => a.stop().catch(() => {})));
+    await channels.stopAll();
     await core.close();
   };
 
@@ -100,7 +115,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         version: VERSION,
         now: new Date(),
         loaded,
-        channels: new Map([...missing, ...[...adapters].map(([name, a]) => [name, a.state()] as const)]),
+        channels: new Map([...missing, ...[...adapters.keys()].map((name) => [name, channels.state(name)!] as const)]),
         databaseReady: true,
         restartRequired: currentMtime(loaded.paths.config) !== loaded.fileMtimeMs,
       });
@@ -114,6 +129,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           config: loaded.config,
           submit: (channel, items) => core.dispatcher.submit(channel, items),
           log: log.child({ component: "webhook" }),
+          slackBotInThread: (channel, threadTs) => core.outbox.hasRepliedInThread("slack", channel, threadTs),
         }),
       ],
     });
@@ -126,16 +142,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     })) as UnixSocketListener<unknown>;
     sockets.push(loaded.paths.controlSocket);
 
-    for (const [name, adapter] of adapters) {
-      await adapter.start({
-        config: loaded.config,
-        db: core.db,
-        log: log.child({ component: name }),
-        telemetry: core.telemetry,
-        submit: (items, commit) => core.dispatcher.submit(name, items, commit),
-        ingest: (message, options) => core.gateway.ingest(message, options),
-      });
-    }
+    await channels.startAll();
     await core.recover();
     log.info("fermix listening", { url: server.url.href, version: VERSION, home: loaded.paths.home });
 

@@ -85,4 +85,12 @@ export const MIGRATIONS: readonly Migration[] = [
     CREATE INDEX messages_window ON messages (conversation, window, compacted, id);
     `,
   },
+  {
+    version: 4,
+    name: "outbox threads",
+    sql: `
+    -- "Is the bot in this thread?" (Slack): answered from the replies it has sent there.
+    CREATE INDEX outbox_threads ON outbox (channel, chat_id, thread_id) WHERE thread_id IS NOT NULL;
+    `,
+  },
 ];

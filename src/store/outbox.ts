@@ -59,6 +59,7 @@ export class Outbox {
   private readonly resumableStmt: Statement;
   private readonly orphanStmt: Statement;
   private readonly nextPartStmt: Statement;
+  private readonly threadStmt: Statement;
 
   constructor(
     private readonly db: Database,
@@ -74,6 +75,7 @@ export class Outbox {
     this.resumableStmt = db.query("SELECT * FROM outbox WHERE state = 'pending' ORDER BY id");
     this.orphanStmt = db.query("UPDATE outbox SET state = 'unknown', updated_at = ?1 WHERE state = 'sending'");
     this.nextPartStmt = db.query("SELECT COALESCE(MAX(part) + 1, 0) AS next FROM outbox WHERE reply_key = ?1");
+    this.threadStmt = db.query("SELECT 1 AS found FROM outbox WHERE channel = ?1 AND chat_id = ?2 AND thread_id = ?3 LIMIT 1");
   }
 
   /**
@@ -91,6 +93,11 @@ export class Outbox {
       );
     })();
     return this.parts(replyKey).filter((p) => p.part >= start && p.part < start + payloads.length);
+  }
+
+  /** Whether Fermix has replied in this thread: the thread is one it takes part in. */
+  hasRepliedInThread(channel: GatewayChannel, chatId: string, threadId: string): boolean {
+    return this.threadStmt.get(channel, chatId, threadId) !== null;
   }
 
   parts(replyKey: string): OutboxPart[] {

@@ -37,7 +37,7 @@ describe("fermix binary", () => {
 });
 
 test("subcommands a later release fills in say so and exit non-zero", async () => {
-  for (const name of ["acp", "setup"]) {
+  for (const name of ["setup"]) {
     const r = await runFermix([name], home.env);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain(`\`fermix ${name}\` is not available yet`);

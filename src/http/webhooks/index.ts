@@ -21,6 +21,8 @@ export interface WebhookDeps {
   submit(channel: GatewayChannel, items: Submission[]): Promise<unknown>;
   log: Logger;
   nowSeconds?: () => number;
+  /** Whether the bot takes part in a Slack thread; a reply in any other thread is not for it. */
+  slackBotInThread?: (channel: string, threadTs: string) => boolean;
 }
 
 export function webhookRoutes(deps: WebhookDeps) {
@@ -96,7 +98,7 @@ export function webhookRoutes(deps: WebhookDeps) {
         });
         if (!verdict.ok) return refuse("slack", verdict.reason);
         if (!isJsonContent(request)) return refuse("slack", "unsupported_transport");
-        const parsed = parseSlackBody(body);
+        const parsed = parseSlackBody(body, deps.slackBotInThread ? { botInThread: deps.slackBotInThread } : {});
         switch (parsed.kind) {
           case "invalid":
             return refuse("slack", "invalid_webhook_payload");

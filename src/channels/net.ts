@@ -1,0 +1,120 @@
+/**
+ * What the HTTP-speaking channel clients share: honouring a platform's 429
+ * with a capped wait, reading a download without letting it outgrow its cap,
+ * and keeping credentials out of error text.
+ */
+
+export const MB = 1024 * 1024;
+
+/** A size for people: "5 MB", "12.5 MB". */
+export function formatMb(bytes: number): string {
+  return `${Math.round((bytes / MB) * 10) / 10} MB`;
+}
+
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+/** Resolve after `ms`, or reject early when `signal` aborts. */
+export const sleep: Sleep = (ms, signal) =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+
+/** A Retry-After header (delay seconds or an HTTP date) in milliseconds; undefined when absent or unreadable. */
+export function retryAfterMs(header: string | null | undefined, now = Date.now()): number | undefined {
+  if (!header) return undefined;
+  const trimmed = header.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/**
+ * One client's rate-limit pause, shared by all its calls: after a 429 every
+ * call waits out the platform's Retry-After, not only the one that was
+ * refused, so a burst of parts does not hammer a limited endpoint.
+ */
+export class RateGate {
+  private until = 0;
+
+  constructor(
+    private readonly sleepFn: Sleep = sleep,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Hold every call for `ms` from now (extends, never shortens, a pause already running). */
+  pause(ms: number): void {
+    this.until = Math.max(this.until, this.now() + ms);
+  }
+
+  /** Wait until the pause, if any, is over. */
+  async wait(signal?: AbortSignal): Promise<void> {
+    const left = this.until - this.now();
+    if (left > 0) await this.sleepFn(left, signal);
+  }
+}
+
+/** An attachment larger than the channel accepts; never downloaded past the cap. */
+export class MediaTooLarge extends Error {
+  override name = "MediaTooLarge";
+  constructor(
+    readonly size: number,
+    readonly cap: number,
+  ) {
+    super(`the file is ${formatMb(size)}, over the ${formatMb(cap)} limit`);
+  }
+}
+
+/** The body of a download, refused as soon as it is known to exceed `cap` (declared length first, then as it streams). */
+export async function readCapped(response: Response, cap: number): Promise<Uint8Array> {
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > cap) {
+    await response.body?.cancel();
+    throw new MediaTooLarge(declared, cap);
+  }
+  if (!response.body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > cap) {
+      await reader.cancel();
+      throw new MediaTooLarge(total, cap);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** `text` with every credential replaced, for error messages that may travel to logs and the outbox. */
+export function scrub(text: string, secrets: ReadonlyArray<string | undefined>): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret && secret.length >= 4) out = out.split(secret).join("[redacted]");
+  }
+  // Belt and braces: a bearer credential echoed back by a proxy is never shown either.
+  return out.replace(/(Bearer\s+)[^\s"',]+/gi, "$1[redacted]");
+}
+
+/** Whether a string is exactly one emoji (flags, ZWJ sequences and skin tones included). */
+export function isSingleEmoji(text: string): boolean {
+  const graphemes = [...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text)];
+  return graphemes.length === 1 && /\p{Extended_Pictographic}|\p{Regional_Indicator}/u.test(text);
+}

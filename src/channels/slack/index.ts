@@ -1,0 +1,63 @@
+/**
+ * The Slack channel adapter. Inbound arrives through the daemon's
+ * POST /webhook/slack route (verify.ts, inbound.ts), so there is nothing to
+ * start: the adapter is "running" while the daemon serves that route. It
+ * builds reply ports on the Web API and downloads inbound files.
+ */
+import type { Config } from "../../config/schema.ts";
+import type { ChannelRuntimeState } from "../../core/health.ts";
+import type { Logger } from "../../core/log.ts";
+import type { Telemetry } from "../../core/telemetry.ts";
+import type { FetchedMedia, InboundMedia, ReplyTarget } from "../../gateway/message.ts";
+import { MB } from "../net.ts";
+import type { AdapterContext, ChannelAdapter } from "../types.ts";
+import { SlackApi, type SlackApiOptions } from "./api.ts";
+import { SLACK_CAPABILITIES, slackReplyPort } from "./outbound.ts";
+
+/** The seed's inbound media cap for Slack. */
+export const SLACK_INBOUND_CAP = 100 * MB;
+
+/** Test seams: everything else comes from config. */
+export type SlackAdapterOptions = Partial<Omit<SlackApiOptions, "token" | "apiUrl" | "log">> & { log?: Logger };
+
+/** Build the Slack adapter from `[fermix_channels.slack]`. */
+export function slackAdapter(config: Config, options: SlackAdapterOptions = {}): ChannelAdapter {
+  const section = config.fermix_channels.slack;
+  const token = section.bot_token ?? "";
+  let log: Logger | undefined = options.log;
+  let telemetry: Telemetry | undefined;
+  let phase: "idle" | "running" | "stopped" = "idle";
+  const api = new SlackApi({ ...options, token, apiUrl: section.api_url, log: () => log });
+
+  return {
+    name: "slack",
+    capabilities: SLACK_CAPABILITIES,
+    inboundMediaCap: SLACK_INBOUND_CAP,
+    async start(context: AdapterContext) {
+      log = context.log;
+      telemetry = context.telemetry;
+      // The daemon registers config secrets already; this keeps a token that came another way out of logs too.
+      context.log.redactor.add(token);
+      phase = "running";
+    },
+    async stop() {
+      phase = "stopped";
+    },
+    state(): ChannelRuntimeState {
+      if (phase === "running") return { status: "ready", process_alive: true };
+      return { status: phase === "idle" ? "starting" : "failed", process_alive: false, detail: phase === "idle" ? "not started" : "stopped" };
+    },
+    replyPort: (target: ReplyTarget) =>
+      slackReplyPort(api, target, (media, size) => {
+        log?.warn("file over the media cap not sent; the user was told", { kind: media.kind, bytes: size });
+        telemetry?.emit("channel.media_send_error", { measurements: { count: 1 }, metadata: { channel: "slack", kind: media.kind, reason: "over_cap" } });
+      }),
+    async fetchMedia(media: InboundMedia, signal?: AbortSignal): Promise<FetchedMedia> {
+      // The gateway checked the declared size; the download is capped again in case Slack's figure was wrong.
+      const { bytes, mime } = await api.download(media.ref, SLACK_INBOUND_CAP, signal);
+      const fetched: FetchedMedia = { bytes, mime: media.mime ?? mime };
+      if (media.filename) fetched.filename = media.filename;
+      return fetched;
+    },
+  };
+}

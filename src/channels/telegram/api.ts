@@ -1,0 +1,142 @@
+/**
+ * The Telegram Bot API client: grammY's `Api`, pointed at `api_root`, plus
+ * the two things grammY leaves to us — downloading a file by its path, and
+ * turning its errors into messages that never carry the bot token (grammY's
+ * request URLs embed it: `${apiRoot}/bot<token>/<method>`).
+ */
+import { Api, GrammyError, HttpError } from "grammy";
+
+/** Long uploads (50 MB documents) need more than a minute; long polls pass their own shorter signal. */
+const CLIENT_TIMEOUT_SECONDS = 300;
+const REDACTED = "[redacted]";
+
+/** Which bot, and where its Bot API lives. */
+export interface TelegramClientOptions {
+  token: string;
+  /** `https://api.telegram.org`, a self-hosted Bot API server, or a test fake; no trailing slash. */
+  apiRoot: string;
+  fetch?: typeof fetch;
+}
+
+/** A grammY Api bound to one bot and one API root. */
+export function createTelegramApi(options: TelegramClientOptions): Api {
+  return new Api(options.token, {
+    apiRoot: options.apiRoot,
+    timeoutSeconds: CLIENT_TIMEOUT_SECONDS,
+    // Never let grammY append the underlying fetch error (it may name the URL) to its messages.
+    sensitiveLogs: false,
+    ...(options.fetch ? { fetch: options.fetch as never } : {}),
+  });
+}
+
+/** grammY's Node typings name the abort-controller polyfill's AbortSignal; at run time it takes the standard one. */
+export type GrammySignal = NonNullable<Parameters<Api["getFile"]>[1]>;
+
+/** A standard AbortSignal, typed the way grammY's declarations want it. */
+export function grammySignal(signal: AbortSignal): GrammySignal;
+export function grammySignal(signal: AbortSignal | undefined): GrammySignal | undefined;
+export function grammySignal(signal: AbortSignal | undefined): GrammySignal | undefined {
+  return signal as unknown as GrammySignal | undefined;
+}
+
+/** The bot's numeric id: the token's public prefix, safe to log and to key state by. */
+export function botIdOf(token: string): string {
+  const prefix = token.split(":")[0] ?? "";
+  return /^\d+$/.test(prefix) ? prefix : "unknown";
+}
+
+/** `text` with every occurrence of the token (and of `bot<token>`) replaced. */
+export function scrubToken(text: string, token: string): string {
+  if (!token) return text;
+  return text.split(token).join(REDACTED);
+}
+
+/** What kind of failure an API call ended in; decides retry and health. */
+export type FailureKind = "unauthorized" | "conflict" | "rate_limited" | "formatting" | "server" | "network" | "rejected";
+
+/** Classify a thrown grammY (or fetch) error. */
+export function classify(error: unknown): FailureKind {
+  if (error instanceof GrammyError) {
+    if (error.error_code === 401) return "unauthorized";
+    if (error.error_code === 409) return "conflict";
+    if (error.error_code === 429) return "rate_limited";
+    if (error.error_code >= 500) return "server";
+    if (error.error_code === 400 && /can't parse entities|can't find end of|unsupported start tag|expected end tag/i.test(error.description)) {
+      return "formatting";
+    }
+    return "rejected";
+  }
+  // HttpError: the request failed (refused, reset, timed out, a non-JSON 5xx page).
+  return "network";
+}
+
+/** Seconds Telegram asked us to wait, from a 429. */
+export function retryAfterSeconds(error: unknown): number | undefined {
+  if (!(error instanceof GrammyError)) return undefined;
+  const seconds = error.parameters.retry_after;
+  return typeof seconds === "number" && seconds >= 0 ? seconds : undefined;
+}
+
+/**
+ * A one-line description of a failure, token-free: the API's code and
+ * description, or the network error's name and message (which for Bun's
+ * fetch can include the request URL — hence the scrub).
+ */
+export function describeError(error: unknown, token: string): string {
+  let text: string;
+  if (error instanceof GrammyError) text = `${error.method}: ${error.error_code} ${error.description}`;
+  else if (error instanceof HttpError) {
+    const cause = error.error instanceof Error ? `${error.error.name}: ${error.error.message}` : String(error.error);
+    text = `${error.message} (${cause})`;
+  } else if (error instanceof Error) text = `${error.name}: ${error.message}`;
+  else text = String(error);
+  return scrubToken(text, token);
+}
+
+/** A Bot API call failed; the message names the method and Telegram's reason, never the token. */
+export class TelegramApiError extends Error {
+  override name = "TelegramApiError";
+  constructor(
+    message: string,
+    readonly kind: FailureKind,
+    readonly code?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Wrap any failure as a token-free TelegramApiError. */
+export function toApiError(error: unknown, token: string): TelegramApiError {
+  if (error instanceof TelegramApiError) return error;
+  const code = error instanceof GrammyError ? error.error_code : undefined;
+  return new TelegramApiError(`telegram ${describeError(error, token)}`, classify(error), code);
+}
+
+/** Download a file `getFile` described: `${apiRoot}/file/bot<token>/<file_path>`. */
+export async function downloadFile(
+  options: TelegramClientOptions & { filePath: string; maxBytes: number; signal?: AbortSignal },
+): Promise<{ bytes: Uint8Array; contentType?: string }> {
+  const path = options.filePath.split("/").map(encodeURIComponent).join("/");
+  const url = `${options.apiRoot}/file/bot${options.token}/${path}`;
+  let response: Response;
+  try {
+    response = await (options.fetch ?? fetch)(url, options.signal ? { signal: options.signal } : {});
+  } catch (error) {
+    throw new TelegramApiError(`telegram file download failed: ${describeError(error, options.token)}`, "network");
+  }
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw new TelegramApiError(`telegram file download failed: HTTP ${response.status}`, response.status >= 500 ? "server" : "rejected", response.status);
+  }
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (declared > options.maxBytes) {
+    await response.body?.cancel();
+    throw new TelegramApiError(`telegram file is ${declared} bytes, over the ${options.maxBytes}-byte download cap`, "rejected");
+  }
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  if (bytes.byteLength > options.maxBytes) {
+    throw new TelegramApiError(`telegram file is ${bytes.byteLength} bytes, over the ${options.maxBytes}-byte download cap`, "rejected");
+  }
+  const contentType = response.headers.get("content-type")?.split(";")[0]?.trim();
+  return contentType ? { bytes, contentType } : { bytes };
+}

@@ -1,0 +1,122 @@
+/**
+ * The Telegram channel adapter: long polling only (no webhook transport).
+ * Received messages go to the gateway through the durable inbox together
+ * with the new poll offset; replies go through a grammY-backed reply port.
+ */
+import type { Api } from "grammy";
+import type { Config } from "../../config/schema.ts";
+import type { ChannelRuntimeState } from "../../core/health.ts";
+import { Logger, Redactor } from "../../core/log.ts";
+import type { FetchedMedia, InboundMedia, ReplyPort, ReplyTarget } from "../../gateway/message.ts";
+import type { AdapterContext, ChannelAdapter } from "../types.ts";
+import { botIdOf, createTelegramApi, downloadFile, grammySignal, TelegramApiError, toApiError } from "./api.ts";
+import { toInboundBatch } from "./inbound.ts";
+import { TELEGRAM_CAPABILITIES, telegramReplyPort } from "./outbound.ts";
+import { OffsetStore, Poller, type PollerOptions } from "./poller.ts";
+
+/** Bots may download files up to 20 MB (getFile's limit). */
+export const TELEGRAM_INBOUND_CAP = 20 * 1024 * 1024;
+
+/** Knobs tests turn; production uses the defaults. */
+export interface TelegramAdapterOptions {
+  fetch?: typeof fetch;
+  timeoutSeconds?: number;
+  backoff?: PollerOptions["backoff"];
+  maxRetryWaitMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Until start() hands us the daemon's logger, log nowhere (ports may be built before start). */
+const silent = new Logger({ write: () => {} }, "error", new Redactor());
+
+/** The adapter: a poller feeding the inbox, reply ports, and the media fetcher. */
+export class TelegramAdapter implements ChannelAdapter {
+  readonly name = "telegram" as const;
+  readonly capabilities = TELEGRAM_CAPABILITIES;
+  readonly inboundMediaCap = TELEGRAM_INBOUND_CAP;
+  private readonly token: string;
+  private readonly apiRoot: string;
+  private readonly api: Api;
+  private log: Logger = silent;
+  private poller: Poller | undefined;
+
+  constructor(
+    config: Config,
+    private readonly options: TelegramAdapterOptions = {},
+  ) {
+    const section = config.fermix_channels.telegram;
+    if (!section.bot_token) throw new Error("telegram: no bot_token configured");
+    this.token = section.bot_token;
+    this.apiRoot = section.api_root;
+    this.api = createTelegramApi({ token: this.token, apiRoot: this.apiRoot, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  }
+
+  async start(context: AdapterContext): Promise<void> {
+    if (this.poller) return;
+    // Belt and braces: whatever reaches the log, the logger itself also blanks the token.
+    context.log.redactor.add(this.token);
+    this.log = context.log;
+    const offsets = new OffsetStore(context.db, botIdOf(this.token));
+    this.poller = new Poller({
+      api: this.api,
+      token: this.token,
+      offsets,
+      log: context.log,
+      ...(this.options.timeoutSeconds !== undefined ? { timeoutSeconds: this.options.timeoutSeconds } : {}),
+      ...(this.options.backoff ? { backoff: this.options.backoff } : {}),
+      deliver: async (updates, offset) => {
+        await context.submit(toInboundBatch(updates, Date.now()), () => offsets.save(offset));
+      },
+    });
+    // The loop runs in the background; start() returns at once so the daemon is not held by Telegram.
+    this.poller.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.poller?.stop();
+  }
+
+  state(): ChannelRuntimeState {
+    return this.poller?.state() ?? { status: "starting", process_alive: false, detail: "not started" };
+  }
+
+  replyPort(target: ReplyTarget): ReplyPort {
+    return telegramReplyPort(target, {
+      api: this.api,
+      token: this.token,
+      log: this.log,
+      ...(this.options.maxRetryWaitMs !== undefined ? { maxRetryWaitMs: this.options.maxRetryWaitMs } : {}),
+      ...(this.options.sleep ? { sleep: this.options.sleep } : {}),
+    });
+  }
+
+  /** getFile for the path, then the download from `${api_root}/file/bot<token>/<path>`. */
+  async fetchMedia(media: InboundMedia, signal?: AbortSignal): Promise<FetchedMedia> {
+    if (media.declaredSize !== undefined && media.declaredSize > this.inboundMediaCap) {
+      throw new TelegramApiError(`telegram attachment is ${media.declaredSize} bytes, over the ${this.inboundMediaCap}-byte cap`, "rejected");
+    }
+    let filePath: string | undefined;
+    try {
+      filePath = (await this.api.getFile(media.ref, grammySignal(signal))).file_path;
+    } catch (error) {
+      throw toApiError(error, this.token);
+    }
+    if (!filePath) throw new TelegramApiError("telegram getFile returned no file_path (the file may be too big to download)", "rejected");
+    const { bytes, contentType } = await downloadFile({
+      token: this.token,
+      apiRoot: this.apiRoot,
+      filePath,
+      maxBytes: this.inboundMediaCap,
+      ...(signal ? { signal } : {}),
+      ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+    });
+    const fetched: FetchedMedia = { bytes, mime: media.mime ?? contentType ?? "application/octet-stream" };
+    if (media.filename) fetched.filename = media.filename;
+    return fetched;
+  }
+}
+
+/** The registry's factory: an adapter for the configured bot. */
+export function telegramAdapter(config: Config): ChannelAdapter {
+  return new TelegramAdapter(config);
+}

@@ -1,0 +1,252 @@
+/**
+ * The supervised getUpdates loop. Each batch is handed on together with its
+ * new offset, which the caller commits in the same SQLite transaction as the
+ * inbox write; only then is the next batch asked for. Telegram forgets an
+ * update only when a later getUpdates carries a higher offset, so a crash
+ * anywhere in between redelivers rather than loses, and the idempotency keys
+ * drop the repeat.
+ *
+ * Failures never end the loop except a rejected token: network errors and
+ * 5xx reconnect with exponential backoff, a 409 (another poller on this bot)
+ * is reported as degraded and retried, a 429 waits what Telegram asks.
+ */
+import type { Database } from "bun:sqlite";
+import type { Api } from "grammy";
+import type { Update } from "grammy/types";
+import type { ChannelRuntimeState } from "../../core/health.ts";
+import type { Logger } from "../../core/log.ts";
+import { HandoffUnavailable } from "../types.ts";
+import { classify, describeError, grammySignal, retryAfterSeconds } from "./api.ts";
+import { ALLOWED_UPDATES, nextOffset } from "./inbound.ts";
+
+/** The persisted poll offset, per bot (update ids of two bots are unrelated), in the `settings` table. */
+export class OffsetStore {
+  private readonly key: string;
+
+  constructor(
+    private readonly db: Database,
+    botId: string,
+  ) {
+    this.key = `telegram.offset.${botId}`;
+  }
+
+  /** The offset to resume from, or undefined on a first run. */
+  load(): number | undefined {
+    const row = this.db.query("SELECT value FROM settings WHERE key = ?1").get(this.key) as { value: string } | null;
+    const offset = row ? Number(row.value) : Number.NaN;
+    return Number.isSafeInteger(offset) ? offset : undefined;
+  }
+
+  /** Put back an earlier offset (none: forget it), after a hand-off that failed past its commit. */
+  restore(offset: number | undefined): void {
+    if (offset !== undefined) return this.save(offset);
+    this.db.query("DELETE FROM settings WHERE key = ?1").run(this.key);
+  }
+
+  /** Store the offset; runs inside the caller's transaction when there is one. */
+  save(offset: number): void {
+    this.db
+      .query(
+        "INSERT INTO settings (key, value, updated_at) VALUES (?1, ?2, ?3) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+      )
+      .run(this.key, String(offset), Date.now());
+  }
+}
+
+/** What the loop needs: the API, the offset store, and where batches go. */
+export interface PollerOptions {
+  api: Pick<Api, "getUpdates" | "deleteWebhook">;
+  /** Only to scrub it out of error text. */
+  token: string;
+  offsets: OffsetStore;
+  /**
+   * Hand a batch on; must commit `offset` (via `offsets.save`) in the same
+   * transaction as the messages, and resolve only once both are durable.
+   */
+  deliver(updates: Update[], offset: number): Promise<void>;
+  log: Logger;
+  /** Long-poll timeout, seconds (Telegram's upper bound is 50). */
+  timeoutSeconds?: number;
+  backoff?: { initialMs: number; maxMs: number };
+  /** The longest 429 wait honoured before retrying anyway. */
+  maxRetryAfterMs?: number;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+/** The hand-off failed; wraps the cause so the loop can say so. */
+class DeliveryFailed extends Error {
+  constructor(override readonly cause: unknown) {
+    super("delivery failed");
+  }
+}
+
+const DEFAULT_BACKOFF = { initialMs: 1000, maxMs: 60_000 };
+const MAX_RETRY_AFTER_MS = 300_000;
+/** Margin over the poll timeout before a silent connection is given up. */
+const POLL_GRACE_MS = 30_000;
+
+/** Sleep that ends early (resolving) when `signal` aborts. */
+export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+/** One bot's getUpdates loop, with the health it reports. */
+export class Poller {
+  private status: ChannelRuntimeState = { status: "starting", process_alive: false };
+  private controller: AbortController | undefined;
+  private loop: Promise<void> | undefined;
+  private offset: number | undefined;
+  private failures = 0;
+
+  constructor(private readonly options: PollerOptions) {}
+
+  /** What health reports: starting until the first successful poll, a failure until it recovers. */
+  state(): ChannelRuntimeState {
+    return { ...this.status };
+  }
+
+  /** Start the loop (idempotent). */
+  start(): void {
+    if (this.loop) return;
+    this.controller = new AbortController();
+    this.offset = this.options.offsets.load();
+    this.status = { status: "starting", process_alive: true };
+    const signal = this.controller.signal;
+    this.loop = this.supervise(signal).finally(() => {
+      this.status = { ...this.status, process_alive: false };
+    });
+  }
+
+  /** Abort the poll in flight and wait for the loop to end. */
+  async stop(): Promise<void> {
+    this.controller?.abort();
+    await this.loop;
+    if (this.status.status !== "failed") this.status = { status: "failed", process_alive: false, detail: "stopped" };
+  }
+
+  /** Restart the loop with backoff if it ever throws (a bug, not a Telegram error): the crash shows until it recovers. */
+  private async supervise(signal: AbortSignal): Promise<void> {
+    const sleep = this.options.sleep ?? abortableSleep;
+    while (!signal.aborted) {
+      try {
+        return await this.run(signal);
+      } catch (error) {
+        if (signal.aborted) return;
+        this.failures++;
+        const wait = this.backoffMs();
+        this.degraded(`poller crashed: ${describeError(error, this.options.token)}; restarting`, wait, "telegram poller crashed; restarting");
+        await sleep(wait, signal);
+      }
+    }
+  }
+
+  private async run(signal: AbortSignal): Promise<void> {
+    const { api, log } = this.options;
+    const sleep = this.options.sleep ?? abortableSleep;
+    let webhookCleared = false;
+    log.info("telegram polling started", { offset: this.offset ?? "none" });
+    while (!signal.aborted) {
+      try {
+        // Long polling and a webhook exclude each other; Fermix offers no webhook, so clear any left over.
+        if (!webhookCleared) {
+          await api.deleteWebhook({}, grammySignal(signal));
+          webhookCleared = true;
+        }
+        await this.pollOnce(signal);
+      } catch (error) {
+        if (signal.aborted) break;
+        const wait = this.onFailure(error);
+        if (wait === null) return;
+        await sleep(wait, signal);
+      }
+    }
+  }
+
+  private async pollOnce(signal: AbortSignal): Promise<void> {
+    // A short poll while not yet healthy: health turns ready (or shows the fault) without waiting out a long poll.
+    const timeout = this.status.status === "ready" ? (this.options.timeoutSeconds ?? 25) : 0;
+    const params: { timeout: number; limit: number; allowed_updates: Array<(typeof ALLOWED_UPDATES)[number]>; offset?: number } = {
+      timeout,
+      limit: 100,
+      allowed_updates: [...ALLOWED_UPDATES],
+    };
+    if (this.offset !== undefined) params.offset = this.offset;
+    const updates = await this.options.api.getUpdates(params, grammySignal(AbortSignal.any([signal, AbortSignal.timeout(timeout * 1000 + POLL_GRACE_MS)])));
+    this.recovered();
+    if (updates.length === 0) return;
+    const next = nextOffset(updates, this.offset ?? 0);
+    try {
+      await this.options.deliver(updates, next);
+    } catch (error) {
+      // The hand-off may have committed the offset before failing (capacity): put the old one back,
+      // so a restart asks Telegram for these updates again, as the next poll will.
+      this.options.offsets.restore(this.offset);
+      throw new DeliveryFailed(error);
+    }
+    this.offset = next;
+  }
+
+  private recovered(): void {
+    if (this.status.status !== "ready") {
+      const was = this.status.detail;
+      this.options.log.info(was ? "telegram polling recovered" : "telegram polling ready", was ? { after: was } : {});
+    }
+    this.failures = 0;
+    this.status = { status: "ready", process_alive: true };
+  }
+
+  /** Record a failure in state and the log; the wait before retrying, or null to stop for good. */
+  private onFailure(error: unknown): number | null {
+    const { log, token } = this.options;
+    this.failures++;
+    const exponential = this.backoffMs();
+    if (error instanceof DeliveryFailed) {
+      const capacity = error.cause instanceof HandoffUnavailable;
+      const detail = capacity ? "daemon at capacity: updates will be fetched again" : `hand-off failed: ${describeError(error.cause, token)}`;
+      return this.degraded(detail, exponential, "telegram updates not handed off; polling them again");
+    }
+    const kind = classify(error);
+    const reason = describeError(error, token);
+    const code = (error as { error_code?: unknown }).error_code;
+    if (kind === "unauthorized" || code === 404) {
+      // A rejected token does not heal by retrying; it needs a config change and a restart.
+      this.status = { status: "failed", process_alive: false, detail: `bot token rejected by Telegram (${reason}); fix bot_token and restart` };
+      log.error("telegram polling stopped: the bot token was rejected", { error: reason });
+      return null;
+    }
+    if (kind === "conflict") {
+      const detail = /webhook/i.test(reason)
+        ? "conflict (409): a webhook was set on this bot token elsewhere; retrying"
+        : "conflict (409): another getUpdates poller is using this bot token; retrying";
+      return this.degraded(detail, exponential, "telegram polling conflict: is another instance running with this bot token?");
+    }
+    if (kind === "rate_limited") {
+      const seconds = retryAfterSeconds(error) ?? 1;
+      // Telegram means it: polling again sooner only earns another 429.
+      const wait = Math.min(seconds * 1000, this.options.maxRetryAfterMs ?? MAX_RETRY_AFTER_MS);
+      return this.degraded(`rate limited (429): retrying after ${seconds} s`, wait, "telegram polling rate limited");
+    }
+    return this.degraded(`polling failed: ${reason}; reconnecting`, exponential, "telegram polling failed; reconnecting");
+  }
+
+  /** Exponential backoff for the current run of failures, capped. */
+  private backoffMs(): number {
+    const { initialMs, maxMs } = this.options.backoff ?? DEFAULT_BACKOFF;
+    return Math.min(maxMs, initialMs * 2 ** Math.min(this.failures - 1, 30));
+  }
+
+  private degraded(detail: string, waitMs: number, message: string): number {
+    this.status = { status: "degraded", process_alive: true, detail };
+    this.options.log.warn(message, { detail, attempt: this.failures, retry_in_ms: waitMs });
+    return waitMs;
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The WhatsApp channel adapter. Inbound arrives through the daemon's
+ * GET/POST /webhook/whatsapp routes (verify.ts, inbound.ts), so there is
+ * nothing to start: the adapter is "running" while the daemon serves them.
+ * It builds reply ports on the Cloud API and downloads inbound media
+ * (media id → URL → bytes).
+ */
+import type { Config } from "../../config/schema.ts";
+import type { ChannelRuntimeState } from "../../core/health.ts";
+import type { Logger } from "../../core/log.ts";
+import type { Telemetry } from "../../core/telemetry.ts";
+import type { FetchedMedia, InboundMedia, ReplyTarget } from "../../gateway/message.ts";
+import { MB, MediaTooLarge } from "../net.ts";
+import type { AdapterContext, ChannelAdapter } from "../types.ts";
+import { WhatsAppApi, type WhatsAppApiOptions } from "./api.ts";
+import { WHATSAPP_CAPABILITIES, whatsAppReplyPort } from "./outbound.ts";
+
+/** The seed's inbound media cap for WhatsApp. */
+export const WHATSAPP_INBOUND_CAP = 25 * MB;
+
+/** Test seams: everything else comes from config. */
+export type WhatsAppAdapterOptions = Partial<Omit<WhatsAppApiOptions, "accessToken" | "phoneNumberId" | "graphApiBase" | "log">> & {
+  log?: Logger;
+};
+
+/** Build the WhatsApp adapter from `[fermix_channels.whatsapp]`. */
+export function whatsAppAdapter(config: Config, options: WhatsAppAdapterOptions = {}): ChannelAdapter {
+  const section = config.fermix_channels.whatsapp;
+  const accessToken = section.access_token ?? "";
+  let log: Logger | undefined = options.log;
+  let telemetry: Telemetry | undefined;
+  let phase: "idle" | "running" | "stopped" = "idle";
+  const api = new WhatsAppApi({
+    ...options,
+    accessToken,
+    phoneNumberId: section.phone_number_id ?? "",
+    graphApiBase: section.graph_api_base,
+    log: () => log,
+  });
+
+  return {
+    name: "whatsapp",
+    capabilities: WHATSAPP_CAPABILITIES,
+    inboundMediaCap: WHATSAPP_INBOUND_CAP,
+    async start(context: AdapterContext) {
+      log = context.log;
+      telemetry = context.telemetry;
+      context.log.redactor.add(accessToken, section.app_secret, section.verify_token);
+      phase = "running";
+    },
+    async stop() {
+      phase = "stopped";
+    },
+    state(): ChannelRuntimeState {
+      if (phase === "running") return { status: "ready", process_alive: true };
+      return { status: phase === "idle" ? "starting" : "failed", process_alive: false, detail: phase === "idle" ? "not started" : "stopped" };
+    },
+    replyPort: (target: ReplyTarget) =>
+      whatsAppReplyPort(api, target, (media, size) => {
+        log?.warn("file over the media cap not sent; the user was told", { kind: media.kind, bytes: size });
+        telemetry?.emit("channel.media_send_error", { measurements: { count: 1 }, metadata: { channel: "whatsapp", kind: media.kind, reason: "over_cap" } });
+      }),
+    async fetchMedia(media: InboundMedia, signal?: AbortSignal): Promise<FetchedMedia> {
+      // Webhooks carry no size; GET /{media-id} does, so the cap is checked before the bytes are asked for.
+      const info = await api.mediaInfo(media.ref, signal);
+      if (info.size !== undefined && info.size > WHATSAPP_INBOUND_CAP) throw new MediaTooLarge(info.size, WHATSAPP_INBOUND_CAP);
+      const { bytes, mime } = await api.download(info.url, WHATSAPP_INBOUND_CAP, signal);
+      const fetched: FetchedMedia = { bytes, mime: media.mime ?? info.mime ?? mime };
+      if (media.filename) fetched.filename = media.filename;
+      return fetched;
+    },
+  };
+}

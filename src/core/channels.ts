@@ -1,0 +1,60 @@
+/**
+ * Starts the channel adapters and keeps them up: an adapter whose start
+ * fails is retried with backoff, and until it recovers the failure is what
+ * health reports for it. One broken channel never stops the daemon.
+ */
+import type { AdapterContext, ChannelAdapter } from "../channels/types.ts";
+import type { ChannelName } from "../config/schema.ts";
+import type { ChannelRuntimeState } from "./health.ts";
+import type { Logger } from "./log.ts";
+
+const FIRST_RETRY_MS = 1000;
+const MAX_RETRY_MS = 60_000;
+
+export class ChannelSupervisor {
+  private readonly failures = new Map<ChannelName, string>();
+  private readonly timers = new Map<ChannelName, ReturnType<typeof setTimeout>>();
+  private stopped = false;
+
+  constructor(
+    private readonly adapters: ReadonlyMap<ChannelName, ChannelAdapter>,
+    private readonly context: (name: ChannelName) => AdapterContext,
+    private readonly log: Logger,
+  ) {}
+
+  /** Start every adapter; failures are retried in the background. */
+  async startAll(): Promise<void> {
+    await Promise.all([...this.adapters.keys()].map((name) => this.start(name, FIRST_RETRY_MS)));
+  }
+
+  /** What health shows: a failing start overrides what the adapter says of itself. */
+  state(name: ChannelName): ChannelRuntimeState | undefined {
+    const failure = this.failures.get(name);
+    if (failure) return { status: "failed", process_alive: false, detail: failure };
+    return this.adapters.get(name)?.state();
+  }
+
+  async stopAll(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    await Promise.all([...this.adapters.values()].map((a) => a.stop().catch(() => {})));
+  }
+
+  private async start(name: ChannelName, retryMs: number): Promise<void> {
+    const adapter = this.adapters.get(name)!;
+    try {
+      await adapter.start(this.context(name));
+      if (this.failures.delete(name)) this.log.info("channel recovered", { channel: name });
+    } catch (error) {
+      const detail = `start failed: ${error instanceof Error ? error.message : String(error)}`;
+      this.failures.set(name, detail);
+      this.log.error("channel failed to start; retrying", { channel: name, error: detail, retry_ms: retryMs });
+      await adapter.stop().catch(() => {});
+      if (this.stopped) return;
+      this.timers.set(
+        name,
+        setTimeout(() => void this.start(name, Math.min(retryMs * 2, MAX_RETRY_MS)), retryMs),
+      );
+    }
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * Inbox replay with the compiled binary: a signed Slack DM is acknowledged,
+ * the daemon is SIGKILLed while the model is still answering, and the next
+ * start completes that turn exactly once — one more model request, the
+ * message in it once, one reply in the DM, and nothing left to replay.
+ */
+import { afterEach, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { type RecordedRequest, reply, startFakeModel } from "../fakes/model-server.ts";
+import { SLACK_ALICE, SLACK_DM, startSlackFake } from "../fakes/slack.ts";
+import { type RunningDaemon, startDaemon } from "../helpers/binary.ts";
+import { until } from "../helpers/gateway.ts";
+import { makeHome } from "../helpers/home.ts";
+import { nowSeconds, signSlack } from "../helpers/sign.ts";
+
+const SECRET = "replay-test-signing-secret-0000";
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+/** Every user text the model was shown in one request. */
+const userTexts = (request: RecordedRequest): string[] =>
+  (request.body.messages as Array<{ role: string; content: unknown }>)
+    .filter((m) => m.role === "user")
+    .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
+
+async function setup() {
+  const model = await startFakeModel();
+  cleanups.push(() => model.stop());
+  const slack = startSlackFake();
+  cleanups.push(() => slack.stop());
+  const home = makeHome();
+  cleanups.push(() => home.cleanup());
+  home.writeConfig(`
+[fermix_core.providers.fake]
+api = "chat"
+base_url = "${model.url}"
+model = "fake-model"
+
+[fermix_channels.telegram]
+enabled = false
+[fermix_channels.acp]
+enabled = false
+
+[fermix_channels.slack]
+enabled = true
+bot_token = "${slack.token}"
+signing_secret = "${SECRET}"
+owner_user_id = "${SLACK_ALICE}"
+api_url = "${slack.apiUrl}"
+`);
+  const daemons: RunningDaemon[] = [];
+  cleanups.push(async () => {
+    for (const d of daemons) if (d.proc.exitCode === null) await d.stop("SIGKILL");
+  });
+  const start = async () => {
+    const d = await startDaemon(home.env);
+    daemons.push(d);
+    return d;
+  };
+  const post = (d: RunningDaemon, text: string) => {
+    const body = JSON.stringify(slack.events.dm(text));
+    return fetch(new URL("/webhook/slack", d.url), {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json", ...signSlack(body, SECRET, nowSeconds()) },
+    });
+  };
+  return { model, slack, home, start, post };
+}
+
+test("SIGKILL mid-turn: the next start replays the acknowledged message and completes it exactly once", async () => {
+  const { model, slack, home, start, post } = await setup();
+  model.reply(reply.hang("Let me th"));
+  const first = await start();
+  expect((await post(first, "please do not lose this message")).status).toBe(200);
+  const [hanging] = await model.waitForRequests(1);
+  expect(userTexts(hanging!)).toEqual(["please do not lose this message"]);
+  expect(await first.stop("SIGKILL")).not.toBe(0);
+  expect(slack.visibleTexts(SLACK_DM)).toEqual([]);
+
+  model.reply(reply.text("Safe and sound."));
+  const second = await start();
+  const texts = await slack.waitForTexts(SLACK_DM, (t) => t.length > 0);
+  expect(texts).toHaveLength(1);
+  expect(texts[0]).toContain("Safe and sound.");
+  expect(model.requests).toHaveLength(2);
+  // The replayed turn shows the model the message once, not once per attempt.
+  expect(userTexts(model.requests[1]!)).toEqual(["please do not lose this message"]);
+
+  // Done means done: nothing is left in the inbox for a later start to replay, and history has the turn once.
+  const db = new Database(join(home.home, "fermix.db"), { readonly: true });
+  cleanups.push(() => db.close());
+  await until(() => (db.query("SELECT count(*) AS n FROM inbox").get() as { n: number }).n === 0, "the inbox entry to be done");
+  expect(await second.stop("SIGTERM")).toBe(0);
+  const history = db.query("SELECT role, content FROM messages ORDER BY id").all();
+  expect(history).toEqual([
+    { role: "user", content: "please do not lose this message" },
+    { role: "assistant", content: "Safe and sound." },
+  ]);
+  expect(slack.visibleTexts(SLACK_DM)).toHaveLength(1);
+});
+
+test("SIGTERM mid-turn: the daemon stops cleanly, leaves the turn in the inbox, and the next start answers it once", async () => {
+  const { model, slack, start, post } = await setup();
+  model.reply(reply.hang());
+  const first = await start();
+  expect((await post(first, "answer me after the restart")).status).toBe(200);
+  const [hanging] = await model.waitForRequests(1);
+  expect(await first.stop("SIGTERM")).toBe(0);
+  expect(hanging!.aborted).toBe(true);
+  expect(slack.visibleTexts(SLACK_DM)).toEqual([]);
+
+  model.reply(reply.text("Here I am."));
+  await start();
+  const texts = await slack.waitForTexts(SLACK_DM, (t) => t.length > 0);
+  expect(texts).toEqual([expect.stringContaining("Here I am.")]);
+  expect(model.requests).toHaveLength(2);
+  expect(userTexts(model.requests[1]!)).toEqual(["answer me after the restart"]);
+});

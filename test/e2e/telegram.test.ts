@@ -1,0 +1,86 @@
+/**
+ * Telegram end to end with the compiled binary: the daemon long-polls the Bot
+ * API fake, the fake model answers, and the reply shows up in the user's
+ * chat; a sender who is not allowed gets nothing at all.
+ */
+import { afterEach, expect, test } from "bun:test";
+import { reply, startFakeModel, type FakeModel } from "../fakes/model-server.ts";
+import { ALICE, BOB, startTelegramFake, type TelegramFake } from "../fakes/telegram.ts";
+import { startDaemon, type RunningDaemon } from "../helpers/binary.ts";
+import { makeHome, type TestHome } from "../helpers/home.ts";
+
+let model: FakeModel | undefined;
+let telegram: TelegramFake | undefined;
+let home: TestHome | undefined;
+let daemon: RunningDaemon | undefined;
+afterEach(async () => {
+  if (daemon && daemon.proc.exitCode === null) await daemon.stop("SIGKILL");
+  home?.cleanup();
+  await telegram?.stop();
+  await model?.stop();
+});
+
+interface Health {
+  status: string;
+  channels: Array<{ name: string; status: string; mode: string | null; process_alive: boolean | null }>;
+}
+
+async function health(d: RunningDaemon): Promise<Health> {
+  return (await (await fetch(new URL("/health/ready", d.url))).json()) as Health;
+}
+
+test("a Telegram message in, the model's answer out in the chat; an unauthorized sender gets nothing", async () => {
+  model = await startFakeModel();
+  telegram = startTelegramFake();
+  home = makeHome();
+  home.writeConfig(`
+[fermix_core.providers.fake]
+base_url = "${model.url}"
+model = "fake-model"
+
+[fermix_channels.telegram]
+bot_token = "${telegram.token}"
+api_root = "${telegram.url}"
+owner_user_id = "${ALICE.id}"
+
+[fermix_channels.acp]
+enabled = false
+`);
+  model.reply(reply.text("Hello ", "from the ", "fake model"));
+  daemon = await startDaemon(home.env);
+  const d = daemon;
+
+  // Polling is up once the first getUpdates came back: health says so.
+  const deadline = Date.now() + 5000;
+  let report = await health(d);
+  while (report.channels.find((c) => c.name === "telegram")?.status !== "ready" && Date.now() < deadline) {
+    await Bun.sleep(50);
+    report = await health(d);
+  }
+  expect(report.channels.find((c) => c.name === "telegram")).toEqual({
+    name: "telegram",
+    status: "ready",
+    enabled: true,
+    mode: "polling",
+    process_alive: true,
+  } as never);
+
+  telegram.pushMessage(telegram.message.text("hi fermix, say hello"));
+  const texts = await telegram.waitForTexts(ALICE.id, (t) => t.some((x) => x.includes("fake model")), 10_000);
+  // The presenter may render Markdown or split; the model's words arrive either way.
+  expect(texts.join("\n")).toContain("Hello from the fake model");
+  expect(model.requests).toHaveLength(1);
+  const sent = telegram.calls("sendMessage").find((c) => String(c.body.chat_id) === String(ALICE.id))!;
+  expect(sent.body.link_preview_options).toEqual({ is_disabled: true });
+
+  // Bob is not on the allowlist: his message is received and dropped, with no reply and no model call.
+  const [fromBob] = telegram.pushMessage(telegram.message.text("hello? anyone?", { from: BOB }));
+  await telegram.waitForRequest("getUpdates", (r) => Number(r.body.offset) > fromBob!.update_id, 5000);
+  await Bun.sleep(300);
+  expect(telegram.botMessages(BOB.id)).toEqual([]);
+  expect(model.requests).toHaveLength(1);
+  expect(d.logs()).toContain("unauthorized sender dropped");
+
+  expect(d.logs()).not.toContain(telegram.token);
+  expect(await d.stop()).toBe(0);
+}, 30_000);
