@@ -1,0 +1,164 @@
+/**
+ * The webhook contract against the running compiled daemon over real HTTP:
+ * every refusal with its documented status and body, the challenges, the 200
+ * before a slow turn, concurrent duplicates answered once, and a WhatsApp
+ * album merged into one turn with the following text kept in order.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { reply, startFakeModel, type FakeModel } from "../fakes/model-server.ts";
+import { SLACK_ALICE, SLACK_DM, startSlackFake, type SlackFake } from "../fakes/slack.ts";
+import { startWhatsAppFake, WA_USER, type WhatsAppFake } from "../fakes/whatsapp.ts";
+import { startDaemon, type RunningDaemon } from "../helpers/binary.ts";
+import { makeHome, type TestHome } from "../helpers/home.ts";
+import { nowSeconds, signSlack, signWhatsApp } from "../helpers/sign.ts";
+
+const SLACK_SECRET = "e2e-slack-signing-secret";
+const WA_SECRET = "e2e-whatsapp-app-secret";
+const VERIFY = "e2e-verify-token";
+
+let model: FakeModel;
+let slack: SlackFake;
+let wa: WhatsAppFake;
+let home: TestHome;
+let bare: TestHome;
+let daemon: RunningDaemon;
+let unconfigured: RunningDaemon;
+
+beforeAll(async () => {
+  model = await startFakeModel();
+  slack = startSlackFake();
+  wa = startWhatsAppFake();
+  home = makeHome();
+  home.writeConfig(`
+[fermix_core.providers.openai]
+model = "gpt-test"
+api_key = "sk-test-0000000000"
+base_url = "${model.url}"
+[fermix_channels.telegram]
+enabled = false
+[fermix_channels.acp]
+enabled = false
+[fermix_channels.slack]
+enabled = true
+bot_token = "${slack.token}"
+signing_secret = "${SLACK_SECRET}"
+owner_user_id = "${SLACK_ALICE}"
+api_url = "${slack.apiUrl}"
+[fermix_channels.whatsapp]
+enabled = true
+access_token = "${wa.token}"
+phone_number_id = "${wa.phoneNumberId}"
+verify_token = "${VERIFY}"
+app_secret = "${WA_SECRET}"
+owner_user_id = "${WA_USER.wa_id}"
+graph_api_base = "${wa.graphBase("v21.0")}"
+album_debounce_ms = 300
+`);
+  bare = makeHome();
+  bare.writeConfig(`[fermix_channels.telegram]\nenabled = false\n[fermix_channels.acp]\nenabled = false\n`);
+  [daemon, unconfigured] = await Promise.all([startDaemon(home.env), startDaemon(bare.env)]);
+});
+
+afterAll(async () => {
+  await Promise.all([daemon?.stop("SIGKILL"), unconfigured?.stop("SIGKILL")]);
+  home?.cleanup();
+  bare?.cleanup();
+  slack?.stop();
+  wa?.stop();
+  await model?.stop();
+});
+
+const post = (d: RunningDaemon, path: string, body: string, headers: Record<string, string>) =>
+  fetch(new URL(path, d.url), { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
+
+async function expectReply(res: Response, status: number, body: unknown) {
+  expect(res.status).toBe(status);
+  expect(await res.json()).toEqual(body);
+}
+const UNAUTHORIZED = { error: "Unauthorized" };
+
+test("Slack refusals over HTTP: forged, altered, wrong secret, stale, future-skewed, missing headers, not configured", async () => {
+  const body = JSON.stringify(slack.events.dm("hello"));
+  const now = nowSeconds();
+  const cases: Array<[string, Record<string, string>, string?]> = [
+    ["forged", { ...signSlack(body, SLACK_SECRET, now), "x-slack-signature": `v0=${"f".repeat(64)}` }],
+    ["altered body", signSlack(body, SLACK_SECRET, now), body.replace("hello", "hellO")],
+    ["wrong secret", signSlack(body, "not-the-secret", now)],
+    ["stale", signSlack(body, SLACK_SECRET, now - 301)],
+    ["future-skewed", signSlack(body, SLACK_SECRET, now + 301)],
+    ["missing signature", { "x-slack-request-timestamp": String(now) }],
+    ["missing timestamp", { "x-slack-signature": signSlack(body, SLACK_SECRET, now)["x-slack-signature"]! }],
+  ];
+  for (const [name, headers, sent] of cases) {
+    const res = await post(daemon, "/webhook/slack", sent ?? body, headers);
+    expect({ name, status: res.status }).toEqual({ name, status: 401 });
+    expect(await res.json()).toEqual(UNAUTHORIZED);
+  }
+  await expectReply(await post(unconfigured, "/webhook/slack", body, signSlack(body, SLACK_SECRET, now)), 401, UNAUTHORIZED);
+  expect(model.requests).toHaveLength(0);
+});
+
+test("WhatsApp refusals and challenges over HTTP", async () => {
+  const body = JSON.stringify(wa.webhook.text("hi"));
+  await expectReply(await post(daemon, "/webhook/whatsapp", body, { "x-hub-signature-256": `sha256=${"0".repeat(64)}` }), 401, UNAUTHORIZED);
+  await expectReply(await post(daemon, "/webhook/whatsapp", body.replace("hi", "ho"), signWhatsApp(body, WA_SECRET)), 401, UNAUTHORIZED);
+  await expectReply(await post(daemon, "/webhook/whatsapp", body, {}), 401, UNAUTHORIZED);
+  await expectReply(await post(unconfigured, "/webhook/whatsapp", body, signWhatsApp(body, WA_SECRET)), 401, UNAUTHORIZED);
+  const signedJunk = "{not json";
+  await expectReply(await post(daemon, "/webhook/whatsapp", signedJunk, signWhatsApp(signedJunk, WA_SECRET)), 400, { error: "Invalid webhook" });
+
+  const ok = await fetch(new URL(`/webhook/whatsapp?hub.mode=subscribe&hub.verify_token=${VERIFY}&hub.challenge=8675309`, daemon.url));
+  expect(ok.status).toBe(200);
+  expect(await ok.text()).toBe("8675309");
+  const wrong = await fetch(new URL("/webhook/whatsapp?hub.mode=subscribe&hub.verify_token=guess&hub.challenge=8675309", daemon.url));
+  await expectReply(wrong, 401, UNAUTHORIZED);
+  expect(model.requests).toHaveLength(0);
+});
+
+test("Slack url_verification over HTTP answers the challenge", async () => {
+  const body = JSON.stringify({ token: "t", challenge: "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P", type: "url_verification" });
+  const res = await post(daemon, "/webhook/slack", body, signSlack(body, SLACK_SECRET, nowSeconds()));
+  expect(res.status).toBe(200);
+  expect(await res.text()).toBe("3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P");
+});
+
+test("the 200 comes back while the turn is still running; 20 concurrent redeliveries make no second turn", async () => {
+  model.reset();
+  model.reply(reply.slow(300, "answered ", "once"));
+  const envelope = slack.events.dm("only once please");
+  const body = JSON.stringify(envelope);
+  const first = await post(daemon, "/webhook/slack", body, signSlack(body, SLACK_SECRET, nowSeconds()));
+  expect(first.status).toBe(200);
+  // Acknowledged, yet nothing is on the platform: the turn runs after the 200.
+  expect(slack.visibleTexts(SLACK_DM).filter((t) => t.includes("answered once"))).toEqual([]);
+  const retries = await Promise.all(
+    Array.from({ length: 20 }, () => {
+      const again = JSON.stringify({ ...envelope, event_id: `Ev${crypto.randomUUID()}` });
+      return post(daemon, "/webhook/slack", again, { ...signSlack(again, SLACK_SECRET, nowSeconds()), "x-slack-retry-num": "1" });
+    }),
+  );
+  expect(retries.map((r) => r.status)).toEqual(Array(20).fill(200));
+  await slack.waitForTexts(SLACK_DM, (texts) => texts.some((t) => t.includes("answered once")));
+  // A later message is answered too — and it is the model's second request, not its third.
+  model.reply(reply.text("and the next"));
+  const next = JSON.stringify(slack.events.dm("next"));
+  expect((await post(daemon, "/webhook/slack", next, signSlack(next, SLACK_SECRET, nowSeconds()))).status).toBe(200);
+  await slack.waitForTexts(SLACK_DM, (texts) => texts.some((t) => t.includes("and the next")));
+  expect(model.requests).toHaveLength(2);
+  expect(slack.visibleTexts(SLACK_DM).filter((t) => t.includes("answered once"))).toHaveLength(1);
+});
+
+test("a WhatsApp album: images from one sender merge into one turn; the text after it is answered after it", async () => {
+  model.reset();
+  model.reply(reply.text("two photos"), reply.text("about the text"));
+  for (const payload of [wa.webhook.image({ caption: "front" }), wa.webhook.image({ caption: "back" }), wa.webhook.text("which one?")]) {
+    const body = JSON.stringify(payload);
+    expect((await post(daemon, "/webhook/whatsapp", body, signWhatsApp(body, WA_SECRET))).status).toBe(200);
+  }
+  const texts = await wa.waitForTexts(WA_USER.wa_id, (t) => t.some((x) => x.includes("about the text")));
+  expect(texts.filter((t) => t.includes("two photos") || t.includes("about the text"))).toEqual(["two photos", "about the text"]);
+  const album = model.requests[0]!.body.input.at(-1).content;
+  expect(album.filter((c: { type: string }) => c.type === "input_image")).toHaveLength(2);
+  expect(album.find((c: { type: string }) => c.type === "input_text").text).toBe("front\nback");
+  expect(model.requests[1]!.body.input.at(-1).content[0].text).toBe("which one?");
+});
