@@ -20,17 +20,17 @@ import {
   type SentMessage,
 } from "./message.ts";
 
-/** A reply rendered for one channel: its messages and any oversized code blocks as files. */
+/** A reply rendered for one channel: its messages, the plain fallback of each, and oversized code blocks as files. */
 export interface RenderedReply {
   parts: OutboundText[];
   attachments: Array<{ filename: string; mime: string; content: string }>;
+  /** Part `index` again as plain text (one or more messages), for a platform that rejected its formatting. */
+  fallback(index: number): OutboundText[];
 }
 
 export interface Presenter {
   /** Split → render → measure, for one channel. */
   render(markdown: string, channel: GatewayChannel): RenderedReply;
-  /** The visible text of a rendered message, for the plain-text resend. */
-  toPlain(rendered: string, channel: GatewayChannel): string;
 }
 
 export interface DeliveryDeps {
@@ -49,7 +49,7 @@ export class Delivery {
   /** Render a Markdown reply and record its parts; returns them to be sent with `send`. */
   record(channel: GatewayChannel, target: ReplyTarget, replyKey: string, markdown: string, firstPart?: number): OutboxPart[] {
     const rendered = this.deps.presenter.render(markdown, channel);
-    const payloads: OutboxPayload[] = rendered.parts.map((message) => ({ kind: "text", message }));
+    const payloads: OutboxPayload[] = rendered.parts.map((message, i) => ({ kind: "text", message, fallback: rendered.fallback(i) }));
     rendered.attachments.forEach((file, i) => {
       const dir = join(this.deps.spoolDir, replyKey.replace(/[^A-Za-z0-9_.-]/g, "_"));
       mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -104,7 +104,8 @@ export class Delivery {
       capabilities: raw.capabilities,
       sendText: (message) => viaOutbox({ kind: "text", message }),
       sendMedia: (media) => viaOutbox({ kind: "media", media }),
-      editText: (sent, message) => this.withPlainFallback(channel, message, (m) => raw.editText(sent, m)),
+      // The streaming engine resends rejected formatting as plain text itself: pass rejections up.
+      editText: (sent, message) => raw.editText(sent, message),
       deleteMessage: (sent) => raw.deleteMessage(sent),
       react: (messageId, emoji) => raw.react(messageId, emoji),
       typing: () => raw.typing(),
@@ -130,7 +131,7 @@ export class Delivery {
     try {
       sent =
         part.payload.kind === "text"
-          ? await this.withPlainFallback(part.channel, part.payload.message, (m) => port.sendText(m))
+          ? await this.sendText(part.channel, part.payload, port)
           : await port.sendMedia(part.payload.media as OutboundMedia);
     } catch (error) {
       this.deps.outbox.markFailed(part.id, error instanceof Error ? error.message : String(error));
@@ -155,14 +156,23 @@ export class Delivery {
     return sent;
   }
 
-  /** Send; if the platform rejects the formatting, log the fault and resend once as plain text. */
-  private async withPlainFallback<T>(channel: GatewayChannel, message: OutboundText, send: (m: OutboundText) => Promise<T>): Promise<T> {
+  /**
+   * Send a recorded text part; if the platform rejects its formatting, log the
+   * fault and send its plain-text fallback once instead (the first message's id
+   * stands for the part).
+   */
+  private async sendText(channel: GatewayChannel, payload: Extract<OutboxPayload, { kind: "text" }>, port: ReplyPort): Promise<SentMessage> {
     try {
-      return await send(message);
+      return await port.sendText(payload.message);
     } catch (error) {
-      if (!(error instanceof FormattingRejected) || message.plain) throw error;
+      if (!(error instanceof FormattingRejected) || payload.message.plain || !payload.fallback?.length) throw error;
       this.deps.log.error("platform rejected the formatting; resending as plain text", { channel, error: error.message });
-      return send({ ...message, text: this.deps.presenter.toPlain(message.text, channel), plain: true });
+      let first: SentMessage | undefined;
+      for (const message of payload.fallback) {
+        const sent = await port.sendText(message);
+        first ??= sent;
+      }
+      return first!;
     }
   }
 }

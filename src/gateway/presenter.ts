@@ -1,7 +1,50 @@
-/** TEMPORARY stand-in until src/present lands: one part, no splitting. Not to be committed. */
+/**
+ * The presentation layer as the gateway uses it: one render function for
+ * recorded replies, and the streaming engine for real channel turns.
+ */
+import type { Logger } from "../core/log.ts";
+import type { Telemetry } from "../core/telemetry.ts";
+import type { ChannelsConfig } from "../config/schema.ts";
+import { createStreamer, renderReply, resolveStreamingMode, turnStreamingMode } from "../present/index.ts";
 import type { Presenter } from "./delivery.ts";
+import type { StreamRequest, TurnStream } from "./ingest.ts";
 
 export const presenter: Presenter = {
-  render: (markdown) => ({ parts: [{ text: markdown, notify: true, linkPreview: false, plain: false }], attachments: [] }),
-  toPlain: (text) => text,
+  render: (markdown, channel) => renderReply(markdown, channel),
 };
+
+export interface StreamFactoryDeps {
+  channels: ChannelsConfig;
+  telemetry: Telemetry;
+  log: Logger;
+}
+
+/**
+ * The streaming engine for one turn, or null when it does not stream: the
+ * channel's `streaming` key, else what its port can do (edit → draft, else
+ * block); an explicit draft on a channel that cannot edit does not stream.
+ */
+export function streamFactory(deps: StreamFactoryDeps): (request: StreamRequest) => TurnStream | null {
+  let sessions = 0;
+  return ({ channel, port, conversation }) => {
+    if (channel === "cli" || channel === "acp") return null;
+    const configured = (deps.channels[channel] as { streaming?: "off" | "draft" | "block" }).streaming;
+    const mode = turnStreamingMode(resolveStreamingMode(configured, port.capabilities).mode, "channel", true);
+    if (mode === "off") return null;
+    const log = deps.log.child({ component: "stream", channel });
+    const streamer = createStreamer({
+      mode,
+      port,
+      channel,
+      sessionId: `${conversation}#${++sessions}`,
+      telemetry: deps.telemetry,
+      logger: log,
+    });
+    return {
+      // Each event's port work is queued inside the streamer; a failure is logged there, never thrown into the turn.
+      push: (event) => void streamer.push(event).catch((error) => log.error("streaming failed", { error: String(error) })),
+      finish: (markdown) => streamer.finish(markdown),
+      stop: () => streamer.stop(),
+    };
+  };
+}

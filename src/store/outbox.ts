@@ -8,7 +8,10 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { GatewayChannel, OutboundMedia, OutboundText, ReplyTarget } from "../gateway/message.ts";
 
-export type OutboxPayload = { kind: "text"; message: OutboundText } | { kind: "media"; media: OutboundMedia };
+export type OutboxPayload =
+  /** `fallback`: the same part as plain text, sent instead if the platform rejects the formatting. */
+  | { kind: "text"; message: OutboundText; fallback?: OutboundText[] }
+  | { kind: "media"; media: OutboundMedia };
 
 export interface OutboxPart {
   id: number;

@@ -1,0 +1,28 @@
+/**
+ * The presentation layer's public face: everything a channel adapter or the
+ * gateway needs to turn a reply's Markdown into messages, stream it, and
+ * send it with the plain-text fallback.
+ */
+export { type Clock, systemClock } from "./clock.ts";
+export { type AttachmentSender, type DeliverOptions, deliverReply, sendRendered, tempFileSender } from "./deliver.ts";
+export { editWithFallback, sendWithFallback } from "./fallback.ts";
+export { measureFor, PLATFORMS, type Platform, telegramLength, utf16Length } from "./measure.ts";
+export { type ParsedReply, parseMarkdown } from "./markdown.ts";
+export {
+  plainChunks,
+  plainText,
+  type RenderedReply,
+  type RenderOptions,
+  renderReply,
+  snippetName,
+  type TextAttachment,
+} from "./render.ts";
+export {
+  createStreamer,
+  type ResolvedStreaming,
+  resolveStreamingMode,
+  type Streamer,
+  type StreamerOptions,
+  type TurnOrigin,
+  turnStreamingMode,
+} from "./stream.ts";

@@ -1,0 +1,180 @@
+/**
+ * The one send path for reply text: parse once → set aside code fences too
+ * big for any message → split on the ladder → render each part in the
+ * channel's dialect → measure the rendered text as the platform counts it.
+ * Streaming, normal replies, background and scheduled results all come here.
+ */
+import type { GatewayChannel, OutboundText } from "../gateway/message.ts";
+import { type Dialect, PartRenderer, renderUnits } from "./dialects/base.ts";
+import { DIALECTS } from "./dialects/index.ts";
+import { type ParsedReply, parseMarkdown } from "./markdown.ts";
+import { PLATFORMS } from "./measure.ts";
+import { type SplitOptions, type SplitPart, splitUnits } from "./split.ts";
+import { LINE, type Unit } from "./units.ts";
+
+/** A code block sent as a text file after the reply. */
+export interface TextAttachment {
+  filename: string;
+  mime: string;
+  content: string;
+}
+
+/** Options for rendering a reply; the defaults are the platform's. */
+export interface RenderOptions {
+  /**
+   * A smaller limit than the platform's (block streaming cuts at 1,200). A
+   * code fence that fits the platform's limit but not this one is sent alone
+   * and whole; only one too big for the platform becomes an attachment.
+   */
+  limit?: number;
+  /** Ladder bars; default half the limit, and a third for headings. */
+  minFill?: number;
+  headingMinFill?: number;
+  /** Whether the first part notifies (false for follow-ups of a reply that already did). */
+  notify?: boolean;
+}
+
+/** A reply ready to send: its parts in order and the files that follow them. */
+export interface RenderedReply {
+  parts: OutboundText[];
+  attachments: TextAttachment[];
+  /** Part `index` again as plain text (one or more messages), for a platform that rejected its formatting. */
+  fallback(index: number): OutboundText[];
+}
+
+/** The units of a reply for a channel, with fences too big for one message set aside as attachments. */
+export interface Prepared {
+  units: Unit[];
+  source: string;
+  attachments: TextAttachment[];
+  /** The placeholder unit that stands for each attachment in the text. */
+  placeholders: Map<Unit, TextAttachment>;
+  /** The text ends inside a code fence still open. */
+  openFence: boolean;
+  dialect: Dialect;
+  limit: number;
+}
+
+/** Parse a reply (unless already parsed) and set aside the code fences that no message of `channel` can hold. */
+export function prepare(markdown: string | ParsedReply, channel: GatewayChannel): Prepared {
+  const platform = PLATFORMS[channel];
+  const dialect = DIALECTS[platform.dialect];
+  const { units, source, openFence } = typeof markdown === "string" ? parseMarkdown(markdown) : markdown;
+  const attachments: TextAttachment[] = [];
+  const placeholders = new Map<Unit, TextAttachment>();
+  const names = new Set<string>();
+  const kept = units.map((unit) => {
+    if (unit.role !== "code" || platform.measure(renderUnits([unit], dialect)) <= platform.limit) return unit;
+    const filename = uniqueName(snippetName(unit.lang ?? ""), names);
+    const attachment = { filename, mime: "text/plain", content: unit.text };
+    attachments.push(attachment);
+    const note = `📎 ${filename} (attached below)`;
+    const runs = [{ text: note, style: { italic: true } }];
+    const placeholder: Unit = { ...unit, kind: "text", role: "para", atomic: false, text: note, runs };
+    placeholders.set(placeholder, attachment);
+    return placeholder;
+  });
+  return { units: kept, source, attachments, placeholders, openFence, dialect, limit: platform.limit };
+}
+
+/** Split, render and measure a reply for a channel; a reply parsed once may be rendered for several. */
+export function renderReply(markdown: string | ParsedReply, channel: GatewayChannel, options: RenderOptions = {}): RenderedReply {
+  return renderPrepared(prepare(markdown, channel), channel, options);
+}
+
+/** Split, render and measure a prepared reply. */
+export function renderPrepared(prepared: Prepared, channel: GatewayChannel, options: RenderOptions = {}): RenderedReply {
+  const limit = options.limit ?? prepared.limit;
+  const split = splitUnits(prepared.units, prepared.dialect, ladder(limit, options));
+  return rendered(split, prepared.attachments, channel, options.notify ?? true, limit);
+}
+
+/** Ladder bars for a limit: cut on a good rung only once a part is reasonably full. */
+export function ladder(limit: number, options: Pick<RenderOptions, "minFill" | "headingMinFill"> = {}): SplitOptions {
+  return { limit, minFill: options.minFill ?? limit * 0.5, headingMinFill: options.headingMinFill ?? limit * 0.3 };
+}
+
+/** Outbound parts from split parts, with their plain-text fallback. */
+export function rendered(
+  split: readonly SplitPart[],
+  attachments: TextAttachment[],
+  channel: GatewayChannel,
+  notify: boolean,
+  limit: number,
+): RenderedReply {
+  const parts = split.map((part, i): OutboundText => ({ text: part.text, notify: notify && i === 0, linkPreview: false, plain: false }));
+  return {
+    parts,
+    attachments,
+    fallback: (index) => plainParts(split[index]?.units ?? [], channel, parts[index]?.notify ?? false, limit),
+  };
+}
+
+/** Units as plain text messages within the channel's limit. */
+function plainParts(units: readonly Unit[], channel: GatewayChannel, notify: boolean, limit: number): OutboundText[] {
+  const plainLimit = Math.min(limit, PLATFORMS[channel].limit);
+  return splitUnits(units, DIALECTS.signal, ladder(plainLimit)).map((part, i) => ({
+    text: part.text,
+    notify: notify && i === 0,
+    linkPreview: false,
+    plain: true,
+  }));
+}
+
+/** The rendered length of a whole prepared reply as one message, as the platform counts it. */
+export function measurePrepared(prepared: Prepared): number {
+  const renderer = new PartRenderer(prepared.dialect);
+  for (const unit of prepared.units) renderer.add(unit);
+  return renderer.measure;
+}
+
+/** The attachments whose placeholders are in a part. */
+export function attachmentsOf(prepared: Prepared, part: SplitPart): TextAttachment[] {
+  return part.units.flatMap((unit) => prepared.placeholders.get(unit) ?? []);
+}
+
+/**
+ * Raw text (not Markdown) as plain messages within the channel's limit, cut
+ * on the same ladder at line, sentence, space or grapheme boundaries.
+ */
+export function plainChunks(text: string, channel: GatewayChannel, notify = false): OutboundText[] {
+  const units: Unit[] = text.split("\n").map((line) => ({
+    kind: "pre", role: "table", block: 0, frames: [], lead: false, runs: [], text: line, boundary: LINE, atomic: false,
+  }));
+  return splitUnits(units, DIALECTS.signal, ladder(PLATFORMS[channel].limit)).map((part, i) => ({
+    text: part.text,
+    notify: notify && i === 0,
+    linkPreview: false,
+    plain: true,
+  }));
+}
+
+/** A reply as one plain text (logs, the command line, previews). */
+export function plainText(markdown: string): string {
+  return renderUnits(parseMarkdown(markdown).units, DIALECTS.signal);
+}
+
+const EXTENSIONS: Record<string, string> = {
+  python: "py", py: "py", javascript: "js", js: "js", jsx: "jsx", typescript: "ts", ts: "ts", tsx: "tsx",
+  rust: "rs", rs: "rs", go: "go", golang: "go", ruby: "rb", rb: "rb", java: "java", kotlin: "kt", kt: "kt",
+  swift: "swift", c: "c", h: "h", cpp: "cpp", "c++": "cpp", cc: "cpp", csharp: "cs", cs: "cs", "c#": "cs",
+  php: "php", bash: "sh", sh: "sh", shell: "sh", zsh: "sh", console: "sh", powershell: "ps1", ps1: "ps1",
+  json: "json", jsonc: "json", yaml: "yaml", yml: "yaml", toml: "toml", xml: "xml", html: "html", css: "css",
+  scss: "scss", sql: "sql", markdown: "md", md: "md", lua: "lua", perl: "pl", r: "r", scala: "scala",
+  elixir: "ex", ex: "ex", erlang: "erl", haskell: "hs", dockerfile: "dockerfile", makefile: "mk", diff: "diff",
+  ini: "ini", csv: "csv", text: "txt", txt: "txt", plaintext: "txt",
+};
+
+/** The file name for a code block in `lang`: snippet.py for Python, snippet.txt when unknown. */
+export function snippetName(lang: string): string {
+  const key = lang.toLowerCase();
+  const ext = EXTENSIONS[key] ?? (/^[a-z0-9]{1,8}$/.test(key) ? key : "txt");
+  return `snippet.${ext}`;
+}
+
+function uniqueName(name: string, taken: Set<string>): string {
+  let candidate = name;
+  for (let n = 2; taken.has(candidate); n++) candidate = name.replace(/(\.[^.]+)$/, `-${n}$1`);
+  taken.add(candidate);
+  return candidate;
+}

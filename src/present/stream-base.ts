@@ -1,0 +1,137 @@
+/**
+ * What every streaming mode shares: one queue so port calls never overlap or
+ * reorder, the single notification of a reply, telemetry, the "💭" status
+ * messages, and sending rendered text with the plain-text fallback.
+ */
+import type { ChannelName } from "../config/schema.ts";
+import type { Logger } from "../core/log.ts";
+import type { Telemetry, TelemetryEvents } from "../core/telemetry.ts";
+import type { OutboundText, ReplyPort, SentMessage } from "../gateway/message.ts";
+import { type Clock, systemClock } from "./clock.ts";
+import { type AttachmentSender, type DeliverOptions, sendAttachments } from "./deliver.ts";
+import { editWithFallback, sendWithFallback } from "./fallback.ts";
+import { type RenderedReply, renderReply, type TextAttachment } from "./render.ts";
+
+/** What a streamer drives and reports to. */
+export interface StreamerOptions {
+  port: ReplyPort;
+  /** Streaming happens on real channel turns only, so never "cli". */
+  channel: ChannelName;
+  /** Carried on every channel.stream telemetry event. */
+  sessionId: string;
+  clock?: Clock;
+  telemetry?: Telemetry;
+  logger?: Logger;
+  /** How code blocks too big for a message are sent; default: a temporary file through the port. */
+  sendAttachment?: AttachmentSender;
+}
+
+/** The phases of the channel.stream telemetry event. */
+export type StreamPhase = TelemetryEvents["channel.stream"]["metadata"]["phase"];
+
+/** Prefix of reasoning status messages. */
+export const THINKING = "💭";
+
+/** The shared half of every streaming mode. */
+export abstract class StreamBase {
+  protected readonly port: ReplyPort;
+  protected readonly channel: ChannelName;
+  protected readonly clock: Clock;
+  protected readonly logger: Logger | undefined;
+  /** The turn is over (finished or stopped): nothing more is sent. */
+  protected done = false;
+  /** The reply's one notifying message has been sent. */
+  protected notified = false;
+  /** Code blocks set aside while streaming, sent after the reply. */
+  protected readonly attachments: TextAttachment[] = [];
+  private tail: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: StreamerOptions) {
+    this.port = options.port;
+    this.channel = options.channel;
+    this.clock = options.clock ?? systemClock;
+    this.logger = options.logger;
+  }
+
+  /** Run port work after everything queued before it; the returned promise carries its outcome. */
+  protected serial<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(work);
+    this.tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+
+  /** Queue streaming work whose failure must not break the turn: it is logged and `onFailure` runs. */
+  protected background(work: () => Promise<void>, onFailure: () => void): Promise<void> {
+    return this.serial(async () => {
+      try {
+        await work();
+      } catch (error) {
+        this.logger?.warn("streaming a reply failed; the final reply will be delivered whole", { error, channel: this.channel });
+        onFailure();
+      }
+    });
+  }
+
+  /** Resolves when every queued port call has finished. */
+  idle(): Promise<void> {
+    return this.serial(async () => {});
+  }
+
+  protected emit(phase: StreamPhase, chars: number): void {
+    this.options.telemetry?.emit("channel.stream", {
+      measurements: { chars },
+      metadata: { channel: this.channel, phase, session_id: this.options.sessionId },
+    });
+  }
+
+  protected deliverOptions(): DeliverOptions {
+    const options: DeliverOptions = {};
+    if (this.logger) options.logger = this.logger;
+    if (this.options.sendAttachment) options.sendAttachment = this.options.sendAttachment;
+    return options;
+  }
+
+  /** Send part `index` of a rendered reply; the first answer message of the turn is the one that notifies. */
+  protected async sendPart(reply: RenderedReply, index: number, silent = false): Promise<SentMessage> {
+    const part: OutboundText = { ...reply.parts[index]!, notify: !silent && !this.notified };
+    if (!silent) this.notified = true;
+    const fallback = () => reply.fallback(index).map((p, i) => ({ ...p, notify: part.notify && i === 0 }));
+    const sent = await sendWithFallback(this.port, part, fallback, this.logger);
+    return sent.at(-1)!;
+  }
+
+  protected editPart(target: SentMessage, reply: RenderedReply, index: number): Promise<void> {
+    return editWithFallback(this.port, target, reply.parts[index]!, () => reply.fallback(index), this.logger);
+  }
+
+  /** Delete a message the stream sent, best effort: a failed delete must not fail the turn. */
+  protected async discard(target: SentMessage, chars: number): Promise<void> {
+    try {
+      await this.port.deleteMessage(target);
+      this.emit("discard", chars);
+    } catch (error) {
+      this.logger?.warn("could not delete a streamed message", { error, channel: this.channel });
+    }
+  }
+
+  /** Send the attachments gathered while streaming plus `more`, each once. */
+  protected async flushAttachments(more: readonly TextAttachment[] = []): Promise<void> {
+    const seen = new Set<string>();
+    const all = [...this.attachments, ...more].filter((a) => {
+      const key = `${a.filename}\u0000${a.content}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+    this.attachments.length = 0;
+    await sendAttachments(this.port, this.channel, all, this.deliverOptions());
+  }
+
+  /** Render reasoning as a status message text. */
+  protected thinking(text: string, limit?: number): RenderedReply {
+    return renderReply(`${THINKING} ${text.trim()}`, this.channel, limit ? { limit, notify: false } : { notify: false });
+  }
+}

@@ -1,0 +1,266 @@
+/**
+ * Block mode: each finished model output item is its own message (so
+ * commentary before a tool call lands on its own); text that overflows is
+ * cut on the ladder into blocks of 800–1,200 rendered characters, and a
+ * second of silence flushes what is complete. Reasoning arrives as silent
+ * "💭" messages that are deleted when the answer lands — or not at all on a
+ * channel that cannot delete. Messages are never edited.
+ */
+import type { ProviderEvent } from "../agent/providers/types.ts";
+import type { SentMessage } from "../gateway/message.ts";
+import { normalizeSource } from "./markdown.ts";
+import {
+  attachmentsOf,
+  measurePrepared,
+  type Prepared,
+  prepare,
+  type RenderedReply,
+  rendered,
+  renderPrepared,
+  renderReply,
+} from "./render.ts";
+import { nextPart, type SplitOptions } from "./split.ts";
+import type { Streamer } from "./stream.ts";
+import { StreamBase, type StreamerOptions } from "./stream-base.ts";
+import { SENTENCE } from "./units.ts";
+
+/** Block size, in rendered characters: cut on the ladder between these. */
+export const BLOCK_MIN = 800;
+export const BLOCK_MAX = 1200;
+/** Silence after which complete text is flushed. */
+export const IDLE_FLUSH_MS = 1000;
+
+interface Item {
+  id: string;
+  text: string;
+  /** Offset in `text` up to which it has been sent. */
+  sent: number;
+  done: boolean;
+  /** Unsent length at which to look for an overflow cut again. */
+  retryAt: number;
+}
+
+/** Text that ends where a reader would pause: a sentence end, a colon, or a line break. */
+const SETTLED_END = /(?:[.!?。！？…:]["'”’)\]]*[ \t]*|\n\s*)$/;
+
+/** The block-mode streamer. */
+export class BlockStream extends StreamBase implements Streamer {
+  private readonly items: Item[] = [];
+  private current: Item | undefined;
+  private reasoning: { id: string; text: string } | undefined;
+  private readonly thoughts: { message: SentMessage; chars: number }[] = [];
+  private timer: unknown;
+  private readonly showThoughts: boolean;
+
+  constructor(options: StreamerOptions) {
+    super(options);
+    this.showThoughts = options.port.capabilities.delete;
+  }
+
+  push(event: ProviderEvent): Promise<void> {
+    if (this.done) return Promise.resolve();
+    switch (event.type) {
+      case "text_delta": {
+        const work = [this.endReasoning()];
+        const item = this.item(event.itemId, work);
+        item.text += normalizeSource(event.delta);
+        this.armIdle();
+        work.push(this.queue(() => this.overflow(item)));
+        return Promise.all(work).then(() => undefined);
+      }
+      case "message_done": {
+        const work = [this.endReasoning()];
+        const item = this.item(event.itemId, work);
+        const text = normalizeSource(event.text);
+        // The finished text wins, unless it contradicts what was already sent.
+        if (text.startsWith(item.text.slice(0, item.sent))) item.text = text;
+        work.push(this.endItem(item));
+        return Promise.all(work).then(() => undefined);
+      }
+      case "tool_call": {
+        // Commentary before a tool call is a message of its own.
+        const work = [this.endReasoning()];
+        if (this.current && !this.current.done) work.push(this.endItem(this.current));
+        return Promise.all(work).then(() => undefined);
+      }
+      case "reasoning_delta": {
+        if (!this.showThoughts) return Promise.resolve();
+        const work: Promise<void>[] = [];
+        if (this.reasoning && this.reasoning.id !== event.itemId) work.push(this.endReasoning());
+        this.reasoning ??= { id: event.itemId, text: "" };
+        this.reasoning.text += event.delta;
+        this.armIdle();
+        return Promise.all(work).then(() => undefined);
+      }
+      case "completed":
+        return this.current && !this.current.done ? this.endItem(this.current) : Promise.resolve();
+    }
+  }
+
+  finish(finalMarkdown: string): Promise<void> {
+    if (this.done) return this.idle();
+    this.done = true;
+    this.disarmIdle();
+    this.reasoning = undefined;
+    return this.serial(async () => {
+      const final = normalizeSource(finalMarkdown);
+      const current = this.current && !this.current.done ? this.current : undefined;
+      if (current) {
+        // An item the provider never closed: the final text completes it when it extends it.
+        if (final.startsWith(current.text.trimEnd())) current.text = final;
+        current.done = true;
+        await this.sendRest(current);
+      }
+      const rest = this.undelivered(final);
+      if (rest.trim() !== "") await this.sendBlocks(renderReply(rest, this.channel, blockLadder()));
+      await this.dropThoughts();
+      await this.flushAttachments();
+    });
+  }
+
+  stop(): Promise<void> {
+    if (this.done) return this.idle();
+    this.done = true;
+    this.disarmIdle();
+    this.reasoning = undefined;
+    return this.serial(() => this.dropThoughts());
+  }
+
+  /** The item for an id; a new item ends the one before it. */
+  private item(id: string, work: Promise<void>[]): Item {
+    if (this.current?.id === id) return this.current;
+    if (this.current && !this.current.done) work.push(this.endItem(this.current));
+    const item = { id, text: "", sent: 0, done: false, retryAt: 0 };
+    this.items.push(item);
+    this.current = item;
+    return item;
+  }
+
+  /** Streaming work: a failure is logged and left for finish, which sends what was not delivered. */
+  private queue(work: () => Promise<void>): Promise<void> {
+    return this.background(work, () => {});
+  }
+
+  private endItem(item: Item): Promise<void> {
+    item.done = true;
+    return this.queue(() => this.sendRest(item));
+  }
+
+  /** Everything of an item not yet sent, as blocks. */
+  private async sendRest(item: Item): Promise<void> {
+    const pending = item.text.slice(item.sent);
+    item.sent = item.text.length;
+    if (pending.trim() === "") return;
+    await this.sendBlocks(renderReply(pending, this.channel, blockLadder()));
+  }
+
+  /** While the unsent text is over a block, cut one off on the ladder (800–1,200, where the source can resume). */
+  private async overflow(item: Item): Promise<void> {
+    while (!this.done && !item.done) {
+      const pending = item.text.slice(item.sent);
+      // Rendered text is rarely much longer than its Markdown: skip the parse while far from a block.
+      if (pending.length < BLOCK_MIN * 0.75) return;
+      // Text with no place to cut yet (a long fence, a table) is looked at again only once it has
+      // grown by a quarter, so a long block costs a few parses rather than one per delta.
+      if (pending.length < item.retryAt) return;
+      const prepared = prepare(pending, this.channel);
+      if (measurePrepared(prepared) > BLOCK_MAX && (await this.cutOff(item, prepared, { ...blockLadder(), strict: true }))) {
+        item.retryAt = 0;
+        continue;
+      }
+      item.retryAt = pending.length + Math.max(100, pending.length >> 2);
+      return;
+    }
+  }
+
+  /** After a second of silence: show pending reasoning, and send the text up to where it is settled. */
+  private async idleFlush(): Promise<void> {
+    await this.sendReasoning();
+    const item = this.current;
+    if (this.done || !item || item.done) return;
+    const pending = item.text.slice(item.sent);
+    if (pending.trim() === "") return;
+    const prepared = prepare(pending, this.channel);
+    const lastLine = pending.trimEnd().split("\n").at(-1) ?? "";
+    // An open fence or a table still growing row by row must not be cut at its end.
+    const settled = !prepared.openFence && !lastLine.trimStart().startsWith("|") && SETTLED_END.test(pending);
+    if (settled) {
+      item.sent = item.text.length;
+      await this.sendBlocks(renderPrepared(prepared, this.channel, blockLadder()));
+      return;
+    }
+    await this.cutOff(item, prepared, { limit: BLOCK_MAX, minFill: 0, floor: SENTENCE, strict: true });
+  }
+
+  /** Send the first block of an item's pending text, if the ladder finds a cut the source can resume from. */
+  private async cutOff(item: Item, prepared: Prepared, options: SplitOptions): Promise<boolean> {
+    const step = nextPart(prepared.units, prepared.dialect, { ...options, sourceOnly: true, keepTail: true });
+    if (!step || step.part.resume === undefined) return false;
+    item.sent += step.part.resume;
+    await this.sendBlocks(rendered([step.part], attachmentsOf(prepared, step.part), this.channel, true, BLOCK_MAX));
+    return true;
+  }
+
+  /** Send blocks of the answer; the answer has landed, so the 💭 messages go. */
+  private async sendBlocks(reply: RenderedReply): Promise<void> {
+    for (let i = 0; i < reply.parts.length; i++) {
+      await this.sendPart(reply, i);
+      this.emit("block", reply.parts[i]!.text.length);
+    }
+    // Code blocks too big for a message go after the whole reply, at finish.
+    this.attachments.push(...reply.attachments);
+    if (reply.parts.length > 0) await this.dropThoughts();
+  }
+
+  /** The reasoning item ended: it is sent as silent 💭 messages. */
+  private endReasoning(): Promise<void> {
+    if (!this.reasoning) return Promise.resolve();
+    return this.queue(() => this.sendReasoning());
+  }
+
+  private async sendReasoning(): Promise<void> {
+    const reasoning = this.reasoning;
+    this.reasoning = undefined;
+    if (this.done || !reasoning || reasoning.text.trim() === "") return;
+    const reply = this.thinking(reasoning.text, BLOCK_MAX);
+    for (let i = 0; i < reply.parts.length; i++) {
+      const message = await this.sendPart(reply, i, true);
+      this.thoughts.push({ message, chars: reply.parts[i]!.text.length });
+    }
+  }
+
+  private async dropThoughts(): Promise<void> {
+    for (const { message, chars } of this.thoughts.splice(0)) await this.discard(message, chars);
+  }
+
+  /** What of the final reply was not delivered by the items: nothing when it is their text, else all of it. */
+  private undelivered(final: string): string {
+    const norm = (s: string) => s.replace(/\s+/g, " ").trim();
+    const wanted = norm(final);
+    if (wanted === "") return "";
+    const sent = this.items.map((i) => i.text.slice(0, i.sent)).filter((t) => t.trim() !== "");
+    const joined = sent.join("\n\n");
+    if (sent.some((t) => norm(t) === wanted) || norm(joined).endsWith(wanted)) return "";
+    const head = joined.trimEnd();
+    if (head && final.startsWith(head)) return final.slice(head.length);
+    return final;
+  }
+
+  private armIdle(): void {
+    this.disarmIdle();
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = undefined;
+      void this.queue(() => this.idleFlush());
+    }, IDLE_FLUSH_MS);
+  }
+
+  private disarmIdle(): void {
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
+
+/** Ladder bars for blocks: a cut lands between 800 and 1,200 rendered characters. */
+function blockLadder(): SplitOptions {
+  return { limit: BLOCK_MAX, minFill: BLOCK_MIN, headingMinFill: BLOCK_MIN };
+}
