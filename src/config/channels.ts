@@ -16,6 +16,20 @@ export const CHANNEL_MODE: Readonly<Record<ChannelName, ChannelMode>> = {
   acp: "socket",
 };
 
+/**
+ * Whether each channel can edit its own messages, known without starting it:
+ * what decides draft streaming, and what doctor checks an explicit
+ * `streaming = "draft"` against. Each adapter's port declares the same.
+ */
+export const CAN_EDIT: Readonly<Record<ChannelName, boolean>> = {
+  telegram: true,
+  whatsapp: false,
+  slack: true,
+  discord: true,
+  signal: false,
+  acp: false,
+};
+
 /** Keys that must be set for each channel to work at all. */
 export const REQUIRED_KEYS: Readonly<Record<ChannelName, readonly string[]>> = {
   telegram: ["bot_token"],

@@ -11,7 +11,8 @@ import type { LoadedConfig } from "../config/index.ts";
 import { BackgroundWork } from "../gateway/background.ts";
 import { Delivery, type Presenter } from "../gateway/delivery.ts";
 import { Dispatcher } from "../gateway/dispatch.ts";
-import { type ChannelAccess, Gateway, type StreamRequest, type TurnStream } from "../gateway/ingest.ts";
+import { type ChannelAccess, Gateway } from "../gateway/ingest.ts";
+import { streamFactory } from "../gateway/presenter.ts";
 import type { GatewayChannel } from "../gateway/message.ts";
 import { ConversationQueue, ShutdownInterrupt } from "../gateway/queue.ts";
 import { TaskSupervisor } from "../gateway/supervisor.ts";
@@ -32,7 +33,8 @@ export interface CoreOptions {
   loaded: LoadedConfig;
   log: Logger;
   presenter: Presenter;
-  stream?: (request: StreamRequest) => TurnStream | null;
+  /** Stream replies on real channel turns (the daemon); off, each reply is delivered whole. */
+  streaming?: boolean;
   providerDeps?: ProviderDeps;
   handoffCapacity?: number;
 }
@@ -106,7 +108,7 @@ export function buildCore(options: CoreOptions): Core {
     idempotency,
     background,
     queue,
-    ...(options.stream ? { stream: options.stream } : {}),
+    ...(options.streaming ? { stream: streamFactory({ channels: config.fermix_channels, telemetry, log }) } : {}),
     vision: agents.primary?.config.vision ?? true,
     model: agents.primary?.config.model ?? "none",
     workspace: paths.workspace,

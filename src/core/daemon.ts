@@ -16,7 +16,6 @@ import { currentMtime, type LoadedConfig, loadConfig } from "../config/index.ts"
 import type { Env } from "../config/load.ts";
 import { CHANNEL_NAMES, type ChannelName } from "../config/schema.ts";
 import type { Presenter } from "../gateway/delivery.ts";
-import type { StreamRequest, TurnStream } from "../gateway/ingest.ts";
 import { createApp } from "../http/app.ts";
 import { type HttpServer, serveHttp } from "../http/server.ts";
 import { SetupGate } from "../http/setup.ts";
@@ -32,7 +31,6 @@ export interface DaemonOptions {
   env: Env;
   log: Logger;
   presenter: Presenter;
-  stream?: (request: StreamRequest) => TurnStream | null;
   providerDeps?: ProviderDeps;
 }
 
@@ -58,7 +56,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     loaded,
     log,
     presenter: options.presenter,
-    ...(options.stream ? { stream: options.stream } : {}),
+    streaming: true,
     ...(options.providerDeps ? { providerDeps: options.providerDeps } : {}),
   });
   if (!core.agents.configured) log.warn("no model provider configured: turns will be answered with a pointer to `fermix setup`");

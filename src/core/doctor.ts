@@ -5,7 +5,7 @@
  */
 import { Database } from "bun:sqlite";
 import { existsSync, statSync } from "node:fs";
-import { channelReadiness } from "../config/channels.ts";
+import { CAN_EDIT, channelReadiness } from "../config/channels.ts";
 import { type HttpSettings, resolveHttp } from "../config/http.ts";
 import { type LoadedConfig, loadConfig } from "../config/index.ts";
 import { ConfigError, type Env, PROVIDER_KEY_ENV } from "../config/load.ts";
@@ -70,6 +70,10 @@ export async function runDoctor({ env, probeDaemon = isFermixListening }: Doctor
       else if (readiness.kind === "unconfigured") rows.push(row(check, "fail", `enabled but missing ${readiness.missing.join(", ")}`));
       else if (readiness.kind === "refused") rows.push(row(check, "fail", `enabled but refused: ${readiness.reason}`));
       else rows.push(row(check, "ok", name === "acp" ? "enabled (the socket's file mode is its authorization)" : "enabled, credentials and owner/allowlist set"));
+      const streaming = (loaded.config.fermix_channels[name] as { streaming?: string }).streaming;
+      if (readiness.kind !== "disabled" && streaming === "draft" && !CAN_EDIT[name]) {
+        rows.push(row(`${check} streaming`, "warn", `streaming = "draft" but ${name} cannot edit messages: replies will not stream at all (use "block", or remove the key)`));
+      }
     }
     rows.push(transcriptionRow(loaded));
   }

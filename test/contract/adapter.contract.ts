@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChannelAdapter } from "../../src/channels/types.ts";
+import { CAN_EDIT } from "../../src/config/channels.ts";
 import { FormattingRejected, type InboundMedia, type OutboundText, type ReplyTarget } from "../../src/gateway/message.ts";
 
 export interface VisibleMessage {
@@ -66,6 +67,11 @@ export function runAdapterContract(name: string, makeHarness: () => Promise<Cont
     afterEach(async () => {
       await h.stop();
       rmSync(scratch, { recursive: true, force: true });
+    });
+
+    test("the capabilities match what the rest of Fermix knows of the channel offline", () => {
+      if (name in CAN_EDIT) expect(h.adapter.capabilities.edit).toBe(CAN_EDIT[name as keyof typeof CAN_EDIT]);
+      expect(h.adapter.replyPort(h.target).capabilities).toEqual(h.adapter.capabilities);
     });
 
     test("sendText delivers the rendered text and returns the platform's message id", async () => {

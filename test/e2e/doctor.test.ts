@@ -112,6 +112,21 @@ describe("fermix doctor", () => {
     expect(keyed.byCheck("transcription")[0]).toEqual({ check: "transcription", status: "ok", detail: "deepgram, api key set" });
   });
 
+  test("an explicit draft streaming on a channel that cannot edit is reported (a warning: it still works, without streaming)", async () => {
+    const wa = `${READY_CONFIG}\n[fermix_channels.whatsapp]\nenabled = true\naccess_token = "a-token"\nphone_number_id = "1"\nverify_token = "v-token"\napp_secret = "s-secret"\nowner_user_id = "1555"\nstreaming = "draft"\n`;
+    const r = await doctor(wa);
+    expect(r.exitCode).toBe(0);
+    expect(r.byCheck("channel whatsapp streaming")).toEqual([
+      {
+        check: "channel whatsapp streaming",
+        status: "warn",
+        detail: 'streaming = "draft" but whatsapp cannot edit messages: replies will not stream at all (use "block", or remove the key)',
+      },
+    ]);
+    const fine = await doctor(wa.replace('streaming = "draft"', 'streaming = "block"'));
+    expect(fine.byCheck("channel whatsapp streaming")).toEqual([]);
+  });
+
   test("the port taken by another program fails", async () => {
     const holder = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("not fermix") });
     try {

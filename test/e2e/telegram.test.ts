@@ -84,3 +84,50 @@ enabled = false
   expect(d.logs()).not.toContain(telegram.token);
   expect(await d.stop()).toBe(0);
 }, 30_000);
+
+test("a long streamed answer: a live draft edited in place, sealed into cards; only the first rings, no link previews, HTML", async () => {
+  model = await startFakeModel();
+  telegram = startTelegramFake();
+  home = makeHome();
+  home.writeConfig(`
+[fermix_core.providers.fake]
+base_url = "${model.url}"
+model = "fake-model"
+
+[fermix_channels.telegram]
+bot_token = "${telegram.token}"
+api_root = "${telegram.url}"
+owner_user_id = "${ALICE.id}"
+
+[fermix_channels.acp]
+enabled = false
+`);
+  // Three sections of ~800 visible characters (~2,400 in all, past the ~1,400 a card holds), streamed slowly enough to be edited.
+  const section = (n: number) =>
+    `## Part ${n}\n\n${Array.from({ length: 16 }, (_, i) => `Sentence ${i + 1} of part ${n} has **bold** words and a [link](https://example.com/${n}).`).join(" ")}\n\n`;
+  const answer = section(1) + section(2) + section(3);
+  const chunks = answer.match(/[\s\S]{1,150}/g)!;
+  model.reply(reply.slow(120, ...chunks));
+  daemon = await startDaemon(home.env);
+  telegram.pushMessage(telegram.message.text("write me three parts"));
+  await telegram.waitForTexts(ALICE.id, (t) => t.join("\n").includes("Sentence 16 of part 3"), 20_000);
+  await Bun.sleep(300);
+
+  const bot = telegram.chat(ALICE.id).filter((e) => e.sender === "bot" && !e.deleted);
+  // More than one message, and every part of the answer visible, in order.
+  expect(bot.length).toBeGreaterThan(1);
+  const visible = bot.map((e) => e.text ?? "").join("\n");
+  for (const n of [1, 2, 3]) expect(visible).toContain(`Part ${n}`);
+  expect(visible.indexOf("Part 1")).toBeLessThan(visible.indexOf("Part 3"));
+  // Cards are sealed at a section heading: each later card starts with one.
+  for (const card of bot.slice(1)) expect(card.text).toMatch(/^Part \d/);
+  // The draft was edited in place while the model streamed.
+  expect(bot.some((e) => e.history.length > 0)).toBe(true);
+  expect(telegram.calls("editMessageText").length).toBeGreaterThan(0);
+  // Only the first message notifies; previews are off on every one; Markdown became Telegram HTML.
+  expect(bot.map((e) => e.disable_notification === true)).toEqual(bot.map((_, i) => i > 0));
+  expect(bot.every((e) => e.link_preview_disabled === true)).toBe(true);
+  expect(bot.every((e) => e.parse_mode === "HTML")).toBe(true);
+  expect(bot[0]!.source).toContain("<b>bold</b>");
+  expect(bot[0]!.source).toContain('<a href="https://example.com/1">link</a>');
+});
