@@ -22,6 +22,7 @@ import { IdempotencyStore } from "../store/idempotency.ts";
 import { Inbox } from "../store/inbox.ts";
 import { Outbox } from "../store/outbox.ts";
 import { ensureHome } from "./home.ts";
+import { createSettler } from "./settle.ts";
 import type { Logger } from "./log.ts";
 import { Telemetry } from "./telemetry.ts";
 
@@ -97,6 +98,7 @@ export function buildCore(options: CoreOptions): Core {
   const queue = new ConversationQueue();
   const background = new BackgroundWork();
   const gateway = new Gateway({
+    onActivity: createSettler(),
     config,
     db,
     channel: (name) => channels.get(name),

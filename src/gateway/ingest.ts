@@ -55,6 +55,8 @@ export interface ChannelAccess {
 }
 
 export interface GatewayDeps {
+  /** Called as each message arrives (the daemon's memory settler). */
+  onActivity?: () => void;
   config: Config;
   db: Database;
   channel: (name: GatewayChannel) => ChannelAccess | undefined;
@@ -107,6 +109,7 @@ export class Gateway {
 
   /** The single inbound entry point; resolves when the message's turn (or short circuit) is done. */
   async ingest(message: InboundMessage, options: IngestOptions = {}): Promise<IngestOutcome> {
+    this.deps.onActivity?.();
     const inboxIds = options.inboxIds ?? [];
     let done = false;
     // Inside a turn's commit transaction: the entry is done together with the answer.
