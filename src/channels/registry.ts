@@ -1,20 +1,18 @@
 /**
  * The channel adapters this build has, by name: the daemon starts the
  * enabled, configured ones from here. A channel is a folder implementing
- * ChannelAdapter plus one line in this table.
+ * ChannelAdapter plus one line in this table. Each adapter is imported only
+ * when its channel is enabled, so a disabled channel costs no memory (the
+ * Slack client alone brings an HTTP stack; ACP brings its SDK and zod).
  */
 import type { ChannelName, Config } from "../config/schema.ts";
-import { acpAdapter } from "./acp/index.ts";
-import { telegramAdapter } from "./telegram/index.ts";
-import { slackAdapter } from "./slack/index.ts";
 import type { ChannelAdapter } from "./types.ts";
-import { whatsAppAdapter } from "./whatsapp/index.ts";
 
 export type AdapterFactory = (config: Config) => ChannelAdapter;
 
-export const ADAPTERS: Partial<Record<ChannelName, AdapterFactory>> = {
-  acp: acpAdapter,
-  telegram: telegramAdapter,
-  slack: slackAdapter,
-  whatsapp: whatsAppAdapter,
+export const ADAPTERS: Partial<Record<ChannelName, () => Promise<AdapterFactory>>> = {
+  acp: () => import("./acp/index.ts").then((m) => m.acpAdapter),
+  telegram: () => import("./telegram/index.ts").then((m) => m.telegramAdapter),
+  slack: () => import("./slack/index.ts").then((m) => m.slackAdapter),
+  whatsapp: () => import("./whatsapp/index.ts").then((m) => m.whatsAppAdapter),
 };

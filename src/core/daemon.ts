@@ -68,12 +68,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (readiness.kind === "refused") log.warn("channel refused at start", { channel: name, reason: readiness.reason });
     if (readiness.kind === "unconfigured") log.warn("channel enabled but not configured", { channel: name, missing: readiness.missing.join(",") });
     if (readiness.kind !== "servable") continue;
-    const factory = ADAPTERS[name];
-    if (!factory) {
+    const load = ADAPTERS[name];
+    if (!load) {
       missing.set(name, { status: "failed", process_alive: false, detail: "adapter not available in this build" });
       continue;
     }
-    const adapter = factory(loaded.config);
+    const adapter = (await load())(loaded.config);
     adapters.set(name, adapter);
     core.channels.set(name, {
       port: (target) => adapter.replyPort(target),
