@@ -118,3 +118,14 @@ export function isSingleEmoji(text: string): boolean {
   const graphemes = [...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text)];
   return graphemes.length === 1 && /\p{Extended_Pictographic}|\p{Regional_Indicator}/u.test(text);
 }
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** A webhook body as JSON: strict UTF-8, then JSON.parse; undefined when it is neither. */
+export function decodeJson(rawBody: Uint8Array): unknown {
+  try {
+    return JSON.parse(strictUtf8.decode(rawBody));
+  } catch {
+    return undefined;
+  }
+}

@@ -6,6 +6,7 @@
 import { Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import type { InboundMedia, InboundMessage, MediaKind } from "../../gateway/message.ts";
+import { decodeJson } from "../net.ts";
 
 export type SlackParseResult =
   | { kind: "url_verification"; challenge: string }
@@ -201,14 +202,4 @@ function botFromAuthorizations(authorizations: unknown[] | undefined): string | 
     if (Value.Check(BotAuthorization, entry)) return entry.user_id;
   }
   return undefined;
-}
-
-const decoder = new TextDecoder("utf-8", { fatal: true });
-
-function decodeJson(rawBody: Uint8Array): unknown {
-  try {
-    return JSON.parse(decoder.decode(rawBody));
-  } catch {
-    return undefined;
-  }
 }

@@ -5,12 +5,11 @@
  * builds reply ports on the Web API and downloads inbound files.
  */
 import type { Config } from "../../config/schema.ts";
-import type { ChannelRuntimeState } from "../../core/health.ts";
 import type { Logger } from "../../core/log.ts";
-import type { Telemetry } from "../../core/telemetry.ts";
 import type { FetchedMedia, InboundMedia, ReplyTarget } from "../../gateway/message.ts";
 import { MB } from "../net.ts";
 import type { AdapterContext, ChannelAdapter } from "../types.ts";
+import { webhookLifecycle } from "../webhook-lifecycle.ts";
 import { SlackApi, type SlackApiOptions } from "./api.ts";
 import { SLACK_CAPABILITIES, slackReplyPort } from "./outbound.ts";
 
@@ -24,34 +23,21 @@ export type SlackAdapterOptions = Partial<Omit<SlackApiOptions, "token" | "apiUr
 export function slackAdapter(config: Config, options: SlackAdapterOptions = {}): ChannelAdapter {
   const section = config.fermix_channels.slack;
   const token = section.bot_token ?? "";
-  let log: Logger | undefined = options.log;
-  let telemetry: Telemetry | undefined;
-  let phase: "idle" | "running" | "stopped" = "idle";
-  const api = new SlackApi({ ...options, token, apiUrl: section.api_url, log: () => log });
+  const lifecycle = webhookLifecycle("slack", options.log);
+  const api = new SlackApi({ ...options, token, apiUrl: section.api_url, log: lifecycle.log });
 
   return {
     name: "slack",
     capabilities: SLACK_CAPABILITIES,
     inboundMediaCap: SLACK_INBOUND_CAP,
     async start(context: AdapterContext) {
-      log = context.log;
-      telemetry = context.telemetry;
-      // The daemon registers config secrets already; this keeps a token that came another way out of logs too.
-      context.log.redactor.add(token);
-      phase = "running";
+      lifecycle.start(context, [token, section.signing_secret]);
     },
     async stop() {
-      phase = "stopped";
+      lifecycle.stop();
     },
-    state(): ChannelRuntimeState {
-      if (phase === "running") return { status: "ready", process_alive: true };
-      return { status: phase === "idle" ? "starting" : "failed", process_alive: false, detail: phase === "idle" ? "not started" : "stopped" };
-    },
-    replyPort: (target: ReplyTarget) =>
-      slackReplyPort(api, target, (media, size) => {
-        log?.warn("file over the media cap not sent; the user was told", { kind: media.kind, bytes: size });
-        telemetry?.emit("channel.media_send_error", { measurements: { count: 1 }, metadata: { channel: "slack", kind: media.kind, reason: "over_cap" } });
-      }),
+    state: lifecycle.state,
+    replyPort: (target: ReplyTarget) => slackReplyPort(api, target, lifecycle.overCap),
     async fetchMedia(media: InboundMedia, signal?: AbortSignal): Promise<FetchedMedia> {
       // The gateway checked the declared size; the download is capped again in case Slack's figure was wrong.
       const { bytes, mime } = await api.download(media.ref, SLACK_INBOUND_CAP, signal);

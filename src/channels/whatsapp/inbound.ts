@@ -10,6 +10,7 @@
 import { Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import type { InboundMedia, InboundMessage, MediaKind } from "../../gateway/message.ts";
+import { decodeJson } from "../net.ts";
 
 export interface WhatsAppInbound {
   message: InboundMessage;
@@ -174,14 +175,4 @@ function contactNames(contacts: unknown[] | undefined): Map<string, string> {
     if (Value.Check(Contact, contact)) names.set(contact.wa_id, contact.profile.name);
   }
   return names;
-}
-
-const decoder = new TextDecoder("utf-8", { fatal: true });
-
-function decodeJson(rawBody: Uint8Array): unknown {
-  try {
-    return JSON.parse(decoder.decode(rawBody));
-  } catch {
-    return undefined;
-  }
 }

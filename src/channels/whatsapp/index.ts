@@ -6,12 +6,11 @@
  * (media id → URL → bytes).
  */
 import type { Config } from "../../config/schema.ts";
-import type { ChannelRuntimeState } from "../../core/health.ts";
 import type { Logger } from "../../core/log.ts";
-import type { Telemetry } from "../../core/telemetry.ts";
 import type { FetchedMedia, InboundMedia, ReplyTarget } from "../../gateway/message.ts";
 import { MB, MediaTooLarge } from "../net.ts";
 import type { AdapterContext, ChannelAdapter } from "../types.ts";
+import { webhookLifecycle } from "../webhook-lifecycle.ts";
 import { WhatsAppApi, type WhatsAppApiOptions } from "./api.ts";
 import { WHATSAPP_CAPABILITIES, whatsAppReplyPort } from "./outbound.ts";
 
@@ -27,15 +26,13 @@ export type WhatsAppAdapterOptions = Partial<Omit<WhatsAppApiOptions, "accessTok
 export function whatsAppAdapter(config: Config, options: WhatsAppAdapterOptions = {}): ChannelAdapter {
   const section = config.fermix_channels.whatsapp;
   const accessToken = section.access_token ?? "";
-  let log: Logger | undefined = options.log;
-  let telemetry: Telemetry | undefined;
-  let phase: "idle" | "running" | "stopped" = "idle";
+  const lifecycle = webhookLifecycle("whatsapp", options.log);
   const api = new WhatsAppApi({
     ...options,
     accessToken,
     phoneNumberId: section.phone_number_id ?? "",
     graphApiBase: section.graph_api_base,
-    log: () => log,
+    log: lifecycle.log,
   });
 
   return {
@@ -43,23 +40,13 @@ export function whatsAppAdapter(config: Config, options: WhatsAppAdapterOptions 
     capabilities: WHATSAPP_CAPABILITIES,
     inboundMediaCap: WHATSAPP_INBOUND_CAP,
     async start(context: AdapterContext) {
-      log = context.log;
-      telemetry = context.telemetry;
-      context.log.redactor.add(accessToken, section.app_secret, section.verify_token);
-      phase = "running";
+      lifecycle.start(context, [accessToken, section.app_secret, section.verify_token]);
     },
     async stop() {
-      phase = "stopped";
+      lifecycle.stop();
     },
-    state(): ChannelRuntimeState {
-      if (phase === "running") return { status: "ready", process_alive: true };
-      return { status: phase === "idle" ? "starting" : "failed", process_alive: false, detail: phase === "idle" ? "not started" : "stopped" };
-    },
-    replyPort: (target: ReplyTarget) =>
-      whatsAppReplyPort(api, target, (media, size) => {
-        log?.warn("file over the media cap not sent; the user was told", { kind: media.kind, bytes: size });
-        telemetry?.emit("channel.media_send_error", { measurements: { count: 1 }, metadata: { channel: "whatsapp", kind: media.kind, reason: "over_cap" } });
-      }),
+    state: lifecycle.state,
+    replyPort: (target: ReplyTarget) => whatsAppReplyPort(api, target, lifecycle.overCap),
     async fetchMedia(media: InboundMedia, signal?: AbortSignal): Promise<FetchedMedia> {
       // Webhooks carry no size; GET /{media-id} does, so the cap is checked before the bytes are asked for.
       const info = await api.mediaInfo(media.ref, signal);

@@ -1,0 +1,49 @@
+/**
+ * What the webhook channels (Slack, WhatsApp) share as adapters: nothing to
+ * start — they are "running" while the daemon serves their routes — their
+ * health, their secrets registered with the logger, and how a file over the
+ * media cap is reported.
+ */
+import type { ChannelName } from "../config/schema.ts";
+import type { ChannelRuntimeState } from "../core/health.ts";
+import type { Logger } from "../core/log.ts";
+import type { Telemetry } from "../core/telemetry.ts";
+import type { OutboundMedia } from "../gateway/message.ts";
+import type { AdapterContext } from "./types.ts";
+
+export interface WebhookLifecycle {
+  /** The adapter's logger: the one given at construction, then the daemon's once started. */
+  log(): Logger | undefined;
+  start(context: AdapterContext, secrets: Array<string | undefined>): void;
+  stop(): void;
+  state(): ChannelRuntimeState;
+  /** A file was not sent for being over the cap (the user was told in text): log it and count it. */
+  overCap(media: OutboundMedia, size: number): void;
+}
+
+export function webhookLifecycle(channel: ChannelName, initialLog?: Logger): WebhookLifecycle {
+  let log = initialLog;
+  let telemetry: Telemetry | undefined;
+  let phase: "idle" | "running" | "stopped" = "idle";
+  return {
+    log: () => log,
+    start(context, secrets) {
+      log = context.log;
+      telemetry = context.telemetry;
+      // The daemon registers config secrets already; this keeps ones that came another way out of logs too.
+      context.log.redactor.add(...secrets);
+      phase = "running";
+    },
+    stop() {
+      phase = "stopped";
+    },
+    state() {
+      if (phase === "running") return { status: "ready", process_alive: true };
+      return { status: phase === "idle" ? "starting" : "failed", process_alive: false, detail: phase === "idle" ? "not started" : "stopped" };
+    },
+    overCap(media, size) {
+      log?.warn("file over the media cap not sent; the user was told", { kind: media.kind, bytes: size });
+      telemetry?.emit("channel.media_send_error", { measurements: { count: 1 }, metadata: { channel, kind: media.kind, reason: "over_cap" } });
+    },
+  };
+}
