@@ -17,7 +17,8 @@ import type { Telemetry } from "../core/telemetry.ts";
 import type { ConversationStore } from "../store/conversations.ts";
 import type { IdempotencyStore } from "../store/idempotency.ts";
 import type { Inbox } from "../store/inbox.ts";
-import { type BackgroundWork, BackgroundLimitReached } from "./background.ts";
+import type { BackgroundWork } from "./background.ts";
+import { startBackgroundTurn } from "./background-turn.ts";
 import { type CommandContext, CommandRefused, findCommand } from "./commands/index.ts";
 import { parseCommand } from "./commands/parse.ts";
 import type { Delivery } from "./delivery.ts";
@@ -389,47 +390,7 @@ export class Gateway {
       stopTurns: () => deps.queue.stop(conversation),
       newWindow: () => deps.conversations.newWindow(conversation),
       compact: async () => (deps.compactor ? deps.compactor.compact(conversation) : false),
-      startBackground: (prompt) => {
-        const agent = deps.agent.current();
-        if (!agent) throw new CommandRefused("The assistant is restarting (restart in progress) — try /background again in a moment.");
-        try {
-          return deps.background.start(conversation, prompt, async (signal, task) => {
-            const result = await agent.runTurn({
-              conversation,
-              channel: message.channel,
-              text: prompt,
-              images: [],
-              tools: [sendAttachmentTool],
-              // Tool media goes through the outbox like every other send (its own key: the result's `say` records from part 0).
-              toolContext: {
-                port: deps.delivery.durablePort(message.channel, target, `bg:${task.id}:${message.channel}:${message.messageId}:media`, rawPort),
-                channel: message.channel,
-                target,
-                workspace: deps.workspace,
-                idempotency: deps.idempotency,
-                say,
-              },
-              signal,
-              detached: true,
-            });
-            if (result.status === "cancelled") return;
-            const body =
-              result.status === "ok" || result.status === "step_limit"
-                ? result.text
-                : result.status === "empty"
-                  ? "_The model gave an empty answer — try again._"
-                  : `_Failed: ${result.error ?? "unknown error"}_`;
-            if (result.status === "ok") deps.conversations.append(conversation, "assistant", `[background task #${task.id}] ${result.text}`);
-            await deps.delivery.say(message.channel, target, `bg:${task.id}:${message.channel}:${message.messageId}`, `**Background task #${task.id} finished**\n\n${body}`, rawPort);
-            if (result.status !== "ok" && result.status !== "step_limit") throw new Error(result.error ?? result.status);
-          }).id;
-        } catch (error) {
-          if (error instanceof BackgroundLimitReached) {
-            throw new CommandRefused(`${error.limit} background tasks are already running, the most allowed at once; wait for one to finish or /stop them.`);
-          }
-          throw error;
-        }
-      },
+      startBackground: (prompt) => startBackgroundTurn(deps, { message, conversation, target, rawPort, say, prompt }),
     };
   }
 }

@@ -1,0 +1,64 @@
+/**
+ * `/background` work: a detached turn (no streaming, not written into the
+ * conversation as a request) whose result is posted to the same conversation
+ * through the outbox when it finishes — or refused past the daemon-wide cap.
+ */
+import { sendAttachmentTool } from "../agent/tools/send_attachment.ts";
+import { BackgroundLimitReached } from "./background.ts";
+import { CommandRefused } from "./commands/index.ts";
+import type { GatewayDeps } from "./ingest.ts";
+import type { InboundMessage, ReplyPort, ReplyTarget } from "./message.ts";
+
+export interface BackgroundRequest {
+  message: InboundMessage;
+  conversation: string;
+  target: ReplyTarget;
+  rawPort: ReplyPort;
+  say: (markdown: string) => Promise<void>;
+  prompt: string;
+}
+
+/** Start the work and return its task number; throws CommandRefused at the cap or while the agent restarts. */
+export function startBackgroundTurn(deps: GatewayDeps, request: BackgroundRequest): number {
+  const { message, conversation, target, rawPort, say, prompt } = request;
+  const agent = deps.agent.current();
+  if (!agent) throw new CommandRefused("The assistant is restarting (restart in progress) — try /background again in a moment.");
+  try {
+    return deps.background.start(conversation, prompt, async (signal, task) => {
+      const key = `bg:${task.id}:${message.channel}:${message.messageId}`;
+      const result = await agent.runTurn({
+        conversation,
+        channel: message.channel,
+        text: prompt,
+        images: [],
+        tools: [sendAttachmentTool],
+        // Tool media goes through the outbox like every other send (its own key: the result's `say` records from part 0).
+        toolContext: {
+          port: deps.delivery.durablePort(message.channel, target, `${key}:media`, rawPort),
+          channel: message.channel,
+          target,
+          workspace: deps.workspace,
+          idempotency: deps.idempotency,
+          say,
+        },
+        signal,
+        detached: true,
+      });
+      if (result.status === "cancelled") return;
+      const body =
+        result.status === "ok" || result.status === "step_limit"
+          ? result.text
+          : result.status === "empty"
+            ? "_The model gave an empty answer — try again._"
+            : `_Failed: ${result.error ?? "unknown error"}_`;
+      if (result.status === "ok") deps.conversations.append(conversation, "assistant", `[background task #${task.id}] ${result.text}`);
+      await deps.delivery.say(message.channel, target, key, `**Background task #${task.id} finished**\n\n${body}`, rawPort);
+      if (result.status !== "ok" && result.status !== "step_limit") throw new Error(result.error ?? result.status);
+    }).id;
+  } catch (error) {
+    if (error instanceof BackgroundLimitReached) {
+      throw new CommandRefused(`${error.limit} background tasks are already running, the most allowed at once; wait for one to finish or /stop them.`);
+    }
+    throw error;
+  }
+}
