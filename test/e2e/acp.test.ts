@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type FakeModel, reply, startFakeModel, userText } from "../fakes/model-server.ts";
 import { type Editor, spawnEditor } from "../channels/acp/editor.ts";
-import { runFermix, type RunningDaemon, startDaemon } from "../helpers/binary.ts";
+import { type RunResult, runFermix, type RunningDaemon, startDaemon } from "../helpers/binary.ts";
+import { providerToml, TELEGRAM_OFF } from "../helpers/config.ts";
 import { makeHome, type TestHome } from "../helpers/home.ts";
 
 let fake: FakeModel;
@@ -25,16 +26,8 @@ function editor(): Editor {
 beforeAll(async () => {
   fake = await startFakeModel();
   home = makeHome();
-  home.writeConfig(`
-[fermix_core.providers.fake]
-api = "responses"
-base_url = "${fake.url}"
-model = "fake-model"
-vision = true
-
-[fermix_channels.telegram]
-enabled = false
-`);
+  // ACP stays on (its default): it is what these tests drive.
+  home.writeConfig(providerToml(fake.url, { api: "responses", vision: true }) + TELEGRAM_OFF);
   daemon = await startDaemon(home.env);
 });
 
@@ -173,14 +166,24 @@ describe("fermix acp", () => {
   });
 });
 
+/** What `fermix acp` does when no daemon answers on the socket, whether the socket is missing or stale. */
+function expectNoDaemon(r: RunResult): void {
+  expect(r.exitCode).not.toBe(0);
+  expect(r.stderr).toBe("the Fermix daemon is not running; start it with `fermix run`\n");
+  expect(r.stdout).toBe("");
+}
+
+/** Leave a stale socket at `path`: a process that listens and then dies without cleaning up, as a crashed daemon does. */
+function leaveStaleSocket(path: string): void {
+  Bun.spawnSync([process.execPath, "-e", `Bun.listen({ unix: ${JSON.stringify(path)}, socket: { data() {} } }); process.kill(process.pid, "SIGKILL");`]);
+}
+
 describe("fermix acp without a daemon", () => {
   test("says so on stderr, exits non-zero, writes nothing on stdout", async () => {
     const h = makeHome();
     try {
       const r = await runFermix(["acp"], h.env, "");
-      expect(r.exitCode).not.toBe(0);
-      expect(r.stderr).toBe("the Fermix daemon is not running; start it with `fermix run`\n");
-      expect(r.stdout).toBe("");
+      expectNoDaemon(r);
     } finally {
       h.cleanup();
     }
@@ -191,14 +194,10 @@ describe("fermix acp without a daemon", () => {
     try {
       mkdirSync(h.home, { recursive: true, mode: 0o700 });
       const path = join(h.home, "acp.sock");
-      // A process that listens and then dies without cleaning up, as a crashed daemon does.
-      const script = `Bun.listen({ unix: ${JSON.stringify(path)}, socket: { data() {} } }); process.kill(process.pid, "SIGKILL");`;
-      Bun.spawnSync([process.execPath, "-e", script]);
+      leaveStaleSocket(path);
       expect(existsSync(path)).toBe(true);
       const r = await runFermix(["acp"], h.env, "");
-      expect(r.exitCode).not.toBe(0);
-      expect(r.stderr).toBe("the Fermix daemon is not running; start it with `fermix run`\n");
-      expect(r.stdout).toBe("");
+      expectNoDaemon(r);
     } finally {
       h.cleanup();
     }
@@ -208,10 +207,10 @@ describe("fermix acp without a daemon", () => {
 describe("start and shutdown", () => {
   test("a stale socket from a crashed run is replaced at start", async () => {
     const h = makeHome();
-    h.writeConfig(`[fermix_channels.telegram]\nenabled = false\n`);
+    h.writeConfig(TELEGRAM_OFF);
     try {
       const path = join(h.home, "acp.sock");
-      Bun.spawnSync([process.execPath, "-e", `Bun.listen({ unix: ${JSON.stringify(path)}, socket: { data() {} } }); process.kill(process.pid, "SIGKILL");`]);
+      leaveStaleSocket(path);
       expect(existsSync(path)).toBe(true);
       const d = await startDaemon(h.env);
       try {
@@ -230,7 +229,7 @@ describe("start and shutdown", () => {
   test("a daemon that stops mid-turn answers the prompt cancelled, and the bridge exits non-zero", async () => {
     const own = await startFakeModel();
     const h = makeHome();
-    h.writeConfig(`[fermix_core.providers.fake]\nbase_url = "${own.url}"\nmodel = "fake-model"\n\n[fermix_channels.telegram]\nenabled = false\n`);
+    h.writeConfig(providerToml(own.url) + TELEGRAM_OFF);
     try {
       own.reply(reply.hang("working on it"));
       const d = await startDaemon(h.env);
@@ -252,7 +251,7 @@ describe("start and shutdown", () => {
 
   test("a clean stop removes the socket", async () => {
     const h = makeHome();
-    h.writeConfig(`[fermix_channels.telegram]\nenabled = false\n`);
+    h.writeConfig(TELEGRAM_OFF);
     try {
       const d = await startDaemon(h.env);
       expect(existsSync(join(h.home, "acp.sock"))).toBe(true);

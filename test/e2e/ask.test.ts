@@ -1,45 +1,15 @@
 /** `fermix ask` with the compiled binary: in-process with no daemon, through the control socket with one. */
-import { afterEach, describe, expect, test } from "bun:test";
-import { type FakeModel, reply, startFakeModel, userText } from "../fakes/model-server.ts";
-import { ensureBinary, runFermix, startDaemon, type RunningDaemon } from "../helpers/binary.ts";
+import { describe, expect, test } from "bun:test";
+import { type FakeModel, reply, userText } from "../fakes/model-server.ts";
+import { ensureBinary, runFermix } from "../helpers/binary.ts";
+import { CHANNELS_OFF, providerToml } from "../helpers/config.ts";
+import { e2eResources } from "../helpers/e2e.ts";
 import { within } from "../helpers/gateway.ts";
-import { makeHome, type TestHome } from "../helpers/home.ts";
 
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
+const { defer, model, home, daemon } = e2eResources();
 
-const config = (model: FakeModel) => `
-[fermix_core.providers.fake]
-api = "responses"
-base_url = "${model.url}"
-model = "fake-model"
-api_key = "sk-fake-0000"
+const config = (fake: FakeModel) => providerToml(fake.url, { api: "responses", apiKey: "sk-fake-0000" }) + CHANNELS_OFF;
 
-[fermix_channels.telegram]
-enabled = false
-[fermix_channels.acp]
-enabled = false
-`;
-
-async function model(): Promise<FakeModel> {
-  const fake = await startFakeModel();
-  cleanups.push(() => fake.stop());
-  return fake;
-}
-function home(): TestHome {
-  const h = makeHome();
-  cleanups.push(() => h.cleanup());
-  return h;
-}
-async function daemon(h: TestHome): Promise<RunningDaemon> {
-  const d = await startDaemon(h.env);
-  cleanups.push(async () => {
-    if (d.proc.exitCode === null) await d.stop("SIGKILL");
-  });
-  return d;
-}
 /** Every user text the model was shown in one request. */
 const userTexts = (body: { input: Array<{ role?: string; content?: Array<{ text?: string }> }> }) =>
   body.input.filter((i) => i.role === "user").map((i) => (i.content ?? []).map((p) => p.text ?? "").join(""));
@@ -102,7 +72,7 @@ describe("fermix ask", () => {
 
   test("with no provider configured it points at `fermix setup` and exits 1, daemon or not", async () => {
     const h = home();
-    h.writeConfig(`[fermix_channels.telegram]\nenabled = false\n[fermix_channels.acp]\nenabled = false\n`);
+    h.writeConfig(CHANNELS_OFF);
     const alone = await runFermix(["ask", "hello"], h.env);
     expect(alone.exitCode).toBe(1);
     expect(alone.stderr).toContain("fermix setup");
@@ -122,7 +92,7 @@ describe("fermix ask", () => {
       h.writeConfig(config(fake));
       if (mode === "through the daemon") await daemon(h);
       const proc = Bun.spawn([ensureBinary(), "ask", "write a very long essay"], { env: h.env as Record<string, string>, stdout: "pipe", stderr: "pipe" });
-      cleanups.push(() => proc.exitCode === null && proc.kill("SIGKILL"));
+      defer(() => proc.exitCode === null && proc.kill("SIGKILL"));
       const [request] = await fake.waitForRequests(1);
       proc.kill("SIGINT");
       await within(request!.untilAborted, "the provider request to be aborted");

@@ -3,19 +3,18 @@
  * session on a private tmux server; the test types with send-keys and reads
  * the screen with capture-pane, as a user would.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type FakeModel, reply, startFakeModel } from "../fakes/model-server.ts";
-import { ensureBinary, startDaemon } from "../helpers/binary.ts";
+import { type FakeModel, reply } from "../fakes/model-server.ts";
+import { ensureBinary } from "../helpers/binary.ts";
+import { CHANNELS_OFF, providerToml } from "../helpers/config.ts";
+import { e2eResources } from "../helpers/e2e.ts";
 import { within } from "../helpers/gateway.ts";
-import { makeHome, type TestHome } from "../helpers/home.ts";
+import { type TestHome } from "../helpers/home.ts";
 
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
+const start = e2eResources();
 
 /** A terminal with `fermix chat` running in it. */
 class Terminal {
@@ -81,23 +80,11 @@ class Terminal {
 const count = (haystack: string, needle: string) => haystack.split(needle).length - 1;
 
 async function setup(): Promise<{ fake: FakeModel; home: TestHome; term: Terminal }> {
-  const fake = await startFakeModel();
-  cleanups.push(() => fake.stop());
-  const home = makeHome();
-  cleanups.push(() => home.cleanup());
-  home.writeConfig(`
-[fermix_core.providers.fake]
-base_url = "${fake.url}"
-model = "fake-model"
-api_key = "sk-fake-0000"
-
-[fermix_channels.telegram]
-enabled = false
-[fermix_channels.acp]
-enabled = false
-`);
+  const fake = await start.model();
+  const home = start.home();
+  home.writeConfig(providerToml(fake.url, { apiKey: "sk-fake-0000" }) + CHANNELS_OFF);
   const term = new Terminal();
-  cleanups.push(() => term.stop());
+  start.defer(() => term.stop());
   return { fake, home, term };
 }
 
@@ -110,10 +97,7 @@ describe("fermix chat in a terminal", () => {
     test(`${mode}${noColor ? ", NO_COLOR" : ""}: a prompt and its reply, /help, Ctrl-C stopping a slow turn, Ctrl-D to leave`, async () => {
       const { fake, home, term } = await setup();
       if (mode === "via the running daemon") {
-        const d = await startDaemon(home.env);
-        cleanups.push(async () => {
-          if (d.proc.exitCode === null) await d.stop("SIGKILL");
-        });
+        await start.daemon(home);
       }
       term.start({ ...home.env, NO_COLOR: noColor ? "1" : undefined });
       await term.waitFor((s) => s.includes(mode) && s.includes("›"), "banner and prompt");

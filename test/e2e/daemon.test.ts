@@ -1,55 +1,18 @@
 /** `fermix run` as a user runs it: the compiled binary, a real port, real signals. */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, statSync } from "node:fs";
-import { connect } from "node:net";
 import { join } from "node:path";
-import { makeHome, READY_CONFIG, type TestHome } from "../helpers/home.ts";
-import { runFermix, startDaemon, type RunningDaemon } from "../helpers/binary.ts";
+import { READY_CONFIG } from "../helpers/home.ts";
+import { runFermix } from "../helpers/binary.ts";
+import { e2eResources } from "../helpers/e2e.ts";
+import { rawStatus } from "../helpers/raw-http.ts";
 
-const homes: TestHome[] = [];
-const daemons: RunningDaemon[] = [];
-function home(extra: Record<string, string> = {}) {
-  const h = makeHome(extra);
-  homes.push(h);
-  return h;
-}
-async function daemon(env: Record<string, string | undefined>) {
-  const d = await startDaemon(env);
-  daemons.push(d);
-  return d;
-}
-afterEach(async () => {
-  for (const d of daemons.splice(0)) if (d.proc.exitCode === null) await d.stop("SIGKILL");
-  for (const h of homes.splice(0)) h.cleanup();
-});
-
-/** Send raw bytes over TCP and return the status line's code. */
-function rawRequest(port: number, head: string, chunks: Uint8Array[]): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1");
-    let received = "";
-    socket.on("data", (d) => {
-      received += d.toString("latin1");
-      const m = /^HTTP\/1\.1 (\d{3})/.exec(received);
-      if (m) {
-        socket.destroy();
-        resolve(Number(m[1]));
-      }
-    });
-    socket.on("error", (e) => (received ? undefined : reject(e)));
-    socket.on("close", () => {
-      const m = /^HTTP\/1\.1 (\d{3})/.exec(received);
-      if (!m) reject(new Error(`no status line; got ${JSON.stringify(received.slice(0, 100))}`));
-    });
-    socket.write(head);
-    for (const chunk of chunks) socket.write(chunk);
-  });
-}
+const { home, daemon } = e2eResources();
 
 describe("fermix run", () => {
   test("on a fresh home it starts, creates the home 0700, and reports setup_required (503)", async () => {
     const h = home();
-    const d = await daemon(h.env);
+    const d = await daemon(h);
     expect(statSync(h.home).mode & 0o777).toBe(0o700);
     expect(statSync(join(h.home, "fermix.db")).mode & 0o777).toBe(0o600);
     const live = await fetch(new URL("/health/live", d.url));
@@ -65,7 +28,7 @@ describe("fermix run", () => {
   test("a configured home is ready (200)", async () => {
     const h = home();
     h.writeConfig(READY_CONFIG);
-    const d = await daemon(h.env);
+    const d = await daemon(h);
     const res = await fetch(new URL("/health?pretty=1", d.url));
     expect(res.status).toBe(200);
     const text = await res.text();
@@ -78,7 +41,7 @@ describe("fermix run", () => {
     const port = probe.port;
     probe.stop(true);
     const h = home({ PORT: String(port), FERMIX_HTTP_BIND: "127.0.0.2" });
-    const d = await daemon(h.env);
+    const d = await daemon(h);
     expect(d.url.hostname).toBe("127.0.0.2");
     expect(d.url.port).toBe(String(port));
     expect((await fetch(`http://127.0.0.2:${port}/health/live`)).status).toBe(200);
@@ -88,12 +51,12 @@ describe("fermix run", () => {
 
   test("a body of 1,000,001 bytes is refused with 413, with and without Content-Length", async () => {
     const h = home();
-    const d = await daemon(h.env);
+    const d = await daemon(h);
     const port = Number(d.url.port);
     const big = new Uint8Array(1_000_001);
     const sized = await fetch(new URL("/health/live", d.url), { method: "POST", body: big });
     expect(sized.status).toBe(413);
-    const chunked = await rawRequest(
+    const chunked = await rawStatus(
       port,
       "POST /health/live HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n",
       [
@@ -106,7 +69,7 @@ describe("fermix run", () => {
     );
     expect(chunked).toBe(413);
     // Exactly at the limit is accepted by the body check (and then routed normally).
-    const atLimit = await rawRequest(port, "POST /health/live HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n", [
+    const atLimit = await rawStatus(port, "POST /health/live HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n", [
       new TextEncoder().encode(`${(1_000_000).toString(16)}\r\n`),
       big.subarray(0, 1_000_000),
       new TextEncoder().encode("\r\n0\r\n\r\n"),
@@ -125,7 +88,7 @@ describe("fermix run", () => {
   test("unknown keys are warned about on stderr at start", async () => {
     const h = home();
     h.writeConfig(`${READY_CONFIG}\n[fermix_channels.slack]\nsigning_secert = "x"\n`);
-    const d = await daemon(h.env);
+    const d = await daemon(h);
     expect(d.logs()).toContain("unknown config key fermix_channels.slack.signing_secert (did you mean fermix_channels.slack.signing_secret?)");
   });
 
@@ -133,7 +96,7 @@ describe("fermix run", () => {
     test(`${signal} shuts down cleanly: exit 0, port released, database closed`, async () => {
       const h = home();
       h.writeConfig(READY_CONFIG);
-      const d = await daemon(h.env);
+      const d = await daemon(h);
       const port = Number(d.url.port);
       expect(await d.stop(signal)).toBe(0);
       expect(d.logs()).toContain('msg="fermix stopped"');
@@ -148,11 +111,11 @@ describe("fermix run", () => {
   test("the control socket is 0600 while running; a stale one left by a crash is replaced at start", async () => {
     const h = home();
     h.writeConfig(READY_CONFIG);
-    const first = await daemon(h.env);
+    const first = await daemon(h);
     expect(statSync(join(h.home, "control.sock")).mode & 0o777).toBe(0o600);
     await first.stop("SIGKILL");
     expect(existsSync(join(h.home, "control.sock"))).toBe(true);
-    const second = await daemon(h.env);
+    const second = await daemon(h);
     expect((await fetch(new URL("/health/live", second.url))).status).toBe(200);
     expect(statSync(join(h.home, "control.sock")).mode & 0o777).toBe(0o600);
   });
@@ -160,7 +123,7 @@ describe("fermix run", () => {
   test("a second daemon on the same home refuses to start while the first runs", async () => {
     const h = home();
     h.writeConfig(READY_CONFIG);
-    await daemon(h.env);
+    await daemon(h);
     const r = await runFermix(["run"], h.env);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain("is another fermix daemon running?");

@@ -4,21 +4,19 @@
  * start completes that turn exactly once — one more model request, the
  * message in it once, one reply in the DM, and nothing left to replay.
  */
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { type RecordedRequest, reply, startFakeModel } from "../fakes/model-server.ts";
-import { SLACK_ALICE, SLACK_DM, startSlackFake } from "../fakes/slack.ts";
-import { type RunningDaemon, startDaemon } from "../helpers/binary.ts";
+import { type RecordedRequest, reply } from "../fakes/model-server.ts";
+import { SLACK_ALICE, SLACK_DM } from "../fakes/slack.ts";
+import { type RunningDaemon } from "../helpers/binary.ts";
+import { CHANNELS_OFF, providerToml, slackToml } from "../helpers/config.ts";
+import { e2eResources } from "../helpers/e2e.ts";
 import { until } from "../helpers/gateway.ts";
-import { makeHome } from "../helpers/home.ts";
 import { nowSeconds, signSlack } from "../helpers/sign.ts";
 
 const SECRET = "replay-test-signing-secret-0000";
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
+const resources = e2eResources();
 
 /** Every user text the model was shown in one request. */
 const userTexts = (request: RecordedRequest): string[] =>
@@ -27,39 +25,16 @@ const userTexts = (request: RecordedRequest): string[] =>
     .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
 
 async function setup() {
-  const model = await startFakeModel();
-  cleanups.push(() => model.stop());
-  const slack = startSlackFake();
-  cleanups.push(() => slack.stop());
-  const home = makeHome();
-  cleanups.push(() => home.cleanup());
-  home.writeConfig(`
-[fermix_core.providers.fake]
-api = "chat"
-base_url = "${model.url}"
-model = "fake-model"
-
-[fermix_channels.telegram]
-enabled = false
-[fermix_channels.acp]
-enabled = false
-
-[fermix_channels.slack]
-enabled = true
-bot_token = "${slack.token}"
-signing_secret = "${SECRET}"
-owner_user_id = "${SLACK_ALICE}"
-api_url = "${slack.apiUrl}"
-`);
-  const daemons: RunningDaemon[] = [];
-  cleanups.push(async () => {
-    for (const d of daemons) if (d.proc.exitCode === null) await d.stop("SIGKILL");
-  });
-  const start = async () => {
-    const d = await startDaemon(home.env);
-    daemons.push(d);
-    return d;
-  };
+  const model = await resources.model();
+  const slack = resources.slack();
+  const home = resources.home();
+  home.writeConfig(
+    providerToml(model.url, { api: "chat" }) +
+      CHANNELS_OFF +
+      slackToml({ botToken: slack.token, signingSecret: SECRET, ownerUserId: SLACK_ALICE, apiUrl: slack.apiUrl }),
+  );
+  /** Each start is a new daemon process on the same home (and so the same inbox). */
+  const start = () => resources.daemon(home);
   const post = (d: RunningDaemon, text: string) => {
     const body = JSON.stringify(slack.events.dm(text));
     return fetch(new URL("/webhook/slack", d.url), {
@@ -92,7 +67,7 @@ test("SIGKILL mid-turn: the next start replays the acknowledged message and comp
 
   // Done means done: nothing is left in the inbox for a later start to replay, and history has the turn once.
   const db = new Database(join(home.home, "fermix.db"), { readonly: true });
-  cleanups.push(() => db.close());
+  resources.defer(() => db.close());
   await until(() => (db.query("SELECT count(*) AS n FROM inbox").get() as { n: number }).n === 0, "the inbox entry to be done");
   expect(await second.stop("SIGTERM")).toBe(0);
   const history = db.query("SELECT role, content FROM messages ORDER BY id").all();

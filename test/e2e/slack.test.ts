@@ -1,50 +1,25 @@
 /** End to end with the compiled binary: a signed Slack event in, the fake model answers, the reply lands in the thread on the Slack fake. */
-import { afterEach, expect, test } from "bun:test";
-import { type RunningDaemon, startDaemon } from "../helpers/binary.ts";
-import { makeHome, type TestHome } from "../helpers/home.ts";
+import { expect, test } from "bun:test";
+import { CHANNELS_OFF, providerToml, slackToml } from "../helpers/config.ts";
+import { e2eResources } from "../helpers/e2e.ts";
 import { nowSeconds, signSlack } from "../helpers/sign.ts";
-import { type FakeModel, reply, startFakeModel } from "../fakes/model-server.ts";
-import { SLACK_ALICE, SLACK_CHANNEL, type SlackFake, startSlackFake } from "../fakes/slack.ts";
+import { reply } from "../fakes/model-server.ts";
+import { SLACK_ALICE, SLACK_CHANNEL } from "../fakes/slack.ts";
 
 const SIGNING_SECRET = "e2e-slack-signing-secret-0123456789";
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
-
-function configToml(model: FakeModel, slack: SlackFake): string {
-  return `
-[fermix_core.providers.fake]
-api = "chat"
-base_url = "${model.url}"
-model = "fake-model"
-
-[fermix_channels.telegram]
-enabled = false
-
-[fermix_channels.acp]
-enabled = false
-
-[fermix_channels.slack]
-enabled = true
-bot_token = "${slack.token}"
-signing_secret = "${SIGNING_SECRET}"
-owner_user_id = "${SLACK_ALICE}"
-api_url = "${slack.apiUrl}"
-`;
-}
+const start = e2eResources();
 
 test("an @mention in a channel is answered in its thread with the model's words", async () => {
-  const model = await startFakeModel();
-  cleanups.push(() => model.stop());
+  const model = await start.model();
   model.reply(reply.text("Sunny ", "with a light breeze."));
-  const slack = startSlackFake();
-  cleanups.push(() => slack.stop());
-  const home: TestHome = makeHome();
-  cleanups.push(() => home.cleanup());
-  home.writeConfig(configToml(model, slack));
-  const daemon: RunningDaemon = await startDaemon(home.env);
-  cleanups.push(() => (daemon.proc.exitCode === null ? daemon.stop("SIGKILL") : undefined));
+  const slack = start.slack();
+  const home = start.home();
+  home.writeConfig(
+    providerToml(model.url, { api: "chat" }) +
+      CHANNELS_OFF +
+      slackToml({ botToken: slack.token, signingSecret: SIGNING_SECRET, ownerUserId: SLACK_ALICE, apiUrl: slack.apiUrl }),
+  );
+  const daemon = await start.daemon(home);
 
   const health = (await (await fetch(new URL("/health/ready", daemon.url))).json()) as { channels: Array<Record<string, unknown>> };
   expect(health.channels.find((c) => c.name === "slack")).toEqual({ name: "slack", status: "ready", enabled: true, mode: "webhook", process_alive: true });

@@ -3,22 +3,25 @@
  * API fake, the fake model answers, and the reply shows up in the user's
  * chat; a sender who is not allowed gets nothing at all.
  */
-import { afterEach, expect, test } from "bun:test";
-import { reply, startFakeModel, type FakeModel } from "../fakes/model-server.ts";
-import { ALICE, BOB, startTelegramFake, type TelegramFake } from "../fakes/telegram.ts";
-import { startDaemon, type RunningDaemon } from "../helpers/binary.ts";
-import { makeHome, type TestHome } from "../helpers/home.ts";
+import { expect, test } from "bun:test";
+import { reply } from "../fakes/model-server.ts";
+import { ALICE, BOB } from "../fakes/telegram.ts";
+import { type RunningDaemon } from "../helpers/binary.ts";
+import { ACP_OFF, providerToml, telegramToml } from "../helpers/config.ts";
+import { e2eResources } from "../helpers/e2e.ts";
 
-let model: FakeModel | undefined;
-let telegram: TelegramFake | undefined;
-let home: TestHome | undefined;
-let daemon: RunningDaemon | undefined;
-afterEach(async () => {
-  if (daemon && daemon.proc.exitCode === null) await daemon.stop("SIGKILL");
-  home?.cleanup();
-  await telegram?.stop();
-  await model?.stop();
-});
+const start = e2eResources();
+
+/** The fake model, the Bot API fake, and a home whose Telegram (on by default) polls that fake for Alice. */
+async function setup() {
+  const model = await start.model();
+  const telegram = start.telegram();
+  const home = start.home();
+  home.writeConfig(
+    providerToml(model.url) + telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) + ACP_OFF,
+  );
+  return { model, telegram, home };
+}
 
 interface Health {
   status: string;
@@ -30,25 +33,9 @@ async function health(d: RunningDaemon): Promise<Health> {
 }
 
 test("a Telegram message in, the model's answer out in the chat; an unauthorized sender gets nothing", async () => {
-  model = await startFakeModel();
-  telegram = startTelegramFake();
-  home = makeHome();
-  home.writeConfig(`
-[fermix_core.providers.fake]
-base_url = "${model.url}"
-model = "fake-model"
-
-[fermix_channels.telegram]
-bot_token = "${telegram.token}"
-api_root = "${telegram.url}"
-owner_user_id = "${ALICE.id}"
-
-[fermix_channels.acp]
-enabled = false
-`);
+  const { model, telegram, home } = await setup();
   model.reply(reply.text("Hello ", "from the ", "fake model"));
-  daemon = await startDaemon(home.env);
-  const d = daemon;
+  const d = await start.daemon(home);
 
   // Polling is up once the first getUpdates came back: health says so.
   const deadline = Date.now() + 5000;
@@ -86,29 +73,14 @@ enabled = false
 }, 30_000);
 
 test("a long streamed answer: a live draft edited in place, sealed into cards; only the first rings, no link previews, HTML", async () => {
-  model = await startFakeModel();
-  telegram = startTelegramFake();
-  home = makeHome();
-  home.writeConfig(`
-[fermix_core.providers.fake]
-base_url = "${model.url}"
-model = "fake-model"
-
-[fermix_channels.telegram]
-bot_token = "${telegram.token}"
-api_root = "${telegram.url}"
-owner_user_id = "${ALICE.id}"
-
-[fermix_channels.acp]
-enabled = false
-`);
+  const { model, telegram, home } = await setup();
   // Three sections of ~800 visible characters (~2,400 in all, past the ~1,400 a card holds), streamed slowly enough to be edited.
   const section = (n: number) =>
     `## Part ${n}\n\n${Array.from({ length: 16 }, (_, i) => `Sentence ${i + 1} of part ${n} has **bold** words and a [link](https://example.com/${n}).`).join(" ")}\n\n`;
   const answer = section(1) + section(2) + section(3);
   const chunks = answer.match(/[\s\S]{1,150}/g)!;
   model.reply(reply.slow(120, ...chunks));
-  daemon = await startDaemon(home.env);
+  await start.daemon(home);
   telegram.pushMessage(telegram.message.text("write me three parts"));
   await telegram.waitForTexts(ALICE.id, (t) => t.join("\n").includes("Sentence 16 of part 3"), 20_000);
   await Bun.sleep(300);

@@ -3,49 +3,28 @@
  * neither owner nor allowlist is logged as refused, reported failed in
  * health and doctor, and its webhook route stays up but denies every sender.
  */
-import { afterEach, expect, test } from "bun:test";
-import { reply, startFakeModel } from "../fakes/model-server.ts";
-import { SLACK_ALICE, startSlackFake } from "../fakes/slack.ts";
-import { runFermix, startDaemon, type RunningDaemon } from "../helpers/binary.ts";
+import { expect, test } from "bun:test";
+import { reply } from "../fakes/model-server.ts";
+import { SLACK_ALICE } from "../fakes/slack.ts";
+import { runFermix } from "../helpers/binary.ts";
+import { CHANNELS_OFF, providerToml, slackToml } from "../helpers/config.ts";
+import { e2eResources } from "../helpers/e2e.ts";
 import { until } from "../helpers/gateway.ts";
-import { makeHome } from "../helpers/home.ts";
 import { nowSeconds, signSlack } from "../helpers/sign.ts";
 
 const SECRET = "trust-test-signing-secret-0000";
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
+const start = e2eResources();
 
 test("a Slack channel with no owner and no allowlist is refused at start, visible in health and doctor, and answers nobody", async () => {
-  const model = await startFakeModel();
-  cleanups.push(() => model.stop());
+  const model = await start.model();
   model.fallback(reply.text("should never be asked"));
-  const slack = startSlackFake();
-  cleanups.push(() => slack.stop());
-  const home = makeHome();
-  cleanups.push(() => home.cleanup());
-  home.writeConfig(`
-[fermix_core.providers.fake]
-api = "chat"
-base_url = "${model.url}"
-model = "fake-model"
-
-[fermix_channels.telegram]
-enabled = false
-[fermix_channels.acp]
-enabled = false
-
-[fermix_channels.slack]
-enabled = true
-bot_token = "${slack.token}"
-signing_secret = "${SECRET}"
-api_url = "${slack.apiUrl}"
-`);
-  const d: RunningDaemon = await startDaemon(home.env);
-  cleanups.push(async () => {
-    if (d.proc.exitCode === null) await d.stop("SIGKILL");
-  });
+  const slack = start.slack();
+  const home = start.home();
+  // No owner_user_id and no allowed_user_ids: the point of this test.
+  home.writeConfig(
+    providerToml(model.url, { api: "chat" }) + CHANNELS_OFF + slackToml({ botToken: slack.token, signingSecret: SECRET, apiUrl: slack.apiUrl }),
+  );
+  const d = await start.daemon(home);
   expect(d.logs()).toMatch(/channel refused at start.*channel=slack.*reason="?no owner_user_id and no allowed_user_ids/);
 
   const health = await fetch(new URL("/health/ready", d.url));

@@ -9,6 +9,7 @@ import { reply, startFakeModel, type FakeModel } from "../fakes/model-server.ts"
 import { SLACK_ALICE, SLACK_DM, startSlackFake, type SlackFake } from "../fakes/slack.ts";
 import { startWhatsAppFake, WA_USER, type WhatsAppFake } from "../fakes/whatsapp.ts";
 import { startDaemon, type RunningDaemon } from "../helpers/binary.ts";
+import { CHANNELS_OFF, OPENAI_TEST, providerToml, slackToml, whatsappToml } from "../helpers/config.ts";
 import { makeHome, type TestHome } from "../helpers/home.ts";
 import { nowSeconds, signSlack, signWhatsApp } from "../helpers/sign.ts";
 
@@ -29,33 +30,23 @@ beforeAll(async () => {
   slack = startSlackFake();
   wa = startWhatsAppFake();
   home = makeHome();
-  home.writeConfig(`
-[fermix_core.providers.openai]
-model = "gpt-test"
-api_key = "sk-test-0000000000"
-base_url = "${model.url}"
-[fermix_channels.telegram]
-enabled = false
-[fermix_channels.acp]
-enabled = false
-[fermix_channels.slack]
-enabled = true
-bot_token = "${slack.token}"
-signing_secret = "${SLACK_SECRET}"
-owner_user_id = "${SLACK_ALICE}"
-api_url = "${slack.apiUrl}"
-[fermix_channels.whatsapp]
-enabled = true
-access_token = "${wa.token}"
-phone_number_id = "${wa.phoneNumberId}"
-verify_token = "${VERIFY}"
-app_secret = "${WA_SECRET}"
-owner_user_id = "${WA_USER.wa_id}"
-graph_api_base = "${wa.graphBase("v21.0")}"
-album_debounce_ms = 300
-`);
+  home.writeConfig(
+    providerToml(model.url, OPENAI_TEST) +
+      CHANNELS_OFF +
+      slackToml({ botToken: slack.token, signingSecret: SLACK_SECRET, ownerUserId: SLACK_ALICE, apiUrl: slack.apiUrl }) +
+      whatsappToml({
+        accessToken: wa.token,
+        phoneNumberId: wa.phoneNumberId,
+        verifyToken: VERIFY,
+        appSecret: WA_SECRET,
+        ownerUserId: WA_USER.wa_id,
+        graphApiBase: wa.graphBase("v21.0"),
+        albumDebounceMs: 300,
+      }),
+  );
+  // A daemon with no provider and no webhook channel: its routes must refuse everything.
   bare = makeHome();
-  bare.writeConfig(`[fermix_channels.telegram]\nenabled = false\n[fermix_channels.acp]\nenabled = false\n`);
+  bare.writeConfig(CHANNELS_OFF);
   [daemon, unconfigured] = await Promise.all([startDaemon(home.env), startDaemon(bare.env)]);
 });
 

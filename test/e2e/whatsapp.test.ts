@@ -1,53 +1,33 @@
 /** End to end with the compiled binary: a signed WhatsApp webhook in, the fake model answers, the reply lands on the Cloud API fake. */
-import { afterEach, expect, test } from "bun:test";
-import { type RunningDaemon, startDaemon } from "../helpers/binary.ts";
-import { makeHome, type TestHome } from "../helpers/home.ts";
+import { expect, test } from "bun:test";
+import { CHANNELS_OFF, providerToml, whatsappToml } from "../helpers/config.ts";
+import { e2eResources } from "../helpers/e2e.ts";
 import { signWhatsApp } from "../helpers/sign.ts";
-import { type FakeModel, reply, startFakeModel } from "../fakes/model-server.ts";
-import { startWhatsAppFake, WA_USER, type WhatsAppFake } from "../fakes/whatsapp.ts";
+import { reply } from "../fakes/model-server.ts";
+import { WA_USER } from "../fakes/whatsapp.ts";
 
 const APP_SECRET = "e2e-whatsapp-app-secret-0123456789";
 const VERIFY_TOKEN = "e2e-whatsapp-verify-token";
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
-
-function configToml(model: FakeModel, wa: WhatsAppFake): string {
-  return `
-[fermix_core.providers.fake]
-api = "chat"
-base_url = "${model.url}"
-model = "fake-model"
-
-[fermix_channels.telegram]
-enabled = false
-
-[fermix_channels.acp]
-enabled = false
-
-[fermix_channels.whatsapp]
-enabled = true
-access_token = "${wa.token}"
-phone_number_id = "${wa.phoneNumberId}"
-verify_token = "${VERIFY_TOKEN}"
-app_secret = "${APP_SECRET}"
-allowed_sender_ids = ["${WA_USER.wa_id}"]
-graph_api_base = "${wa.graphBase("v25.0")}"
-`;
-}
+const start = e2eResources();
 
 test("a text message is answered on WhatsApp with the model's words, link previews off", async () => {
-  const model = await startFakeModel();
-  cleanups.push(() => model.stop());
+  const model = await start.model();
   model.reply(reply.text("It comes in ", "blue and green."));
-  const wa = startWhatsAppFake();
-  cleanups.push(() => wa.stop());
-  const home: TestHome = makeHome();
-  cleanups.push(() => home.cleanup());
-  home.writeConfig(configToml(model, wa));
-  const daemon: RunningDaemon = await startDaemon(home.env);
-  cleanups.push(() => (daemon.proc.exitCode === null ? daemon.stop("SIGKILL") : undefined));
+  const wa = start.whatsapp();
+  const home = start.home();
+  home.writeConfig(
+    providerToml(model.url, { api: "chat" }) +
+      CHANNELS_OFF +
+      whatsappToml({
+        accessToken: wa.token,
+        phoneNumberId: wa.phoneNumberId,
+        verifyToken: VERIFY_TOKEN,
+        appSecret: APP_SECRET,
+        allowedSenderIds: [WA_USER.wa_id],
+        graphApiBase: wa.graphBase("v25.0"),
+      }),
+  );
+  const daemon = await start.daemon(home);
 
   const health = (await (await fetch(new URL("/health/ready", daemon.url))).json()) as { channels: Array<Record<string, unknown>> };
   expect(health.channels.find((c) => c.name === "whatsapp")).toEqual({ name: "whatsapp", status: "ready", enabled: true, mode: "webhook", process_alive: true });

@@ -1,39 +1,27 @@
 /** Webhooks into a real core: idempotency under concurrency, capacity, albums, and what the model sees. */
 import { afterEach, expect, test } from "bun:test";
-import { dmEvent, envelope } from "../channels/slack/fixtures.ts";
-import { message, messagesPayload } from "../channels/whatsapp/fixtures.ts";
+import { dmEvent, envelope, USER } from "../channels/slack/fixtures.ts";
+import { message, messagesPayload, SENDER } from "../channels/whatsapp/fixtures.ts";
 import { reply, startFakeModel, type FakeModel } from "../fakes/model-server.ts";
+import { CHANNELS_OFF, OPENAI_TEST, providerToml, slackToml, whatsappToml } from "../helpers/config.ts";
 import { nowSeconds, signSlack, signWhatsApp } from "../helpers/sign.ts";
 import { webhookCore, type WebhookCore } from "../helpers/webhook-core.ts";
 
 const SLACK_SECRET = "slack-signing-secret-0001";
 const WA_SECRET = "wa-app-secret-0001";
-const config = (modelUrl: string, debounceMs = 150) => `
-[fermix_core.providers.openai]
-model = "gpt-test"
-api_key = "sk-test-0000000000"
-base_url = "${modelUrl}"
-
-[fermix_channels.telegram]
-enabled = false
-[fermix_channels.acp]
-enabled = false
-
-[fermix_channels.slack]
-enabled = true
-bot_token = "xoxb-test-token"
-signing_secret = "${SLACK_SECRET}"
-owner_user_id = "U2CERLKJA"
-
-[fermix_channels.whatsapp]
-enabled = true
-access_token = "wa-access-token"
-phone_number_id = "106540352242922"
-verify_token = "verify-me"
-app_secret = "${WA_SECRET}"
-owner_user_id = "16505551234"
-album_debounce_ms = ${debounceMs}
-`;
+/** Both webhook channels, owned by the fixtures' senders so that every fixture message becomes a turn. */
+const config = (modelUrl: string, debounceMs = 150) =>
+  providerToml(modelUrl, OPENAI_TEST) +
+  CHANNELS_OFF +
+  slackToml({ botToken: "xoxb-test-token", signingSecret: SLACK_SECRET, ownerUserId: USER }) +
+  whatsappToml({
+    accessToken: "wa-access-token",
+    phoneNumberId: "106540352242922",
+    verifyToken: "verify-me",
+    appSecret: WA_SECRET,
+    ownerUserId: SENDER,
+    albumDebounceMs: debounceMs,
+  });
 
 let fake: FakeModel;
 let harness: WebhookCore;
@@ -90,7 +78,9 @@ test("at capacity the route answers 503 and forgets the key, so the platform's r
   expect(busy.status).toBe(503);
   expect(await busy.json()).toEqual({ error: "Webhook handoff unavailable" });
   expect(harness.core.idempotency.seen("slack", "D0442US94JD:2.2")).toBe(false);
-  // The first turn ends (stopped), capacity frees, and Slack's retry of the second is a fresh message.
+  // The first turn ends (stopped once it is really running: its request reached the model),
+  // capacity frees, and Slack's retry of the second is a fresh message.
+  await fake.waitForRequests(1);
   harness.core.queue.stop("slack:D0442US94JD:");
   await until("capacity", () => harness.core.supervisor.inFlight === 0);
   expect((await slackPost(harness, dmEvent({ text: "second", ts: "2.2" }), { event_id: "EvRetry" })).status).toBe(200);

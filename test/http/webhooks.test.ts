@@ -9,28 +9,27 @@ import { HandoffUnavailable, type Submission } from "../../src/channels/types.ts
 import { Logger, Redactor } from "../../src/core/log.ts";
 import type { GatewayChannel } from "../../src/gateway/message.ts";
 import { webhookRoutes } from "../../src/http/webhooks/index.ts";
-import { DOC_BODY, DOC_SECRET, DOC_SIGNATURE, DOC_TIMESTAMP, dmEvent, envelope, URL_VERIFICATION } from "../channels/slack/fixtures.ts";
-import { OFFICIAL_EXAMPLE_SECRET, OFFICIAL_EXAMPLE_SIGNATURE, OFFICIAL_TEXT_EXAMPLE, message, messagesPayload } from "../channels/whatsapp/fixtures.ts";
+import { DOC_BODY, DOC_SECRET, DOC_SIGNATURE, DOC_TIMESTAMP, dmEvent, envelope, URL_VERIFICATION, USER } from "../channels/slack/fixtures.ts";
+import { OFFICIAL_EXAMPLE_SECRET, OFFICIAL_EXAMPLE_SIGNATURE, OFFICIAL_TEXT_EXAMPLE, message, messagesPayload, SENDER } from "../channels/whatsapp/fixtures.ts";
+import { type SlackOptions, slackToml, whatsappToml } from "../helpers/config.ts";
 import { mutateBytes, randomJson, rng } from "../helpers/fuzz.ts";
 import { signSlack, signWhatsApp } from "../helpers/sign.ts";
 
 const SLACK_SECRET = "slack-signing-secret-0001";
 const NOW = 1_780_000_000;
-const CONFIGURED = `
-[fermix_channels.slack]
-enabled = true
-bot_token = "xoxb-test-token"
-signing_secret = "${SLACK_SECRET}"
-owner_user_id = "U2CERLKJA"
-
-[fermix_channels.whatsapp]
-enabled = true
-access_token = "wa-access-token"
-phone_number_id = "106540352242922"
-verify_token = "verify-me-please"
-app_secret = "${OFFICIAL_EXAMPLE_SECRET}"
-owner_user_id = "16505551234"
-`;
+/** Slack as these tests sign for it, owned by the fixtures' sender; a test that varies one field spreads this. */
+const SLACK: SlackOptions = { botToken: "xoxb-test-token", signingSecret: SLACK_SECRET, ownerUserId: USER };
+/** Both webhook channels; WhatsApp's app secret is the one its official example vector was signed with. */
+const configured = (slack: SlackOptions = SLACK) =>
+  slackToml(slack) +
+  whatsappToml({
+    accessToken: "wa-access-token",
+    phoneNumberId: "106540352242922",
+    verifyToken: "verify-me-please",
+    appSecret: OFFICIAL_EXAMPLE_SECRET,
+    ownerUserId: SENDER,
+  });
+const CONFIGURED = configured();
 
 const quiet = new Logger({ write() {} }, "error", new Redactor());
 
@@ -60,7 +59,7 @@ describe("POST /webhook/slack", () => {
   const dm = JSON.stringify(envelope(dmEvent({ text: "hi" })));
 
   test("Slack's published signing example verifies exactly (then its form body is an unsupported transport)", async () => {
-    const { post, submitted } = routes(CONFIGURED.replace(SLACK_SECRET, DOC_SECRET), undefined, Number(DOC_TIMESTAMP));
+    const { post, submitted } = routes(configured({ ...SLACK, signingSecret: DOC_SECRET }), undefined, Number(DOC_TIMESTAMP));
     const res = await post("/webhook/slack", DOC_BODY, {
       "content-type": "application/x-www-form-urlencoded",
       "x-slack-request-timestamp": DOC_TIMESTAMP,
@@ -113,7 +112,7 @@ describe("POST /webhook/slack", () => {
   });
 
   test("not configured (disabled, or no signing secret): 401 for every request, the route still answers", async () => {
-    for (const toml of ["", CONFIGURED.replace(`signing_secret = "${SLACK_SECRET}"`, ""), CONFIGURED.replace("enabled = true", "enabled = false")]) {
+    for (const toml of ["", configured({ ...SLACK, signingSecret: undefined }), configured({ ...SLACK, enabled: false })]) {
       const { post, submitted } = routes(toml);
       await expectReply(await post("/webhook/slack", dm, signSlack(dm, SLACK_SECRET, NOW)), 401, UNAUTHORIZED);
       expect(submitted).toEqual([]);

@@ -22,19 +22,12 @@ import { openDatabase } from "../../../src/store/db.ts";
 import { IdempotencyStore } from "../../../src/store/idempotency.ts";
 import { Inbox } from "../../../src/store/inbox.ts";
 import { ALICE, type TelegramFake } from "../../fakes/telegram.ts";
+import { ACP_OFF, telegramToml } from "../../helpers/config.ts";
 import { loadedFrom } from "../../helpers/loaded.ts";
 
 /** A config whose Telegram channel talks to the fake. */
 export function configFor(fake: Pick<TelegramFake, "token" | "url">, token = fake.token): Config {
-  return loadedFrom(`
-[fermix_channels.telegram]
-bot_token = "${token}"
-api_root = "${fake.url}"
-owner_user_id = "${ALICE.id}"
-
-[fermix_channels.acp]
-enabled = false
-`).config;
+  return loadedFrom(telegramToml({ botToken: token, apiRoot: fake.url, ownerUserId: String(ALICE.id) }) + ACP_OFF).config;
 }
 
 /** A redactor that knows no secrets: whatever the adapter lets through shows up in the lines. */
