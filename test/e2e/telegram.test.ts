@@ -103,3 +103,19 @@ test("a long streamed answer: a live draft edited in place, sealed into cards; o
   expect(bot[0]!.source).toContain("<b>bold</b>");
   expect(bot[0]!.source).toContain('<a href="https://example.com/1">link</a>');
 });
+
+test("a reply Telegram rejects for its formatting is resent once as plain text, and the fault is logged", async () => {
+  const { model, telegram, home } = await setup();
+  // Not streamed: the whole reply goes through the outbox's send path.
+  home.writeConfig(`${providerToml(model.url)}${telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) })}streaming = "off"\n${ACP_OFF}`);
+  model.reply(reply.text("Some **bold** words & a <tag>."));
+  const d = await start.daemon(home);
+  telegram.rejectEntitiesNext("sendMessage");
+  telegram.pushMessage(telegram.message.text("format something"));
+  const texts = await telegram.waitForTexts(ALICE.id, (t) => t.some((x) => x.includes("bold")), 10_000);
+  expect(texts.filter((t) => t.includes("bold"))).toEqual(["Some bold words & a <tag>."]);
+  const sends = telegram.calls("sendMessage").filter((c) => String(c.body.chat_id) === String(ALICE.id));
+  expect(sends.map((c) => c.body.parse_mode ?? "none")).toEqual(["HTML", "none"]);
+  expect(d.logs()).toContain("platform rejected the formatting; resending as plain text");
+  expect(d.logs()).toContain("level=error");
+});
