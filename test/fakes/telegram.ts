@@ -21,6 +21,7 @@
  *   fake.rateLimitNext("sendMessage", 2)       429 "Too Many Requests: retry after 2"
  *   fake.rejectEntitiesNext("sendMessage")     400 can't parse entities, for a call with parse_mode set
  *   fake.conflictNext()                        409 on the next getUpdates
+ *   fake.holdAnswer("sendMessage", 1)          the 2nd sendMessage is done, but its answer waits for release()
  *   fake.failNext("getFile", { error_code: 500, description: "Internal Server Error" })
  *
  * Usage:
@@ -86,6 +87,7 @@ export class TelegramFake {
   private readonly http: LoopbackServer;
   private readonly faults = new FaultQueue<TgFailure>();
   private readonly entityFaults = new FaultQueue<string>();
+  private readonly holds: Array<{ method: string; skip: number; released: Promise<void> }> = [];
   private readonly state: m.TelegramState;
 
   constructor(opts: TelegramFakeOptions = {}) {
@@ -154,6 +156,17 @@ export class TelegramFake {
   rejectEntitiesNext(method = "sendMessage", detail = 'Unsupported start tag "foo" at byte offset 0', times = 1): void {
     this.entityFaults.add(method, detail, times);
   }
+  /**
+   * The call of `method` after the next `skip` ones is carried out (the message
+   * is in the chat) but its answer is withheld until `release()` — the client
+   * never learns it succeeded, as when a sender dies mid-request.
+   */
+  holdAnswer(method: string, skip = 0): { release(): void } {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    this.holds.push({ method, skip, released });
+    return { release };
+  }
   conflictNext(times = 1): void {
     this.faults.add("getUpdates", CONFLICT, times);
   }
@@ -202,6 +215,11 @@ export class TelegramFake {
     try {
       if (method === "getUpdates") server.timeout(req, 0);
       const result = await this.dispatch(method, params, record, req.signal);
+      const hold = this.holds.find((h) => h.method === method);
+      if (hold && hold.skip-- === 0) {
+        this.holds.splice(this.holds.indexOf(hold), 1);
+        await hold.released;
+      }
       return jsonReply(record, 200, { ok: true, result });
     } catch (e) {
       if (e instanceof m.TgError) return fail({ error_code: e.error_code, description: e.description, parameters: e.parameters });
