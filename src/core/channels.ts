@@ -10,6 +10,7 @@ import type { Logger } from "./log.ts";
 
 const FIRST_RETRY_MS = 1000;
 const MAX_RETRY_MS = 60_000;
+const START_PATIENCE_MS = 2000;
 
 export class ChannelSupervisor {
   private readonly failures = new Map<ChannelName, string>();
@@ -22,9 +23,14 @@ export class ChannelSupervisor {
     private readonly log: Logger,
   ) {}
 
-  /** Start every adapter; failures are retried in the background. */
-  async startAll(): Promise<void> {
-    await Promise.all([...this.adapters.keys()].map((name) => this.start(name, FIRST_RETRY_MS)));
+  /**
+   * Start every adapter; failures are retried in the background. Waits at
+   * most `patienceMs`: a platform that is slow to answer (its adapter checks
+   * the token first) shows as "starting" instead of holding up the daemon.
+   */
+  async startAll(patienceMs = START_PATIENCE_MS): Promise<void> {
+    const all = Promise.all([...this.adapters.keys()].map((name) => this.start(name, FIRST_RETRY_MS)));
+    await Promise.race([all, Bun.sleep(patienceMs)]);
   }
 
   /** What health shows: a failing start overrides what the adapter says of itself. */

@@ -45,3 +45,25 @@ test("an @mention in a channel is answered in its thread with the model's words"
   expect(daemon.logs()).not.toContain(slack.token);
   expect(daemon.logs()).not.toContain(SIGNING_SECRET);
 }, 60_000);
+
+test("a bot token Slack rejects shows in health as a failed channel, with the reason and without the token", async () => {
+  const model = await start.model();
+  const slack = start.slack();
+  const home = start.home();
+  const wrongToken = "xoxb-revoked-token-0000000000";
+  home.writeConfig(
+    providerToml(model.url, { api: "chat" }) +
+      CHANNELS_OFF +
+      slackToml({ botToken: wrongToken, signingSecret: SIGNING_SECRET, ownerUserId: SLACK_ALICE, apiUrl: slack.apiUrl }),
+  );
+  const daemon = await start.daemon(home);
+  const res = await fetch(new URL("/health/ready", daemon.url));
+  expect(res.status).toBe(503);
+  const health = (await res.json()) as { status: string; failures: string[]; channels: Array<Record<string, unknown>> };
+  expect(health.status).toBe("degraded");
+  expect(health.channels.find((c) => c.name === "slack")).toEqual({ name: "slack", status: "failed", enabled: true, mode: "webhook", process_alive: false });
+  expect(health.failures.join("\n")).toContain("Slack did not accept the bot token");
+  expect(health.failures.join("\n")).toContain("invalid_auth");
+  expect(JSON.stringify(health)).not.toContain(wrongToken);
+  expect(daemon.logs()).not.toContain(wrongToken);
+});

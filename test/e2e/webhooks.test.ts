@@ -13,24 +13,19 @@ import { rawStatus } from "../helpers/raw-http.ts";
 import { nowSeconds, signSlack } from "../helpers/sign.ts";
 
 const SECRET = "slack-signing-secret-e2e";
-const config = (modelUrl: string) =>
-  providerToml(modelUrl, OPENAI_TEST) +
-  CHANNELS_OFF +
-  slackToml({
-    botToken: "xoxb-test-token",
-    signingSecret: SECRET,
-    ownerUserId: USER,
-    // Replies are not what these tests look at: send them nowhere (a closed loopback port), never to slack.com.
-    apiUrl: "http://127.0.0.1:9/api/",
-  });
 
-const { model, home, daemon } = e2eResources();
+const { model, slack, home, daemon } = e2eResources();
 
-/** The fake model and a home configured for it; daemons are started on the home by each test. */
+/** The fake model, the Slack fake (replies land there, never on slack.com) and a home configured for both. */
 async function setup() {
   const fake = await model();
+  const platform = slack();
   const h = home();
-  h.writeConfig(config(fake.url));
+  h.writeConfig(
+    providerToml(fake.url, OPENAI_TEST) +
+      CHANNELS_OFF +
+      slackToml({ botToken: platform.token, signingSecret: SECRET, ownerUserId: USER, apiUrl: platform.apiUrl }),
+  );
   return { fake, home: h };
 }
 

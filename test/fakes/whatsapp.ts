@@ -8,6 +8,7 @@
  *          object (text.body ≤ 4096, media by id xor link, caption ≤ 1024, reaction {message_id, emoji});
  *          → {messaging_product, contacts:[{input,wa_id}], messages:[{id:"wamid…"}]}
  *   POST   /{ver}/{phone_number_id}/media     multipart: file, type, messaging_product → {id}
+ *   GET    /{ver}/{phone-number-id}           → {display_phone_number, verified_name, id}
  *   GET    /{ver}/{media-id}                  → {messaging_product, url, mime_type, sha256, file_size, id}
  *   DELETE /{ver}/{media-id}                  → {success:true}
  *   GET    {url from above}                   → the bytes (Bearer required)
@@ -179,6 +180,9 @@ export class WhatsAppFake {
           return jsonReply(record, 200, this.send(parts[1]!, record));
         case "media":
           return jsonReply(record, 200, this.upload(parts[1]!, record));
+        case "phone_number.get":
+          // The business phone number node, as Graph returns it for ?fields=display_phone_number,verified_name.
+          return jsonReply(record, 200, { display_phone_number: "15550783881", verified_name: "Fermix Test", id: this.phoneNumberId });
         case "media.get":
           return jsonReply(record, 200, this.describe(parts[1]!));
         case "media.delete":
@@ -195,6 +199,7 @@ export class WhatsAppFake {
   private apiOf(method: string, parts: string[]): string {
     if (parts.length === 3 && method === "POST" && parts[2] === "messages") return "messages";
     if (parts.length === 3 && method === "POST" && parts[2] === "media") return "media";
+    if (parts.length === 2 && method === "GET" && parts[1] === this.phoneNumberId) return "phone_number.get";
     if (parts.length === 2 && method === "GET") return "media.get";
     if (parts.length === 2 && method === "DELETE") return "media.delete";
     return "unknown";

@@ -86,6 +86,12 @@ export class SlackApi {
     });
   }
 
+  /** auth.test: whether Slack accepts the bot token; returns the bot's user id. */
+  async authTest(): Promise<string> {
+    const result = await this.call("auth.test", () => this.client.auth.test());
+    return result.user_id ?? "";
+  }
+
   /** chat.postMessage; returns the message ts. */
   async postMessage(args: { channel: string; text: string; thread_ts?: string; mrkdwn: boolean }): Promise<string> {
     const result = await this.call("chat.postMessage", () =>

@@ -31,6 +31,11 @@ export function slackAdapter(config: Config, options: SlackAdapterOptions = {}):
     capabilities: SLACK_CAPABILITIES,
     inboundMediaCap: SLACK_INBOUND_CAP,
     async start(context: AdapterContext) {
+      // Check the token before claiming to be ready: a revoked or mistyped token shows in health at once
+      // (the daemon retries a failed start with backoff), not at the first reply that cannot be sent.
+      await api.authTest().catch((error) => {
+        throw new Error(`Slack did not accept the bot token: ${error instanceof Error ? error.message : String(error)}`);
+      });
       lifecycle.start(context, [token, section.signing_secret]);
     },
     async stop() {

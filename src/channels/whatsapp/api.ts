@@ -70,6 +70,14 @@ export class WhatsAppApi {
     this.base = options.graphApiBase.replace(/\/+$/, "");
   }
 
+  /** GET /{phone_number_id}: whether Graph accepts the token for this number; returns its display number. */
+  async phoneNumber(signal?: AbortSignal): Promise<string> {
+    const url = new URL(`${this.base}/${encodeURIComponent(this.options.phoneNumberId)}`);
+    url.searchParams.set("fields", "display_phone_number,verified_name");
+    const info = await this.json<{ display_phone_number?: string }>("phone_number.get", url, { method: "GET", idempotent: true, ...(signal ? { signal } : {}) });
+    return info.display_phone_number ?? "";
+  }
+
   /** POST /{phone_number_id}/messages; returns the new message's wamid. */
   async sendMessage(to: string, type: string, payload: Record<string, unknown>): Promise<string> {
     const body = { messaging_product: "whatsapp", recipient_type: "individual", to, type, [type]: payload };

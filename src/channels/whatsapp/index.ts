@@ -40,6 +40,10 @@ export function whatsAppAdapter(config: Config, options: WhatsAppAdapterOptions 
     capabilities: WHATSAPP_CAPABILITIES,
     inboundMediaCap: WHATSAPP_INBOUND_CAP,
     async start(context: AdapterContext) {
+      // Check the token and number before claiming to be ready (see the Slack adapter).
+      await api.phoneNumber(AbortSignal.timeout(15_000)).catch((error) => {
+        throw new Error(`WhatsApp did not accept the access token for this phone number: ${error instanceof Error ? error.message : String(error)}`);
+      });
       lifecycle.start(context, [accessToken, section.app_secret, section.verify_token]);
     },
     async stop() {
