@@ -3,7 +3,7 @@
  * HOME and FERMIX_HOME, the file secret store (never the developer's real
  * keychain), and no platform or provider credentials from the shell.
  */
-import { afterAll, setDefaultTimeout } from "bun:test";
+import { afterAll } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,6 +20,3 @@ const CREDENTIAL = /^(TELEGRAM|WHATSAPP|SLACK|DISCORD|SIGNAL)_|^(OPENAI|XAI|DEEP
 for (const name of Object.keys(process.env)) {
   if (CREDENTIAL.test(name)) delete process.env[name];
 }
-
-// Integration tests start the compiled daemon and fakes on a 2-core machine: give them room.
-setDefaultTimeout(20_000);
