@@ -4,38 +4,8 @@
  * and keeping credentials out of error text.
  */
 
-export const MB = 1024 * 1024;
-
-/** A size for people: "5 MB", "12.5 MB". */
-export function formatMb(bytes: number): string {
-  return `${Math.round((bytes / MB) * 10) / 10} MB`;
-}
-
-export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
-
-/** Resolve after `ms`, or reject early when `signal` aborts. */
-export const sleep: Sleep = (ms, signal) =>
-  new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-
-/** A Retry-After header (delay seconds or an HTTP date) in milliseconds; undefined when absent or unreadable. */
-export function retryAfterMs(header: string | null | undefined, now = Date.now()): number | undefined {
-  if (!header) return undefined;
-  const trimmed = header.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
+import { formatMb } from "../core/sizes.ts";
+import { type Sleep, sleep } from "../core/wait.ts";
 
 /**
  * One client's rate-limit pause, shared by all its calls: after a 429 every
@@ -111,12 +81,6 @@ export function scrub(text: string, secrets: ReadonlyArray<string | undefined>):
   }
   // Belt and braces: a bearer credential echoed back by a proxy is never shown either.
   return out.replace(/(Bearer\s+)[^\s"',]+/gi, "$1[redacted]");
-}
-
-/** Whether a string is exactly one emoji (flags, ZWJ sequences and skin tones included). */
-export function isSingleEmoji(text: string): boolean {
-  const graphemes = [...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text)];
-  return graphemes.length === 1 && /\p{Extended_Pictographic}|\p{Regional_Indicator}/u.test(text);
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });

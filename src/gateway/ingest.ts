@@ -13,6 +13,7 @@ import { sendAttachmentTool } from "../agent/tools/send_attachment.ts";
 import type { Tool } from "../agent/tools/types.ts";
 import type { Config } from "../config/schema.ts";
 import type { Logger } from "../core/log.ts";
+import { MB } from "../core/sizes.ts";
 import type { Telemetry } from "../core/telemetry.ts";
 import type { ConversationStore } from "../store/conversations.ts";
 import type { IdempotencyStore } from "../store/idempotency.ts";
@@ -210,7 +211,7 @@ export class Gateway {
         vision: deps.vision,
         model: deps.model,
         inboundCap: access?.inboundMediaCap ?? Number.POSITIVE_INFINITY,
-        audioCap: deps.config.fermix_core.transcription.max_file_mb * 1024 * 1024,
+        audioCap: deps.config.fermix_core.transcription.max_file_mb * MB,
         fetch: (m, fetchSignal) => {
           if (!access) throw new Error(`${message.channel} cannot download attachments`);
           return access.fetchMedia(m, fetchSignal);

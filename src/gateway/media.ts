@@ -4,6 +4,7 @@
  * text. Caps are checked against the declared size before any download, and
  * every refusal is a reply the sender sees — never a silent drop.
  */
+import { formatMb } from "../core/sizes.ts";
 import type { Telemetry } from "../core/telemetry.ts";
 import type { FetchedMedia, GatewayChannel, InboundMedia, InboundMessage } from "./message.ts";
 
@@ -27,8 +28,6 @@ export type MediaOutcome =
   | { kind: "ready"; text: string; images: Array<{ mime: string; data: string }> }
   | { kind: "refused"; reply: string };
 
-const MB = 1024 * 1024;
-const mb = (bytes: number) => `${Math.round((bytes / MB) * 10) / 10} MB`;
 
 const isImage = (m: InboundMedia) => m.kind === "image" || (m.kind === "document" && (m.mime ?? "").startsWith("image/"));
 const isAudio = (m: InboundMedia) =>
@@ -51,7 +50,7 @@ export async function prepareMedia(message: InboundMessage, settings: MediaSetti
   for (const media of [...images, ...others, ...audio]) {
     const cap = isAudio(media) ? Math.min(settings.audioCap, settings.inboundCap) : settings.inboundCap;
     if (media.declaredSize !== undefined && media.declaredSize > cap) {
-      return { kind: "refused", reply: `That file is ${mb(media.declaredSize)}, over the ${mb(cap)} limit for attachments here, so I did not download it.` };
+      return { kind: "refused", reply: `That file is ${formatMb(media.declaredSize)}, over the ${formatMb(cap)} limit for attachments here, so I did not download it.` };
     }
   }
 
@@ -64,7 +63,7 @@ export async function prepareMedia(message: InboundMessage, settings: MediaSetti
       return { kind: "refused", reply: `I couldn't download that image (${error instanceof Error ? error.message : "error"}). Please send it again.` };
     }
     if (fetched.bytes.byteLength > settings.inboundCap) {
-      return { kind: "refused", reply: `That image is over the ${mb(settings.inboundCap)} limit for attachments here.` };
+      return { kind: "refused", reply: `That image is over the ${formatMb(settings.inboundCap)} limit for attachments here.` };
     }
     prepared.push({ mime: fetched.mime || media.mime || "image/jpeg", data: Buffer.from(fetched.bytes).toString("base64") });
   }
@@ -96,7 +95,7 @@ export async function prepareMedia(message: InboundMessage, settings: MediaSetti
   }
 
   for (const media of others) {
-    const size = media.declaredSize !== undefined ? `, ${mb(media.declaredSize)}` : "";
+    const size = media.declaredSize !== undefined ? `, ${formatMb(media.declaredSize)}` : "";
     text += `${text ? "\n\n" : ""}[attachment: ${media.filename ?? media.kind} (${media.mime ?? "unknown type"}${size}) — its contents are not available to you]`;
   }
   return { kind: "ready", text, images: prepared };

@@ -6,9 +6,10 @@
 import { loadConfig } from "../../src/config/index.ts";
 import { buildCore, type Core } from "../../src/core/core.ts";
 import { Logger, Redactor } from "../../src/core/log.ts";
-import type { FetchedMedia, InboundMedia, OutboundMedia, OutboundText, ReplyPort, ReplyTarget } from "../../src/gateway/message.ts";
+import type { FetchedMedia, InboundMedia, OutboundMedia, ReplyTarget } from "../../src/gateway/message.ts";
 import { presenter } from "../../src/gateway/presenter.ts";
 import { webhookRoutes } from "../../src/http/webhooks/index.ts";
+import { NO_REACTIONS, RecordingChannel } from "./gateway.ts";
 import { makeHome, type TestHome } from "./home.ts";
 
 export interface Sent {
@@ -31,20 +32,11 @@ export async function webhookCore(toml: string, options: { handoffCapacity?: num
   const loaded = await loadConfig(home.env);
   const log = new Logger({ write() {} }, "error", new Redactor());
   const core = buildCore({ loaded, log, presenter, ...(options.handoffCapacity !== undefined ? { handoffCapacity: options.handoffCapacity } : {}) });
-  const sent: Sent[] = [];
-  let ids = 0;
-  const port = (target: ReplyTarget): ReplyPort => ({
-    capabilities: { edit: false, delete: false, react: false, media: true, typing: false },
-    sendText: async (m: OutboundText) => (sent.push({ target, text: m.text }), { id: `m${++ids}` }),
-    sendMedia: async (media: OutboundMedia) => (sent.push({ target, media }), { id: `m${++ids}` }),
-    editText: async () => {},
-    deleteMessage: async () => {},
-    react: async () => {},
-    typing: async () => {},
-  });
+  // The gateway tests' recording channel stands in for the platforms; its capabilities here are plain.
+  const recorder = new RecordingChannel(NO_REACTIONS);
   for (const channel of ["slack", "whatsapp"] as const) {
     core.channels.set(channel, {
-      port,
+      port: (target) => recorder.port(target),
       inboundMediaCap: 25 * 1024 * 1024,
       fetchMedia: async (media) => {
         if (!options.media) throw new Error("no media in this test");
@@ -56,7 +48,11 @@ export async function webhookCore(toml: string, options: { handoffCapacity?: num
   return {
     core,
     home,
-    sent,
+    get sent(): Sent[] {
+      return recorder.actions.flatMap((a): Sent[] =>
+        a.kind === "text" ? [{ target: a.target, text: a.text }] : a.kind === "media" ? [{ target: a.target, media: a.media }] : [],
+      );
+    },
     post: (path, body, headers) =>
       app.handle(new Request(`http://fermix.test${path}`, { method: "POST", body, headers: { "content-type": "application/json", ...headers } })),
     async close() {

@@ -9,6 +9,7 @@
 import { VERSION } from "../../version.ts";
 import { readSse, type SseEvent } from "./sse.ts";
 import { ProviderError } from "./types.ts";
+import { retryAfterMs, sleep as wait } from "../../core/wait.ts";
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
@@ -85,32 +86,16 @@ export function abortError(signal?: AbortSignal): Error {
   return new DOMException("The model request was aborted", "AbortError");
 }
 
-/** A setTimeout sleep that rejects with an AbortError as soon as the signal aborts. */
+/** A sleep that rejects with an AbortError (what callers of a provider expect) as soon as the signal aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(abortError(signal));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortError(signal));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
+  return wait(ms, signal).catch(() => Promise.reject(abortError(signal)));
 }
 
 /** Retry-After (or OpenAI's retry-after-ms) in ms: delta-seconds or an HTTP date; undefined when absent or unreadable. */
 export function parseRetryAfter(headers: Headers, now: number): number | undefined {
   const ms = Number(headers.get("retry-after-ms") ?? Number.NaN);
   if (Number.isFinite(ms) && ms >= 0) return ms;
-  const value = headers.get("retry-after")?.trim();
-  if (!value) return undefined;
-  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
-  // An HTTP date always names its month; without that check Date.parse takes "-3" for a year.
-  const date = /[a-z]/i.test(value) ? Date.parse(value) : Number.NaN;
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  return retryAfterMs(headers.get("retry-after"), now);
 }
 
 /** The limits, each missing (or undefined) one taken from DEFAULT_LIMITS. */

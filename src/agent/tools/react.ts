@@ -1,14 +1,8 @@
 /** `react {"emoji": "<one emoji>"}`: acknowledge the message with a reaction instead of a text reply. */
+import { isSingleEmoji } from "../../core/emoji.ts";
 import type { ReplyCapabilities } from "../../gateway/message.ts";
 import { type Tool, ToolError } from "./types.ts";
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
-
-/** Exactly one grapheme, and an emoji. */
-export function isSingleEmoji(text: string): boolean {
-  const graphemes = [...segmenter.segment(text)];
-  return graphemes.length === 1 && /\p{Extended_Pictographic}|\p{Regional_Indicator}/u.test(text);
-}
 
 /** The react tool for a channel, or null when the channel has no reactions. */
 export function reactTool(capability: ReplyCapabilities["react"]): Tool | null {

@@ -15,9 +15,10 @@ import type { AdapterContext, ChannelAdapter } from "../types.ts";
 import { ACP_CAPABILITIES, acpPort, gonePort } from "./port.ts";
 import { type AcpConnection, cancelSession, serveConnection } from "./server.ts";
 import { type PromptTurn, SessionRegistry } from "./session.ts";
+import { MB } from "../../core/sizes.ts";
 
 /** Largest image an editor may attach to a prompt. */
-const INBOUND_MEDIA_CAP = 20 * 1024 * 1024;
+const INBOUND_MEDIA_CAP = 20 * MB;
 /** How long a stopping daemon lets cancelled prompts answer before it closes the connections. */
 const STOP_GRACE_MS = 1000;
 

@@ -16,7 +16,8 @@ import {
   WebClient,
 } from "@slack/web-api";
 import type { Logger } from "../../core/log.ts";
-import { RateGate, readCapped, retryAfterMs, scrub, type Sleep, sleep } from "../net.ts";
+import { type Sleep, retryAfterMs, sleep } from "../../core/wait.ts";
+import { RateGate, readCapped, scrub } from "../net.ts";
 
 /**
  * Transient failures (network, 5xx) are retried by the client: a few quick

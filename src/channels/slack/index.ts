@@ -7,7 +7,7 @@
 import type { Config } from "../../config/schema.ts";
 import type { Logger } from "../../core/log.ts";
 import type { FetchedMedia, InboundMedia, ReplyTarget } from "../../gateway/message.ts";
-import { MB } from "../net.ts";
+import { MB } from "../../core/sizes.ts";
 import type { AdapterContext, ChannelAdapter } from "../types.ts";
 import { webhookLifecycle } from "../webhook-lifecycle.ts";
 import { SlackApi, type SlackApiOptions } from "./api.ts";

@@ -15,7 +15,7 @@ import {
   type ReplyTarget,
   type SentMessage,
 } from "../../gateway/message.ts";
-import { formatMb, MB } from "../net.ts";
+import { formatMb, MB } from "../../core/sizes.ts";
 import { type SlackApi, SlackApiError } from "./api.ts";
 
 /** The seed's outbound media cap for Slack. */

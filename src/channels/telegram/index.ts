@@ -13,9 +13,10 @@ import { botIdOf, createTelegramApi, downloadFile, grammySignal, TelegramApiErro
 import { toInboundBatch } from "./inbound.ts";
 import { TELEGRAM_CAPABILITIES, telegramReplyPort } from "./outbound.ts";
 import { OffsetStore, Poller, type PollerOptions } from "./poller.ts";
+import { MB } from "../../core/sizes.ts";
 
 /** Bots may download files up to 20 MB (getFile's limit). */
-export const TELEGRAM_INBOUND_CAP = 20 * 1024 * 1024;
+export const TELEGRAM_INBOUND_CAP = 20 * MB;
 
 /** Knobs tests turn; production uses the defaults. */
 export interface TelegramAdapterOptions {

@@ -19,9 +19,9 @@ import {
   type ReplyTarget,
   type SentMessage,
 } from "../../gateway/message.ts";
+import { formatMb, MB } from "../../core/sizes.ts";
 import { classify, retryAfterSeconds, TelegramApiError, toApiError } from "./api.ts";
 
-const MB = 1024 * 1024;
 
 /** The emoji a bot may react with (Bot API ReactionTypeEmoji; PROTOCOLS.md §3). ❤ is U+2764 without FE0F. */
 export const TELEGRAM_REACTIONS: readonly ReactionTypeEmoji["emoji"][] = [
@@ -61,7 +61,7 @@ export function normalizeReaction(emoji: string): string | null {
 /** The text sent instead of a file over its cap: names the file and the cap. */
 export function overCapNotice(media: Pick<OutboundMedia, "kind" | "filename">, size: number): string {
   const cap = TELEGRAM_MEDIA_CAPS[media.kind];
-  const shown = (bytes: number) => `${Math.round((bytes / MB) * 10) / 10} MB`;
+  const shown = formatMb;
   return `I couldn't send the file "${media.filename}": it is ${shown(size)}, over Telegram's ${shown(cap)} limit for ${media.kind} files.`;
 }
 

@@ -18,6 +18,7 @@ import type { Logger } from "../../core/log.ts";
 import { HandoffUnavailable } from "../types.ts";
 import { classify, describeError, grammySignal, retryAfterSeconds } from "./api.ts";
 import { ALLOWED_UPDATES, nextOffset } from "./inbound.ts";
+import { sleep } from "../../core/wait.ts";
 
 /** The persisted poll offset, per bot (update ids of two bots are unrelated), in the `settings` table. */
 export class OffsetStore {
@@ -87,16 +88,7 @@ const POLL_GRACE_MS = 30_000;
 
 /** Sleep that ends early (resolving) when `signal` aborts. */
 export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
+  return sleep(ms, signal).catch(() => undefined);
 }
 
 /** One bot's getUpdates loop, with the health it reports. */

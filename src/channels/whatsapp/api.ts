@@ -6,7 +6,8 @@
  * rate limits are waited out with a capped wait.
  */
 import type { Logger } from "../../core/log.ts";
-import { RateGate, readCapped, retryAfterMs, scrub, type Sleep, sleep } from "../net.ts";
+import { type Sleep, retryAfterMs, sleep } from "../../core/wait.ts";
+import { RateGate, readCapped, scrub } from "../net.ts";
 
 /** A Graph API failure: the HTTP status and, when Graph sent one, its error code and details. */
 export class WhatsAppApiError extends Error {

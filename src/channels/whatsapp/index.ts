@@ -8,7 +8,8 @@
 import type { Config } from "../../config/schema.ts";
 import type { Logger } from "../../core/log.ts";
 import type { FetchedMedia, InboundMedia, ReplyTarget } from "../../gateway/message.ts";
-import { MB, MediaTooLarge } from "../net.ts";
+import { MB } from "../../core/sizes.ts";
+import { MediaTooLarge } from "../net.ts";
 import type { AdapterContext, ChannelAdapter } from "../types.ts";
 import { webhookLifecycle } from "../webhook-lifecycle.ts";
 import { WhatsAppApi, type WhatsAppApiOptions } from "./api.ts";

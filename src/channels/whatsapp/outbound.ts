@@ -15,7 +15,8 @@ import {
   type ReplyTarget,
   type SentMessage,
 } from "../../gateway/message.ts";
-import { formatMb, isSingleEmoji, MB } from "../net.ts";
+import { isSingleEmoji } from "../../core/emoji.ts";
+import { formatMb, MB } from "../../core/sizes.ts";
 import { type WhatsAppApi, WhatsAppApiError } from "./api.ts";
 
 /** The seed's outbound caps per media kind. */

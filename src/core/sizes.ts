@@ -1,0 +1,8 @@
+/** Sizes as the caps are written (MB) and as people read them. */
+
+export const MB = 1024 * 1024;
+
+/** A size for people: "5 MB", "12.5 MB". */
+export function formatMb(bytes: number): string {
+  return `${Math.round((bytes / MB) * 10) / 10} MB`;
+}
