@@ -59,13 +59,7 @@ export class ConversationQueue {
     for (const key of [...this.lanes.keys()]) this.stop(key, reason);
   }
 
-  /** Whether a turn is running or waiting in this conversation. */
-  busy(key: string): boolean {
-    const lane = this.lanes.get(key);
-    return Boolean(lane && (lane.active || lane.waiting.length > 0));
-  }
-
-  /** Keys of conversations with work, for shutdown. */
+  /** Keys of conversations with work running or waiting (a leak check in tests). */
   activeKeys(): string[] {
     return [...this.lanes.keys()];
   }
