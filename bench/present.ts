@@ -5,7 +5,7 @@
  * as a ratio of about 4.
  */
 import { Lexer } from "marked";
-import type { GatewayChannel } from "../src/gateway/message.ts";
+import type { GatewayChannel } from "../src/message/index.ts";
 import { renderReply } from "../src/present/render.ts";
 import { median, printFigure } from "./lib.ts";
 

@@ -4,7 +4,7 @@
  * message to history when the turn starts (an interrupted request stays as
  * context); the caller commits the answer together with its delivery.
  */
-import type { GatewayChannel } from "../gateway/message.ts";
+import type { GatewayChannel } from "../message/index.ts";
 import type { ConversationStore, HistoryMessage } from "../store/conversations.ts";
 import { buildInstructions } from "./prompt.ts";
 import { type ContentPart, type ModelInput, type Provider, ProviderError, type ProviderEvent, type Usage } from "./providers/types.ts";

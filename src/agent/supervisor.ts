@@ -5,7 +5,7 @@
  * "restart in progress".
  */
 import type { Config, ProviderConfig } from "../config/schema.ts";
-import type { Logger } from "../core/log.ts";
+import type { Logger } from "../kernel/log.ts";
 import type { ConversationStore } from "../store/conversations.ts";
 import { MainAgent } from "./agent.ts";
 import { Compactor } from "./compaction.ts";

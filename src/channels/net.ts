@@ -4,8 +4,8 @@
  * and keeping credentials out of error text.
  */
 
-import { formatMb } from "../core/sizes.ts";
-import { type Sleep, sleep } from "../core/wait.ts";
+import { formatMb } from "../kernel/sizes.ts";
+import { type Sleep, sleep } from "../kernel/wait.ts";
 
 /**
  * One client's rate-limit pause, shared by all its calls: after a 429 every

@@ -6,31 +6,22 @@
  */
 import type { Paths } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
-import type { ChannelRuntimeState } from "../core/health.ts";
-import type { Logger } from "../core/log.ts";
-import type { Telemetry } from "../core/telemetry.ts";
+import type { ChannelRuntimeState } from "../kernel/health.ts";
+import type { Logger } from "../kernel/log.ts";
+import type { Telemetry } from "../kernel/telemetry.ts";
 import type {
   FetchedMedia,
+  Submission,
+  SubmitResult,
   GatewayChannel,
   InboundMedia,
   InboundMessage,
   ReplyCapabilities,
   ReplyPort,
   ReplyTarget,
-} from "../gateway/message.ts";
+} from "../message/index.ts";
 import type { Database } from "bun:sqlite";
 import type { IngestOptions, IngestOutcome } from "../gateway/ingest.ts";
-
-/** One message to submit, with its idempotency key (the platform message id, usually). */
-export interface Submission {
-  key: string;
-  message: InboundMessage;
-}
-
-export interface SubmitResult {
-  fresh: number;
-  duplicates: number;
-}
 
 export interface AdapterContext {
   config: Config;
@@ -74,10 +65,3 @@ export interface ChannelAdapter {
   fetchMedia(media: InboundMedia, signal?: AbortSignal): Promise<FetchedMedia>;
 }
 
-/** The daemon is at capacity: the platform should retry later. */
-export class HandoffUnavailable extends Error {
-  override name = "HandoffUnavailable";
-  constructor() {
-    super("webhook handoff unavailable: too much work in flight");
-  }
-}

@@ -5,10 +5,10 @@
  * media cap is reported.
  */
 import type { ChannelName } from "../config/schema.ts";
-import type { ChannelRuntimeState } from "../core/health.ts";
-import type { Logger } from "../core/log.ts";
-import type { Telemetry } from "../core/telemetry.ts";
-import type { OutboundMedia } from "../gateway/message.ts";
+import type { ChannelRuntimeState } from "../kernel/health.ts";
+import type { Logger } from "../kernel/log.ts";
+import type { Telemetry } from "../kernel/telemetry.ts";
+import type { OutboundMedia } from "../message/index.ts";
 import type { AdapterContext } from "./types.ts";
 
 export interface WebhookLifecycle {

@@ -1,6 +1,6 @@
 /** `fermix doctor`: print the offline checks; exit 1 when any fails. */
 import pc from "picocolors";
-import { type DoctorRow, runDoctor } from "../core/doctor.ts";
+import { type DoctorRow, runDoctor } from "../daemon/doctor.ts";
 import { type CliContext, UsageError } from "./context.ts";
 
 export async function main(args: string[], ctx: CliContext): Promise<number> {

@@ -1,6 +1,6 @@
 /** `fermix run`: the daemon in the foreground until SIGTERM or SIGINT. */
-import { startDaemon } from "../core/daemon.ts";
-import { createLogger } from "../core/log.ts";
+import { startDaemon } from "../daemon/daemon.ts";
+import { createLogger } from "../kernel/log.ts";
 import { presenter } from "../gateway/presenter.ts";
 import { type CliContext, UsageError } from "./context.ts";
 

@@ -9,9 +9,9 @@ import { CLI_CHAT_ID, runCliTurn } from "../channels/cli/turn.ts";
 import { loadConfig } from "../config/index.ts";
 import type { Env } from "../config/load.ts";
 import { primaryProvider } from "../agent/supervisor.ts";
-import { createLogger } from "../core/log.ts";
-import { socketAnswers } from "../core/unix-socket.ts";
-import { conversationKey } from "../gateway/message.ts";
+import { createLogger } from "../kernel/log.ts";
+import { socketAnswers } from "../kernel/unix-socket.ts";
+import { conversationKey } from "../message/index.ts";
 
 export interface CliSession {
   mode: "daemon" | "local";
@@ -85,7 +85,7 @@ async function daemonSession(path: string): Promise<CliSession> {
 
 async function localSession(env: Env, loaded: Awaited<ReturnType<typeof loadConfig>>): Promise<CliSession> {
   // Heavy modules load only here: the daemon path above never needs them.
-  const [{ buildCore }, { presenter }] = await Promise.all([import("../core/core.ts"), import("../gateway/presenter.ts")]);
+  const [{ buildCore }, { presenter }] = await Promise.all([import("../daemon/core.ts"), import("../gateway/presenter.ts")]);
   const log = createLogger({ FERMIX_LOG_LEVEL: env.FERMIX_LOG_LEVEL ?? "error" });
   log.redactor.add(...loaded.secretValues);
   const core = buildCore({ loaded, log, presenter });

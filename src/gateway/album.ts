@@ -8,7 +8,7 @@
  * so a text sent after an album is dispatched after the album, and two
  * dispatches for one sender never overlap.
  */
-import type { InboundMessage } from "./message.ts";
+import type { InboundMessage } from "../message/index.ts";
 
 /** One buffered message and the idempotency key it was accepted under. */
 export interface AlbumPart {

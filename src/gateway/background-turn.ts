@@ -6,8 +6,8 @@
 import { sendAttachmentTool } from "../agent/tools/send_attachment.ts";
 import { BackgroundLimitReached } from "./background.ts";
 import { CommandRefused } from "./commands/index.ts";
-import type { GatewayDeps } from "./ingest.ts";
-import type { InboundMessage, ReplyPort, ReplyTarget } from "./message.ts";
+import type { GatewayDeps } from "./deps.ts";
+import type { InboundMessage, ReplyPort, ReplyTarget } from "../message/index.ts";
 
 export interface BackgroundRequest {
   message: InboundMessage;

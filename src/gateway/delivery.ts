@@ -7,8 +7,8 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Logger } from "../core/log.ts";
-import type { Telemetry } from "../core/telemetry.ts";
+import type { Logger } from "../kernel/log.ts";
+import type { Telemetry } from "../kernel/telemetry.ts";
 import type { Outbox, OutboxPart, OutboxPayload } from "../store/outbox.ts";
 import {
   FormattingRejected,
@@ -18,7 +18,7 @@ import {
   type ReplyPort,
   type ReplyTarget,
   type SentMessage,
-} from "./message.ts";
+} from "../message/index.ts";
 
 /** A reply rendered for one channel: its messages, the plain fallback of each, and oversized code blocks as files. */
 export interface RenderedReply {

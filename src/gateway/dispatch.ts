@@ -6,13 +6,13 @@
  * At start, whatever a crash left in the inbox is replayed the same way.
  */
 import type { Database } from "bun:sqlite";
-import { HandoffUnavailable, type Submission, type SubmitResult } from "../channels/types.ts";
-import type { Logger } from "../core/log.ts";
-import type { Telemetry } from "../core/telemetry.ts";
+import { HandoffUnavailable, type Submission, type SubmitResult } from "../message/index.ts";
+import type { Logger } from "../kernel/log.ts";
+import type { Telemetry } from "../kernel/telemetry.ts";
 import type { Inbox, InboxEntry } from "../store/inbox.ts";
 import { type AlbumBuffer, createAlbumBuffer } from "./album.ts";
 import type { Gateway } from "./ingest.ts";
-import type { GatewayChannel } from "./message.ts";
+import type { GatewayChannel } from "../message/index.ts";
 import type { TaskSupervisor } from "./supervisor.ts";
 
 export interface DispatcherDeps {

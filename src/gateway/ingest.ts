@@ -4,81 +4,22 @@
  * (done by the adapter), authorize, media, reply port, commands, queue,
  * deliver to the MainAgent.
  */
-import type { Database } from "bun:sqlite";
-import type { MainAgent, TurnResult } from "../agent/agent.ts";
-import type { Compactor } from "../agent/compaction.ts";
-import type { ProviderEvent } from "../agent/providers/types.ts";
+import type { TurnResult } from "../agent/agent.ts";
+import type { ProviderEvent } from "../message/stream.ts";
 import { reactTool } from "../agent/tools/react.ts";
 import { sendAttachmentTool } from "../agent/tools/send_attachment.ts";
 import type { Tool } from "../agent/tools/types.ts";
-import type { Config } from "../config/schema.ts";
-import type { Logger } from "../core/log.ts";
-import { MB } from "../core/sizes.ts";
-import type { Telemetry } from "../core/telemetry.ts";
-import type { ConversationStore } from "../store/conversations.ts";
-import type { IdempotencyStore } from "../store/idempotency.ts";
-import type { Inbox } from "../store/inbox.ts";
-import type { BackgroundWork } from "./background.ts";
+import { MB } from "../kernel/sizes.ts";
 import { startBackgroundTurn } from "./background-turn.ts";
+import type { GatewayDeps, TurnStream } from "./deps.ts";
 import { type CommandContext, CommandRefused, findCommand } from "./commands/index.ts";
 import { parseCommand } from "./commands/parse.ts";
-import type { Delivery } from "./delivery.ts";
 import { isEmptyMessage, prepareMedia } from "./media.ts";
-import { conversationKey, type FetchedMedia, type GatewayChannel, type InboundMedia, type InboundMessage, type ReplyPort, type ReplyTarget } from "./message.ts";
-import { type ConversationQueue, ShutdownInterrupt, TurnCancelled } from "./queue.ts";
+import { conversationKey, type InboundMessage, type ReplyPort, type ReplyTarget } from "../message/index.ts";
+import { ShutdownInterrupt, TurnCancelled } from "./queue.ts";
 import { type Role, roleFor } from "./trust.ts";
 
-/** The live MainAgent, or null while it restarts. */
-export interface AgentHandle {
-  /** False when no model provider is configured at all. */
-  readonly configured: boolean;
-  current(): MainAgent | null;
-  restart(reason: string): void;
-}
-
-/** A streaming engine for one turn (see src/present/stream.ts). */
-export interface TurnStream {
-  push(event: ProviderEvent): void;
-  finish(markdown: string): Promise<void>;
-  stop(): Promise<void>;
-}
-
-export interface StreamRequest {
-  channel: GatewayChannel;
-  port: ReplyPort;
-  conversation: string;
-}
-
-/** How a channel's adapter is reached from the gateway. */
-export interface ChannelAccess {
-  port(target: ReplyTarget): ReplyPort;
-  fetchMedia(media: InboundMedia, signal?: AbortSignal): Promise<FetchedMedia>;
-  inboundMediaCap: number;
-}
-
-export interface GatewayDeps {
-  /** Called as each message arrives (the daemon's memory settler). */
-  onActivity?: () => void;
-  config: Config;
-  db: Database;
-  channel: (name: GatewayChannel) => ChannelAccess | undefined;
-  agent: AgentHandle;
-  compactor: Compactor | null;
-  conversations: ConversationStore;
-  inbox: Inbox;
-  delivery: Delivery;
-  idempotency: IdempotencyStore;
-  background: BackgroundWork;
-  queue: ConversationQueue;
-  /** A streaming engine for a real channel turn, or null when the channel does not stream. */
-  stream?: (request: StreamRequest) => TurnStream | null;
-  vision: boolean;
-  model: string;
-  workspace: string;
-  transcribe?: (audio: FetchedMedia) => Promise<string>;
-  telemetry: Telemetry;
-  log: Logger;
-}
+export type { AgentHandle, ChannelAccess, GatewayDeps, StreamRequest, TurnStream } from "./deps.ts";
 
 export type IngestOutcome =
   | "dropped"

@@ -4,9 +4,9 @@
  * text. Caps are checked against the declared size before any download, and
  * every refusal is a reply the sender sees — never a silent drop.
  */
-import { formatMb } from "../core/sizes.ts";
-import type { Telemetry } from "../core/telemetry.ts";
-import type { FetchedMedia, GatewayChannel, InboundMedia, InboundMessage } from "./message.ts";
+import { formatMb } from "../kernel/sizes.ts";
+import type { Telemetry } from "../kernel/telemetry.ts";
+import type { FetchedMedia, GatewayChannel, InboundMedia, InboundMessage } from "../message/index.ts";
 
 export interface MediaSettings {
   channel: GatewayChannel;

@@ -2,8 +2,8 @@
  * The presentation layer as the gateway uses it: one render function for
  * recorded replies, and the streaming engine for real channel turns.
  */
-import type { Logger } from "../core/log.ts";
-import type { Telemetry } from "../core/telemetry.ts";
+import type { Logger } from "../kernel/log.ts";
+import type { Telemetry } from "../kernel/telemetry.ts";
 import type { ChannelsConfig } from "../config/schema.ts";
 import { createStreamer, renderReply, resolveStreamingMode, turnStreamingMode } from "../present/index.ts";
 import type { Presenter } from "./delivery.ts";

@@ -3,7 +3,7 @@
  * it caps how much is in flight (so a flood is answered 503 and retried later
  * instead of exhausting memory) and never lets a task's failure escape.
  */
-import type { Logger } from "../core/log.ts";
+import type { Logger } from "../kernel/log.ts";
 
 export class TaskSupervisor {
   private running = 0;

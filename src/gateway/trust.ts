@@ -4,7 +4,7 @@
  */
 import { allowlistKey } from "../config/channels.ts";
 import type { ChatChannelName, Config } from "../config/schema.ts";
-import type { GatewayChannel } from "./message.ts";
+import type { GatewayChannel } from "../message/index.ts";
 
 export type Role = "operator" | "user";
 

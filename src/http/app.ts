@@ -3,8 +3,8 @@
  * instance, and the one place where errors become HTTP responses.
  */
 import { Elysia } from "elysia";
-import type { HealthReport } from "../core/health.ts";
-import type { Logger } from "../core/log.ts";
+import type { HealthReport } from "../kernel/health.ts";
+import type { Logger } from "../kernel/log.ts";
 import { healthRoutes, jsonResponse } from "./health.ts";
 import { type SetupGate, setupRoutes } from "./setup.ts";
 

@@ -1,6 +1,6 @@
 /** The three health probes: `/health/live` (process only), `/health/ready` and `/health` (the report). */
 import { Elysia } from "elysia";
-import { type HealthReport, healthHttpStatus } from "../core/health.ts";
+import { type HealthReport, healthHttpStatus } from "../kernel/health.ts";
 
 export function jsonResponse(body: unknown, status: number, pretty = false): Response {
   return new Response(pretty ? `${JSON.stringify(body, null, 2)}\n` : JSON.stringify(body), {

@@ -4,7 +4,7 @@
  * body with no length is read here so the limit applies to it too.
  */
 import type { Server } from "bun";
-import type { Logger } from "../core/log.ts";
+import type { Logger } from "../kernel/log.ts";
 import { jsonResponse } from "./health.ts";
 
 export const MAX_BODY_BYTES = 1_000_000;

@@ -7,8 +7,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Logger } from "../core/log.ts";
-import type { GatewayChannel, ReplyPort, SentMessage } from "../gateway/message.ts";
+import type { Logger } from "../kernel/log.ts";
+import type { GatewayChannel, ReplyPort, SentMessage } from "../message/index.ts";
 import { sendWithFallback } from "./fallback.ts";
 import { plainChunks, type RenderedReply, type RenderOptions, renderReply, type TextAttachment } from "./render.ts";
 

@@ -4,8 +4,8 @@
  * sent once more as plain text, and the fault is logged as an error — it
  * means a renderer produced something the platform does not accept.
  */
-import { FormattingRejected, type OutboundText, type ReplyPort, type SentMessage } from "../gateway/message.ts";
-import type { Logger } from "../core/log.ts";
+import { FormattingRejected, type OutboundText, type ReplyPort, type SentMessage } from "../message/index.ts";
+import type { Logger } from "../kernel/log.ts";
 
 /** Send one message; on a formatting rejection send its plain version instead. Returns every message sent. */
 export async function sendWithFallback(

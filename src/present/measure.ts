@@ -5,7 +5,7 @@
  * Counting UTF-16 units is the safe reading wherever a platform only says
  * "characters": it is never less than the number of code points.
  */
-import type { GatewayChannel } from "../gateway/message.ts";
+import type { GatewayChannel } from "../message/index.ts";
 import type { DialectName } from "./dialects/base.ts";
 import { decodeEntity, ENTITY } from "./text.ts";
 

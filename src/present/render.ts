@@ -4,7 +4,7 @@
  * channel's dialect → measure the rendered text as the platform counts it.
  * Streaming, normal replies, background and scheduled results all come here.
  */
-import type { GatewayChannel, OutboundText } from "../gateway/message.ts";
+import type { GatewayChannel, OutboundText } from "../message/index.ts";
 import { type Dialect, PartRenderer, renderUnits } from "./dialects/base.ts";
 import { DIALECTS } from "./dialects/index.ts";
 import { type ParsedReply, parseMarkdown } from "./markdown.ts";

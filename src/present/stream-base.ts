@@ -4,9 +4,10 @@
  * messages, and sending rendered text with the plain-text fallback.
  */
 import type { ChannelName } from "../config/schema.ts";
-import type { Logger } from "../core/log.ts";
-import type { Telemetry, TelemetryEvents } from "../core/telemetry.ts";
-import type { OutboundText, ReplyPort, SentMessage } from "../gateway/message.ts";
+import type { Logger } from "../kernel/log.ts";
+import type { Telemetry, TelemetryEvents } from "../kernel/telemetry.ts";
+import type { OutboundText, ReplyPort, SentMessage } from "../message/index.ts";
+import type { ProviderEvent } from "../message/stream.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import { type AttachmentSender, type DeliverOptions, sendAttachments } from "./deliver.ts";
 import { editWithFallback, sendWithFallback } from "./fallback.ts";
@@ -28,6 +29,18 @@ export interface StreamerOptions {
 
 /** The phases of the channel.stream telemetry event. */
 export type StreamPhase = TelemetryEvents["channel.stream"]["metadata"]["phase"];
+
+/** Drives one turn's reply port from provider events. */
+export interface Streamer {
+  /** Feed one provider event; resolves once the port calls it caused are done. */
+  push(event: ProviderEvent): Promise<void>;
+  /** Deliver the final reply (Markdown) and remove status messages. */
+  finish(finalMarkdown: string): Promise<void>;
+  /** /stop: cancel timers, delete the live unsealed card and status messages; later calls do nothing. */
+  stop(): Promise<void>;
+  /** Resolves when every queued port call has finished. */
+  idle(): Promise<void>;
+}
 
 /** Prefix of reasoning status messages. */
 export const THINKING = "💭";

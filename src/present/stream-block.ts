@@ -6,8 +6,8 @@
  * "💭" messages that are deleted when the answer lands — or not at all on a
  * channel that cannot delete. Messages are never edited.
  */
-import type { ProviderEvent } from "../agent/providers/types.ts";
-import type { SentMessage } from "../gateway/message.ts";
+import type { ProviderEvent } from "../message/stream.ts";
+import type { SentMessage } from "../message/index.ts";
 import { normalizeSource } from "./markdown.ts";
 import {
   attachmentsOf,
@@ -20,8 +20,7 @@ import {
   renderReply,
 } from "./render.ts";
 import { nextPart, type SplitOptions } from "./split.ts";
-import type { Streamer } from "./stream.ts";
-import { StreamBase, type StreamerOptions } from "./stream-base.ts";
+import { StreamBase, type Streamer, type StreamerOptions } from "./stream-base.ts";
 import { SENTENCE } from "./units.ts";
 
 /** Block size, in rendered characters: cut on the ladder between these. */

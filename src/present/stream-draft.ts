@@ -8,14 +8,13 @@
  * rolls into one "💭" message, edited in place and deleted when the answer
  * lands; /stop deletes only the live card.
  */
-import type { ProviderEvent } from "../agent/providers/types.ts";
-import type { SentMessage } from "../gateway/message.ts";
+import type { ProviderEvent } from "../message/stream.ts";
+import type { SentMessage } from "../message/index.ts";
 import { normalizeSource } from "./markdown.ts";
 import { PLATFORMS } from "./measure.ts";
 import { attachmentsOf, measurePrepared, type Prepared, prepare, rendered, renderPrepared, renderReply } from "./render.ts";
 import { nextPart, type SplitPart } from "./split.ts";
-import type { Streamer } from "./stream.ts";
-import { StreamBase, type StreamerOptions } from "./stream-base.ts";
+import { StreamBase, type Streamer, type StreamerOptions } from "./stream-base.ts";
 import { HARD, PARAGRAPH } from "./units.ts";
 
 /** Characters before the live card opens. */

@@ -6,14 +6,13 @@
  * Every text it sends goes through renderReply: split → render → measure.
  */
 import type { StreamingMode } from "../config/schema.ts";
-import type { ReplyCapabilities } from "../gateway/message.ts";
-import type { ProviderEvent } from "../agent/providers/types.ts";
+import type { ReplyCapabilities } from "../message/index.ts";
 import { deliverReply } from "./deliver.ts";
 import { BlockStream } from "./stream-block.ts";
 import { DraftStream } from "./stream-draft.ts";
-import { StreamBase, type StreamerOptions } from "./stream-base.ts";
+import { StreamBase, type Streamer, type StreamerOptions } from "./stream-base.ts";
 
-export type { StreamerOptions } from "./stream-base.ts";
+export type { Streamer, StreamerOptions } from "./stream-base.ts";
 
 /** The mode a channel streams in, and whether its configuration asked for the impossible. */
 export interface ResolvedStreaming {
@@ -43,18 +42,6 @@ export type TurnOrigin = "channel" | "background" | "scheduled" | "cli";
 /** The mode one turn streams in: off unless it is a channel turn and the provider streams. */
 export function turnStreamingMode(resolved: StreamingMode, origin: TurnOrigin, providerStreams: boolean): StreamingMode {
   return origin === "channel" && providerStreams ? resolved : "off";
-}
-
-/** Drives one turn's reply port from provider events. */
-export interface Streamer {
-  /** Feed one provider event; resolves once the port calls it caused are done. */
-  push(event: ProviderEvent): Promise<void>;
-  /** Deliver the final reply (Markdown) and remove status messages. */
-  finish(finalMarkdown: string): Promise<void>;
-  /** /stop: cancel timers, delete the live unsealed card and status messages; later calls do nothing. */
-  stop(): Promise<void>;
-  /** Resolves when every queued port call has finished. */
-  idle(): Promise<void>;
 }
 
 /** A streamer for one turn in the given (already resolved) mode. */

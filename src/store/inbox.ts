@@ -6,7 +6,7 @@
  * one transaction (group commit), which is what keeps webhook throughput up.
  */
 import type { Database, Statement } from "bun:sqlite";
-import type { InboundMessage } from "../gateway/message.ts";
+import type { InboundMessage } from "../message/index.ts";
 import type { IdempotencyStore } from "./idempotency.ts";
 
 export interface InboxEntry {

@@ -6,7 +6,7 @@
  * are never re-sent: at most once per part, never twice.
  */
 import type { Database, Statement } from "bun:sqlite";
-import type { GatewayChannel, OutboundMedia, OutboundText, ReplyTarget } from "../gateway/message.ts";
+import type { GatewayChannel, OutboundMedia, OutboundText, ReplyTarget } from "../message/index.ts";
 
 export type OutboxPayload =
   /** `fallback`: the same part as plain text, sent instead if the platform rejects the formatting. */

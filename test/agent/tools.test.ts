@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sendAttachmentTool } from "../../src/agent/tools/send_attachment.ts";
 import type { ToolContext } from "../../src/agent/tools/types.ts";
-import type { OutboundMedia, ReplyPort } from "../../src/gateway/message.ts";
+import type { OutboundMedia, ReplyPort } from "../../src/message/index.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { IdempotencyStore } from "../../src/store/idempotency.ts";
 

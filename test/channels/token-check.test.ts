@@ -7,7 +7,7 @@ import { afterEach, expect, test } from "bun:test";
 import { slackAdapter } from "../../src/channels/slack/index.ts";
 import type { AdapterContext } from "../../src/channels/types.ts";
 import { whatsAppAdapter } from "../../src/channels/whatsapp/index.ts";
-import { Logger, Redactor } from "../../src/core/log.ts";
+import { Logger, Redactor } from "../../src/kernel/log.ts";
 import { startSlackFake } from "../fakes/slack.ts";
 import { startWhatsAppFake } from "../fakes/whatsapp.ts";
 import { slackToml, whatsappToml } from "../helpers/config.ts";

@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChannelAdapter } from "../../src/channels/types.ts";
 import { CAN_EDIT } from "../../src/config/channels.ts";
-import { FormattingRejected, type InboundMedia, type OutboundText, type ReplyTarget } from "../../src/gateway/message.ts";
+import { FormattingRejected, type InboundMedia, type OutboundText, type ReplyTarget } from "../../src/message/index.ts";
 
 export interface VisibleMessage {
   text: string;

@@ -5,7 +5,7 @@
  * Each request takes the next scripted reply from a queue and gets it rendered
  * in the format of the path it hit, so one script serves both providers.
  *
- *   import { reply, startFakeModel } from "../fakes/model-server.ts";
+ *   import { reply, startFakeModel } from "./model-server.ts";
  *
  *   await using fake = await startFakeModel();          // 127.0.0.1, a free port
  *   fake.reply(

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { type AlbumPart, createAlbumBuffer, isAlbumImage, mergeAlbum, senderKey } from "../../src/gateway/album.ts";
-import type { InboundMessage } from "../../src/gateway/message.ts";
+import type { InboundMessage } from "../../src/message/index.ts";
 
 /** A manual clock: timers fire only when the test advances time. */
 function fakeClock() {

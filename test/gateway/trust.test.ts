@@ -1,7 +1,7 @@
 /** Ingress and trust (DESIGN.md "Owner and commands"): who may talk, who is the operator. */
 import { afterEach, describe, expect, test } from "bun:test";
 import { channelReadiness } from "../../src/config/channels.ts";
-import { buildHealthReport } from "../../src/core/health.ts";
+import { buildHealthReport } from "../../src/daemon/health.ts";
 import { authorize, roleFor, trustRules } from "../../src/gateway/trust.ts";
 import { reply } from "../fakes/model-server.ts";
 import { type Harness, startHarness, TELEGRAM_FRIEND, TELEGRAM_OWNER } from "../helpers/gateway.ts";

@@ -7,9 +7,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildCore, type Core } from "../../src/core/core.ts";
-import { createLogger } from "../../src/core/log.ts";
-import type { TelemetryEvent, TelemetryName } from "../../src/core/telemetry.ts";
+import { buildCore, type Core } from "../../src/daemon/core.ts";
+import { createLogger } from "../../src/kernel/log.ts";
+import type { TelemetryEvent, TelemetryName } from "../../src/kernel/telemetry.ts";
 import type { IngestOutcome } from "../../src/gateway/ingest.ts";
 import type {
   FetchedMedia,
@@ -20,7 +20,7 @@ import type {
   ReplyCapabilities,
   ReplyPort,
   ReplyTarget,
-} from "../../src/gateway/message.ts";
+} from "../../src/message/index.ts";
 import { presenter } from "../../src/gateway/presenter.ts";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.ts";
 import { loadedFrom } from "./loaded.ts";

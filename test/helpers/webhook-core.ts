@@ -4,9 +4,9 @@
  * fake; channel I/O is a recording port registered in place of an adapter.
  */
 import { loadConfig } from "../../src/config/index.ts";
-import { buildCore, type Core } from "../../src/core/core.ts";
-import { Logger, Redactor } from "../../src/core/log.ts";
-import type { FetchedMedia, InboundMedia, OutboundMedia, ReplyTarget } from "../../src/gateway/message.ts";
+import { buildCore, type Core } from "../../src/daemon/core.ts";
+import { Logger, Redactor } from "../../src/kernel/log.ts";
+import type { FetchedMedia, InboundMedia, OutboundMedia, ReplyTarget } from "../../src/message/index.ts";
 import { presenter } from "../../src/gateway/presenter.ts";
 import { webhookRoutes } from "../../src/http/webhooks/index.ts";
 import { NO_REACTIONS, RecordingChannel } from "./gateway.ts";

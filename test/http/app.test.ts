@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { buildHealthReport } from "../../src/core/health.ts";
-import { Logger, Redactor } from "../../src/core/log.ts";
+import { buildHealthReport } from "../../src/daemon/health.ts";
+import { Logger, Redactor } from "../../src/kernel/log.ts";
 import { createApp } from "../../src/http/app.ts";
 import { SetupGate } from "../../src/http/setup.ts";
 import { READY_CONFIG } from "../helpers/home.ts";

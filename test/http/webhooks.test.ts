@@ -5,9 +5,9 @@
  */
 import { describe, expect, test } from "bun:test";
 import { parseConfigText, resolveConfig } from "../../src/config/load.ts";
-import { HandoffUnavailable, type Submission } from "../../src/channels/types.ts";
-import { Logger, Redactor } from "../../src/core/log.ts";
-import type { GatewayChannel } from "../../src/gateway/message.ts";
+import { HandoffUnavailable, type Submission } from "../../src/message/index.ts";
+import { Logger, Redactor } from "../../src/kernel/log.ts";
+import type { GatewayChannel } from "../../src/message/index.ts";
 import { webhookRoutes } from "../../src/http/webhooks/index.ts";
 import { DOC_BODY, DOC_SECRET, DOC_SIGNATURE, DOC_TIMESTAMP, dmEvent, envelope, URL_VERIFICATION, USER } from "../channels/slack/fixtures.ts";
 import { OFFICIAL_EXAMPLE_SECRET, OFFICIAL_EXAMPLE_SIGNATURE, OFFICIAL_TEXT_EXAMPLE, message, messagesPayload, SENDER } from "../channels/whatsapp/fixtures.ts";

@@ -3,7 +3,7 @@
  * call (and can reject formatting or refuse deletes), and a fake clock whose
  * timers run only when the test advances time.
  */
-import { Logger, type LogSink, Redactor } from "../../src/core/log.ts";
+import { Logger, type LogSink, Redactor } from "../../src/kernel/log.ts";
 import {
   FormattingRejected,
   type OutboundMedia,
@@ -11,7 +11,7 @@ import {
   type ReplyCapabilities,
   type ReplyPort,
   type SentMessage,
-} from "../../src/gateway/message.ts";
+} from "../../src/message/index.ts";
 import type { Clock } from "../../src/present/clock.ts";
 
 export interface PortCall {

@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import type { GatewayChannel } from "../../src/gateway/message.ts";
+import type { GatewayChannel } from "../../src/message/index.ts";
 import { plainText, renderReply } from "../../src/present/render.ts";
 
 const DIR = join(import.meta.dir, "golden");

@@ -4,7 +4,7 @@
  * limit and at small limits that force cuts on every rung of the ladder.
  */
 import { describe, expect, test } from "bun:test";
-import type { GatewayChannel } from "../../src/gateway/message.ts";
+import type { GatewayChannel } from "../../src/message/index.ts";
 import { parseMarkdown } from "../../src/present/markdown.ts";
 import { PLATFORMS } from "../../src/present/measure.ts";
 import { type RenderedReply, renderReply } from "../../src/present/render.ts";

@@ -3,7 +3,7 @@
  * reply port and a fake clock.
  */
 import { describe, expect, test } from "bun:test";
-import { Telemetry } from "../../src/core/telemetry.ts";
+import { Telemetry } from "../../src/kernel/telemetry.ts";
 import { createStreamer, resolveStreamingMode, type Streamer, turnStreamingMode } from "../../src/present/stream.ts";
 import { BLOCK_MAX, BLOCK_MIN, IDLE_FLUSH_MS } from "../../src/present/stream-block.ts";
 import { FakeClock, RecordingPort } from "./fakes.ts";

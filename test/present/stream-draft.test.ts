@@ -3,7 +3,7 @@
  * rule of the draft mode, one test each.
  */
 import { describe, expect, test } from "bun:test";
-import { Telemetry, type TelemetryEvent } from "../../src/core/telemetry.ts";
+import { Telemetry, type TelemetryEvent } from "../../src/kernel/telemetry.ts";
 import { createStreamer, type Streamer } from "../../src/present/stream.ts";
 import { EDIT_EVERY_MS, SEAL_AT } from "../../src/present/stream-draft.ts";
 import { FakeClock, RecordingPort, recordingLogger, telegramVisible } from "./fakes.ts";

@@ -4,7 +4,7 @@ import type { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { InboundMessage } from "../../src/gateway/message.ts";
+import type { InboundMessage } from "../../src/message/index.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { IdempotencyStore } from "../../src/store/idempotency.ts";
 import { Inbox } from "../../src/store/inbox.ts";

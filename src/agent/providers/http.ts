@@ -9,7 +9,7 @@
 import { VERSION } from "../../version.ts";
 import { readSse, type SseEvent } from "./sse.ts";
 import { ProviderError } from "./types.ts";
-import { retryAfterMs, sleep as wait } from "../../core/wait.ts";
+import { retryAfterMs, sleep as wait } from "../../kernel/wait.ts";
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 

@@ -3,6 +3,9 @@
  * speaks only this; `responses.ts` (OpenAI Responses API) and `chat.ts`
  * (OpenAI-compatible chat completions) translate it to the wire.
  */
+import type { ProviderEvent } from "../../message/stream.ts";
+
+export type { ProviderEvent, Usage } from "../../message/stream.ts";
 
 export type ContentPart =
   | { type: "text"; text: string }
@@ -32,24 +35,6 @@ export interface ModelRequest {
   signal?: AbortSignal;
   maxOutputTokens?: number;
 }
-
-export interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-}
-
-/** What a provider yields while it streams, in order. */
-export type ProviderEvent =
-  /** A piece of assistant text for output item `itemId`. */
-  | { type: "text_delta"; itemId: string; delta: string }
-  /** A piece of the reasoning summary. */
-  | { type: "reasoning_delta"; itemId: string; delta: string }
-  /** An assistant message item is complete: its full text. */
-  | { type: "message_done"; itemId: string; text: string }
-  /** The model asks for a tool call; arguments are a JSON string. */
-  | { type: "tool_call"; callId: string; name: string; arguments: string }
-  /** The response is complete. */
-  | { type: "completed"; usage?: Usage };
 
 export interface Provider {
   readonly name: string;

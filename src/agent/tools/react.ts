@@ -1,6 +1,6 @@
 /** `react {"emoji": "<one emoji>"}`: acknowledge the message with a reaction instead of a text reply. */
-import { isSingleEmoji } from "../../core/emoji.ts";
-import type { ReplyCapabilities } from "../../gateway/message.ts";
+import { isSingleEmoji } from "../../kernel/emoji.ts";
+import type { ReplyCapabilities } from "../../message/index.ts";
 import { type Tool, ToolError } from "./types.ts";
 
 

@@ -5,7 +5,7 @@
  */
 import { realpathSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, relative } from "node:path";
-import type { OutboundMediaKind } from "../../gateway/message.ts";
+import type { OutboundMediaKind } from "../../message/index.ts";
 import { type Tool, ToolError } from "./types.ts";
 
 /** The outbound kind for a MIME type. */

@@ -1,6 +1,6 @@
 /** The tools the model is offered: a JSON-schema spec and a runner with the turn's context. */
 import type { IdempotencyStore } from "../../store/idempotency.ts";
-import type { GatewayChannel, ReplyPort, ReplyTarget } from "../../gateway/message.ts";
+import type { GatewayChannel, ReplyPort, ReplyTarget } from "../../message/index.ts";
 import type { ToolSpec } from "../providers/types.ts";
 
 /** What tools did during a turn; a turn that only reacted sends no text. */

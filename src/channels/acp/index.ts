@@ -8,14 +8,14 @@
 import { rmSync } from "node:fs";
 import type { UnixSocketListener } from "bun";
 import type { Config } from "../../config/schema.ts";
-import type { ChannelRuntimeState } from "../../core/health.ts";
-import { listenUnix } from "../../core/unix-socket.ts";
-import type { FetchedMedia, InboundMedia, ReplyPort, ReplyTarget } from "../../gateway/message.ts";
+import type { ChannelRuntimeState } from "../../kernel/health.ts";
+import { listenUnix } from "../../kernel/unix-socket.ts";
+import type { FetchedMedia, InboundMedia, ReplyPort, ReplyTarget } from "../../message/index.ts";
 import type { AdapterContext, ChannelAdapter } from "../types.ts";
 import { ACP_CAPABILITIES, acpPort, gonePort } from "./port.ts";
 import { type AcpConnection, cancelSession, serveConnection } from "./server.ts";
 import { type PromptTurn, SessionRegistry } from "./session.ts";
-import { MB } from "../../core/sizes.ts";
+import { MB } from "../../kernel/sizes.ts";
 
 /** Largest image an editor may attach to a prompt. */
 const INBOUND_MEDIA_CAP = 20 * MB;

@@ -4,7 +4,7 @@
  * updates; attachments are never transferred: a file arrives as one text
  * line naming it. An ACP client cannot edit, delete or react.
  */
-import type { OutboundMedia, ReplyCapabilities, ReplyPort } from "../../gateway/message.ts";
+import type { OutboundMedia, ReplyCapabilities, ReplyPort } from "../../message/index.ts";
 import type { AcpSession, PromptTurn } from "./session.ts";
 import { messageChunk } from "./stream.ts";
 

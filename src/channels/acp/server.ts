@@ -7,9 +7,9 @@
  */
 import * as acp from "@agentclientprotocol/sdk";
 import type { Socket } from "bun";
-import type { Logger } from "../../core/log.ts";
+import type { Logger } from "../../kernel/log.ts";
 import type { IngestOptions, IngestOutcome } from "../../gateway/ingest.ts";
-import type { FetchedMedia, InboundMessage } from "../../gateway/message.ts";
+import type { FetchedMedia, InboundMessage } from "../../message/index.ts";
 import { VERSION } from "../../version.ts";
 import { socketPipe, type SocketPipe } from "./pipe.ts";
 import { acpPort } from "./port.ts";

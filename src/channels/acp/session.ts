@@ -5,7 +5,7 @@
  * A prompt's content blocks become the common inbound message here.
  */
 import type { ContentBlock } from "@agentclientprotocol/sdk";
-import { conversationKey, type FetchedMedia, type InboundMedia, type InboundMessage } from "../../gateway/message.ts";
+import { conversationKey, type FetchedMedia, type InboundMedia, type InboundMessage } from "../../message/index.ts";
 import { type SessionUpdate, UpdateChannel, UpdateMapper } from "./stream.ts";
 
 /** The sender of every ACP message: whoever can open the 0600 socket is the local operator. */

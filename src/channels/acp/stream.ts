@@ -6,7 +6,7 @@
  * ordered (UpdateChannel), so each is tested on its own.
  */
 import type { SessionUpdate, ToolCallStatus } from "@agentclientprotocol/sdk";
-import type { ProviderEvent } from "../../agent/providers/types.ts";
+import type { ProviderEvent } from "../../message/stream.ts";
 import type { TurnStream } from "../../gateway/ingest.ts";
 
 export type { SessionUpdate };

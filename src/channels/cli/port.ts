@@ -1,5 +1,5 @@
 /** The reply port of the command line: each message becomes a `message` event for the terminal. */
-import type { ReplyPort } from "../../gateway/message.ts";
+import type { ReplyPort } from "../../message/index.ts";
 import type { ServerEvent } from "./protocol.ts";
 
 export const CLI_CAPABILITIES = { edit: false, delete: false, react: false, media: true, typing: true } as const;

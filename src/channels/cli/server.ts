@@ -5,11 +5,11 @@
  * the operator.
  */
 import type { Socket, UnixSocketListener } from "bun";
-import { conversationKey } from "../../gateway/message.ts";
+import { conversationKey } from "../../message/index.ts";
 import type { Gateway } from "../../gateway/ingest.ts";
 import type { ConversationQueue } from "../../gateway/queue.ts";
-import type { Logger } from "../../core/log.ts";
-import { drainPending, lineWriter, listenUnix, type Writer } from "../../core/unix-socket.ts";
+import type { Logger } from "../../kernel/log.ts";
+import { drainPending, lineWriter, listenUnix, type Writer } from "../../kernel/unix-socket.ts";
 import { type ClientEvent, encodeEvent, LineDecoder } from "./protocol.ts";
 import { CLI_CHAT_ID, runCliTurn } from "./turn.ts";
 

@@ -1,7 +1,7 @@
 /** One command-line turn through the gateway, whether in the daemon or in-process. */
 import { userInfo } from "node:os";
 import type { Gateway } from "../../gateway/ingest.ts";
-import type { InboundMessage } from "../../gateway/message.ts";
+import type { InboundMessage } from "../../message/index.ts";
 import { cliPort } from "./port.ts";
 import type { ServerEvent } from "./protocol.ts";
 

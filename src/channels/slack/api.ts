@@ -15,8 +15,8 @@ import {
   WebAPIRequestError,
   WebClient,
 } from "@slack/web-api";
-import type { Logger } from "../../core/log.ts";
-import { type Sleep, retryAfterMs, sleep } from "../../core/wait.ts";
+import type { Logger } from "../../kernel/log.ts";
+import { type Sleep, retryAfterMs, sleep } from "../../kernel/wait.ts";
 import { RateGate, readCapped, scrub } from "../net.ts";
 
 /**

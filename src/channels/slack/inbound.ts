@@ -5,7 +5,7 @@
  */
 import { Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import type { InboundMedia, InboundMessage, MediaKind } from "../../gateway/message.ts";
+import type { InboundMedia, InboundMessage, MediaKind } from "../../message/index.ts";
 import { decodeJson } from "../net.ts";
 
 export type SlackParseResult =

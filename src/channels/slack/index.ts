@@ -5,9 +5,9 @@
  * builds reply ports on the Web API and downloads inbound files.
  */
 import type { Config } from "../../config/schema.ts";
-import type { Logger } from "../../core/log.ts";
-import type { FetchedMedia, InboundMedia, ReplyTarget } from "../../gateway/message.ts";
-import { MB } from "../../core/sizes.ts";
+import type { Logger } from "../../kernel/log.ts";
+import type { FetchedMedia, InboundMedia, ReplyTarget } from "../../message/index.ts";
+import { MB } from "../../kernel/sizes.ts";
 import type { AdapterContext, ChannelAdapter } from "../types.ts";
 import { webhookLifecycle } from "../webhook-lifecycle.ts";
 import { SlackApi, type SlackApiOptions } from "./api.ts";

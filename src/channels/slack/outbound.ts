@@ -14,8 +14,8 @@ import {
   type ReplyPort,
   type ReplyTarget,
   type SentMessage,
-} from "../../gateway/message.ts";
-import { formatMb, MB } from "../../core/sizes.ts";
+} from "../../message/index.ts";
+import { formatMb, MB } from "../../kernel/sizes.ts";
 import { type SlackApi, SlackApiError } from "./api.ts";
 
 /** The seed's outbound media cap for Slack. */

@@ -7,7 +7,7 @@
  * for `message` in `allowed_updates`.
  */
 import type { Message, Update } from "grammy/types";
-import type { InboundMedia, InboundMessage } from "../../gateway/message.ts";
+import type { InboundMedia, InboundMessage } from "../../message/index.ts";
 
 /** One accepted Telegram message and the key redeliveries are recognised by. */
 export interface TelegramInbound {

@@ -5,15 +5,15 @@
  */
 import type { Api } from "grammy";
 import type { Config } from "../../config/schema.ts";
-import type { ChannelRuntimeState } from "../../core/health.ts";
-import { Logger, Redactor } from "../../core/log.ts";
-import type { FetchedMedia, InboundMedia, ReplyPort, ReplyTarget } from "../../gateway/message.ts";
+import type { ChannelRuntimeState } from "../../kernel/health.ts";
+import { Logger, Redactor } from "../../kernel/log.ts";
+import type { FetchedMedia, InboundMedia, ReplyPort, ReplyTarget } from "../../message/index.ts";
 import type { AdapterContext, ChannelAdapter } from "../types.ts";
 import { botIdOf, createTelegramApi, downloadFile, grammySignal, TelegramApiError, toApiError } from "./api.ts";
 import { toInboundBatch } from "./inbound.ts";
 import { TELEGRAM_CAPABILITIES, telegramReplyPort } from "./outbound.ts";
 import { OffsetStore, Poller, type PollerOptions } from "./poller.ts";
-import { MB } from "../../core/sizes.ts";
+import { MB } from "../../kernel/sizes.ts";
 
 /** Bots may download files up to 20 MB (getFile's limit). */
 export const TELEGRAM_INBOUND_CAP = 20 * MB;

@@ -8,7 +8,7 @@
 import { statSync } from "node:fs";
 import { type Api, InputFile } from "grammy";
 import type { ReactionTypeEmoji } from "grammy/types";
-import type { Logger } from "../../core/log.ts";
+import type { Logger } from "../../kernel/log.ts";
 import {
   FormattingRejected,
   type OutboundMedia,
@@ -18,8 +18,8 @@ import {
   type ReplyPort,
   type ReplyTarget,
   type SentMessage,
-} from "../../gateway/message.ts";
-import { formatMb, MB } from "../../core/sizes.ts";
+} from "../../message/index.ts";
+import { formatMb, MB } from "../../kernel/sizes.ts";
 import { classify, retryAfterSeconds, TelegramApiError, toApiError } from "./api.ts";
 
 

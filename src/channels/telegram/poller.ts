@@ -13,12 +13,12 @@
 import type { Database } from "bun:sqlite";
 import type { Api } from "grammy";
 import type { Update } from "grammy/types";
-import type { ChannelRuntimeState } from "../../core/health.ts";
-import type { Logger } from "../../core/log.ts";
-import { HandoffUnavailable } from "../types.ts";
+import type { ChannelRuntimeState } from "../../kernel/health.ts";
+import type { Logger } from "../../kernel/log.ts";
+import { HandoffUnavailable } from "../../message/index.ts";
 import { classify, describeError, grammySignal, retryAfterSeconds } from "./api.ts";
 import { ALLOWED_UPDATES, nextOffset } from "./inbound.ts";
-import { sleep } from "../../core/wait.ts";
+import { sleep } from "../../kernel/wait.ts";
 
 /** The persisted poll offset, per bot (update ids of two bots are unrelated), in the `settings` table. */
 export class OffsetStore {

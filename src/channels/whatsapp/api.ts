@@ -5,8 +5,8 @@
  * Graph error objects become one typed error with the token scrubbed out, and
  * rate limits are waited out with a capped wait.
  */
-import type { Logger } from "../../core/log.ts";
-import { type Sleep, retryAfterMs, sleep } from "../../core/wait.ts";
+import type { Logger } from "../../kernel/log.ts";
+import { type Sleep, retryAfterMs, sleep } from "../../kernel/wait.ts";
 import { RateGate, readCapped, scrub } from "../net.ts";
 
 /** A Graph API failure: the HTTP status and, when Graph sent one, its error code and details. */

@@ -6,9 +6,9 @@
  * (media id → URL → bytes).
  */
 import type { Config } from "../../config/schema.ts";
-import type { Logger } from "../../core/log.ts";
-import type { FetchedMedia, InboundMedia, ReplyTarget } from "../../gateway/message.ts";
-import { MB } from "../../core/sizes.ts";
+import type { Logger } from "../../kernel/log.ts";
+import type { FetchedMedia, InboundMedia, ReplyTarget } from "../../message/index.ts";
+import { MB } from "../../kernel/sizes.ts";
 import { MediaTooLarge } from "../net.ts";
 import type { AdapterContext, ChannelAdapter } from "../types.ts";
 import { webhookLifecycle } from "../webhook-lifecycle.ts";

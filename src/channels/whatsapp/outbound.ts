@@ -14,9 +14,9 @@ import {
   type ReplyPort,
   type ReplyTarget,
   type SentMessage,
-} from "../../gateway/message.ts";
-import { isSingleEmoji } from "../../core/emoji.ts";
-import { formatMb, MB } from "../../core/sizes.ts";
+} from "../../message/index.ts";
+import { isSingleEmoji } from "../../kernel/emoji.ts";
+import { formatMb, MB } from "../../kernel/sizes.ts";
 import { type WhatsAppApi, WhatsAppApiError } from "./api.ts";
 
 /** The seed's outbound caps per media kind. */

@@ -4,7 +4,7 @@
  * gateway decides when each runs (`/stop` at once, ahead of the queue).
  */
 import type { BackgroundWork } from "../background.ts";
-import type { InboundMessage } from "../message.ts";
+import type { InboundMessage } from "../../message/index.ts";
 import type { Role } from "../trust.ts";
 
 /** A command that cannot do what was asked, for a reason the user should read (not a fault): replied, not logged as an error. */

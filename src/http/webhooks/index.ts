@@ -8,12 +8,12 @@
 import { Elysia } from "elysia";
 import { verifySlackRequest } from "../../channels/slack/verify.ts";
 import { parseSlackBody } from "../../channels/slack/inbound.ts";
-import { HandoffUnavailable, type Submission } from "../../channels/types.ts";
+import { HandoffUnavailable, type Submission } from "../../message/index.ts";
 import { verifyWhatsAppChallenge, verifyWhatsAppSignature } from "../../channels/whatsapp/verify.ts";
 import { parseWhatsAppBody } from "../../channels/whatsapp/inbound.ts";
 import type { Config } from "../../config/schema.ts";
-import type { Logger } from "../../core/log.ts";
-import type { GatewayChannel } from "../../gateway/message.ts";
+import type { Logger } from "../../kernel/log.ts";
+import type { GatewayChannel } from "../../message/index.ts";
 import { accepted, failure, isJsonContent, plainText, rawBody, type WebhookFailure } from "./respond.ts";
 
 export interface WebhookDeps {

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { ACP_SENDER, promptMessage, SessionRegistry } from "../../../src/channels/acp/session.ts";
 import { fileLine } from "../../../src/channels/acp/port.ts";
-import { conversationKey } from "../../../src/gateway/message.ts";
+import { conversationKey } from "../../../src/message/index.ts";
 
 describe("promptMessage", () => {
   test("text blocks become the text; a leading slash stays text", () => {

@@ -1,6 +1,6 @@
 /** ProviderEvent → session/update, on data: what an editor is shown while a turn runs. */
 import { describe, expect, test } from "bun:test";
-import type { ProviderEvent } from "../../../src/agent/providers/types.ts";
+import type { ProviderEvent } from "../../../src/message/stream.ts";
 import { AcpTurnStream, type SessionUpdate, toolTitle, UpdateChannel, UpdateMapper } from "../../../src/channels/acp/stream.ts";
 
 const texts = (updates: SessionUpdate[], kind: "agent_message_chunk" | "agent_thought_chunk" = "agent_message_chunk") =>

@@ -8,8 +8,8 @@ import { slackAdapter, type SlackAdapterOptions } from "../../../src/channels/sl
 import { SLACK_MEDIA_CAP, slackReactionName } from "../../../src/channels/slack/outbound.ts";
 import { MediaTooLarge } from "../../../src/channels/net.ts";
 import type { AdapterContext, ChannelAdapter } from "../../../src/channels/types.ts";
-import { Logger, Redactor } from "../../../src/core/log.ts";
-import { FormattingRejected, type OutboundText } from "../../../src/gateway/message.ts";
+import { Logger, Redactor } from "../../../src/kernel/log.ts";
+import { FormattingRejected, type OutboundText } from "../../../src/message/index.ts";
 import { runAdapterContract } from "../../contract/adapter.contract.ts";
 import { SLACK_ALICE, SLACK_CHANNEL, SLACK_DM, type SlackFake, startSlackFake } from "../../fakes/slack.ts";
 import { loadedFrom } from "../../helpers/loaded.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { type SlackParseResult, parseSlackBody, parseSlackEvent } from "../../../src/channels/slack/inbound.ts";
-import type { InboundMessage } from "../../../src/gateway/message.ts";
+import type { InboundMessage } from "../../../src/message/index.ts";
 import { BOT, URL_VERIFICATION, USER, dmEvent, envelope, fileShareEvent, messageEvent } from "./fixtures.ts";
 
 const AT = 1_700_000_000_123;

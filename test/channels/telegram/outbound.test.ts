@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TelegramAdapter } from "../../../src/channels/telegram/index.ts";
 import { normalizeReaction, TELEGRAM_MEDIA_CAPS, TELEGRAM_REACTIONS } from "../../../src/channels/telegram/outbound.ts";
-import { FormattingRejected, type OutboundMediaKind, type OutboundText } from "../../../src/gateway/message.ts";
+import { FormattingRejected, type OutboundMediaKind, type OutboundText } from "../../../src/message/index.ts";
 import { ALICE, ALLOWED_REACTIONS, groupChat, startTelegramFake, type TelegramFake } from "../../fakes/telegram.ts";
 import { configFor } from "./harness.ts";
 

@@ -7,8 +7,8 @@ import { rmSync } from "node:fs";
 import { createTelegramApi } from "../../../src/channels/telegram/api.ts";
 import { TelegramAdapter } from "../../../src/channels/telegram/index.ts";
 import { OffsetStore, Poller } from "../../../src/channels/telegram/poller.ts";
-import { HandoffUnavailable } from "../../../src/channels/types.ts";
-import { Logger, Redactor } from "../../../src/core/log.ts";
+import { HandoffUnavailable } from "../../../src/message/index.ts";
+import { Logger, Redactor } from "../../../src/kernel/log.ts";
 import { ALICE, BOB, startTelegramFake, type TelegramFake } from "../../fakes/telegram.ts";
 import { configFor, eventually, makeContext } from "./harness.ts";
 

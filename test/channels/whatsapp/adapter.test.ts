@@ -8,9 +8,9 @@ import type { AdapterContext, ChannelAdapter } from "../../../src/channels/types
 import { WhatsAppApi, WhatsAppApiError } from "../../../src/channels/whatsapp/api.ts";
 import { whatsAppAdapter, type WhatsAppAdapterOptions } from "../../../src/channels/whatsapp/index.ts";
 import { WHATSAPP_MEDIA_CAPS } from "../../../src/channels/whatsapp/outbound.ts";
-import { Logger, Redactor } from "../../../src/core/log.ts";
-import { Telemetry } from "../../../src/core/telemetry.ts";
-import { FormattingRejected, type OutboundMediaKind, type OutboundText } from "../../../src/gateway/message.ts";
+import { Logger, Redactor } from "../../../src/kernel/log.ts";
+import { Telemetry } from "../../../src/kernel/telemetry.ts";
+import { FormattingRejected, type OutboundMediaKind, type OutboundText } from "../../../src/message/index.ts";
 import { runAdapterContract } from "../../contract/adapter.contract.ts";
 import { startWhatsAppFake, WA_USER, type WhatsAppFake, type WhatsAppFakeOptions } from "../../fakes/whatsapp.ts";
 import { loadedFrom } from "../../helpers/loaded.ts";

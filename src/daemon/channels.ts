@@ -6,7 +6,7 @@
 import type { AdapterContext, ChannelAdapter } from "../channels/types.ts";
 import type { ChannelName } from "../config/schema.ts";
 import type { ChannelRuntimeState } from "./health.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "../kernel/log.ts";
 
 const FIRST_RETRY_MS = 1000;
 const MAX_RETRY_MS = 60_000;

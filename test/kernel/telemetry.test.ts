@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { Telemetry } from "../../src/core/telemetry.ts";
+import { Telemetry } from "../../src/kernel/telemetry.ts";
 
 test("subscribers get typed events; unsubscribe stops them; a throwing subscriber breaks nothing", () => {
   const bus = new Telemetry();

@@ -3,7 +3,10 @@
  * event has numeric measurements and string metadata; subscribers (logs,
  * tests, later exporters) never throw into the emitter.
  */
-import type { GatewayChannel as ChannelName } from "../gateway/message.ts";
+import type { ChannelName as ConfiguredChannel } from "../config/schema.ts";
+
+/** Every source of turns, by name: the configured channels and the local command line. */
+type ChannelName = ConfiguredChannel | "cli";
 
 type Direction = "inbound" | "outbound";
 

@@ -24,8 +24,8 @@ import { VERSION } from "../version.ts";
 import { ChannelSupervisor } from "./channels.ts";
 import { buildCore, type Core } from "./core.ts";
 import { buildHealthReport, type ChannelRuntimeState, type HealthReport } from "./health.ts";
-import type { Logger } from "./log.ts";
-import type { Telemetry } from "./telemetry.ts";
+import type { Logger } from "../kernel/log.ts";
+import type { Telemetry } from "../kernel/telemetry.ts";
 
 export interface DaemonOptions {
   env: Env;

@@ -13,7 +13,7 @@ import { Delivery, type Presenter } from "../gateway/delivery.ts";
 import { Dispatcher } from "../gateway/dispatch.ts";
 import { type ChannelAccess, Gateway } from "../gateway/ingest.ts";
 import { streamFactory } from "../gateway/presenter.ts";
-import type { GatewayChannel } from "../gateway/message.ts";
+import type { GatewayChannel } from "../message/index.ts";
 import { ConversationQueue, ShutdownInterrupt } from "../gateway/queue.ts";
 import { TaskSupervisor } from "../gateway/supervisor.ts";
 import { ConversationStore } from "../store/conversations.ts";
@@ -22,9 +22,9 @@ import { IdempotencyStore } from "../store/idempotency.ts";
 import { Inbox } from "../store/inbox.ts";
 import { Outbox } from "../store/outbox.ts";
 import { ensureHome } from "./home.ts";
-import { createSettler } from "./settle.ts";
-import type { Logger } from "./log.ts";
-import { Telemetry } from "./telemetry.ts";
+import { createSettler } from "../kernel/settle.ts";
+import type { Logger } from "../kernel/log.ts";
+import { Telemetry } from "../kernel/telemetry.ts";
 
 /** How much accepted work may be in flight before webhooks are answered 503. */
 export const HANDOFF_CAPACITY = 512;

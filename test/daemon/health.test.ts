@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { buildHealthReport, type ChannelRuntimeState, isLocalUrl } from "../../src/core/health.ts";
+import { buildHealthReport, type ChannelRuntimeState, isLocalUrl } from "../../src/daemon/health.ts";
 import type { ChannelName } from "../../src/config/schema.ts";
 import { READY_CONFIG } from "../helpers/home.ts";
 import { loadedFrom } from "../helpers/loaded.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { Logger, Redactor } from "../../src/core/log.ts";
+import { Logger, Redactor } from "../../src/kernel/log.ts";
 
 function capture(level: "debug" | "info" = "info") {
   const lines: string[] = [];

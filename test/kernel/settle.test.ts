@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { createSettler } from "../../src/core/settle.ts";
+import { createSettler } from "../../src/kernel/settle.ts";
 
 /** A manual clock: time moves only when the test says. */
 function manualClock() {

@@ -1,7 +1,9 @@
 /**
- * The common inbound message every adapter produces, and the reply port every
- * adapter implements. Nothing past `ingest` knows which platform a message
- * came from; it only knows what the port says it can do.
+ * The shared vocabulary, on the ground floor: the common inbound message every
+ * adapter produces, the hand-off from a channel to the gateway, and the reply
+ * port every adapter implements. Nothing past `ingest` knows which platform a
+ * message came from; it only knows what the port says it can do. Types and
+ * tiny pure helpers only: this module imports nothing above config.
  */
 import type { ChannelName } from "../config/schema.ts";
 
@@ -119,4 +121,23 @@ export interface ReplyTarget {
   threadId?: string;
   /** The inbound message being answered, for reactions and reply threading. */
   replyTo?: string;
+}
+
+/** One message to submit, with its idempotency key (the platform message id, usually). */
+export interface Submission {
+  key: string;
+  message: InboundMessage;
+}
+
+export interface SubmitResult {
+  fresh: number;
+  duplicates: number;
+}
+
+/** The daemon is at capacity: the platform should retry later. */
+export class HandoffUnavailable extends Error {
+  override name = "HandoffUnavailable";
+  constructor() {
+    super("webhook handoff unavailable: too much work in flight");
+  }
 }

@@ -2,20 +2,12 @@
  * The health report of the seed page "Webhooks and HTTP", built as a pure
  * function of a snapshot of the daemon, so its shape is tested on data.
  */
-import { CHANNEL_MODE, type ChannelMode, channelReadiness } from "../config/channels.ts";
+import { CHANNEL_MODE, channelReadiness } from "../config/channels.ts";
 import type { LoadedConfig } from "../config/index.ts";
 import { CHANNEL_NAMES, type ChannelName, type ProviderConfig } from "../config/schema.ts";
+import type { ChannelHealth, ChannelRuntimeState, HealthReport, OverallStatus, ProviderHealth } from "../kernel/health.ts";
 
-export type ChannelStatus = "ready" | "disabled" | "starting" | "degraded" | "failed" | "unconfigured";
-export type OverallStatus = "ready" | "degraded" | "setup_required";
-
-/** What a running channel says about itself. */
-export interface ChannelRuntimeState {
-  status: ChannelStatus;
-  process_alive: boolean;
-  /** Why it is not ready, for `failures`. Never contains a secret. */
-  detail?: string;
-}
+export type { ChannelHealth, ChannelRuntimeState, ChannelStatus, HealthReport, OverallStatus, ProviderHealth } from "../kernel/health.ts";
 
 export interface HealthSnapshot {
   version: string;
@@ -25,46 +17,6 @@ export interface HealthSnapshot {
   channels: ReadonlyMap<ChannelName, ChannelRuntimeState>;
   databaseReady: boolean;
   restartRequired: boolean;
-}
-
-export interface ProviderHealth {
-  name: string;
-  status: "ready" | "unconfigured";
-  auth_mode: "api_key" | "none";
-  primary: boolean;
-}
-
-export interface ChannelHealth {
-  name: ChannelName;
-  status: ChannelStatus;
-  enabled: boolean;
-  mode: ChannelMode | null;
-  process_alive: boolean | null;
-}
-
-export interface HealthReport {
-  status: OverallStatus;
-  app: "fermix";
-  version: string;
-  timestamp: string;
-  failures: string[];
-  config_path: string;
-  "restart_required?": boolean;
-  config: { home: string; path: string; workspace: { workspace: string; grants: string } };
-  providers: ProviderHealth[];
-  channels: ChannelHealth[];
-  memory: { conversation_store: "ready" | "failed"; store: "ready" | "failed" };
-  realtime: {
-    enabled: boolean;
-    status: "disabled";
-    provider: null;
-    model: null;
-    socket_path: null;
-    socket_alive: null;
-    active_sessions: number;
-    active_clients: number;
-    "companion_connected?": boolean;
-  };
 }
 
 /** A provider on this machine or a private network may run without a key (Ollama, llama.cpp). */
@@ -164,8 +116,4 @@ export function buildHealthReport(snapshot: HealthSnapshot): HealthReport {
       "companion_connected?": false,
     },
   };
-}
-
-export function healthHttpStatus(report: HealthReport): 200 | 503 {
-  return report.status === "ready" ? 200 : 503;
 }

@@ -1,0 +1,63 @@
+/**
+ * The shapes of the health report (seed page "Webhooks and HTTP") and of what
+ * a running channel says about itself: imported by the channels that report,
+ * the HTTP routes that serve, and the daemon that builds the report.
+ */
+import type { ChannelMode } from "../config/channels.ts";
+import type { ChannelName } from "../config/schema.ts";
+
+export type ChannelStatus = "ready" | "disabled" | "starting" | "degraded" | "failed" | "unconfigured";
+export type OverallStatus = "ready" | "degraded" | "setup_required";
+
+/** What a running channel says about itself. */
+export interface ChannelRuntimeState {
+  status: ChannelStatus;
+  process_alive: boolean;
+  /** Why it is not ready, for `failures`. Never contains a secret. */
+  detail?: string;
+}
+
+export interface ProviderHealth {
+  name: string;
+  status: "ready" | "unconfigured";
+  auth_mode: "api_key" | "none";
+  primary: boolean;
+}
+
+export interface ChannelHealth {
+  name: ChannelName;
+  status: ChannelStatus;
+  enabled: boolean;
+  mode: ChannelMode | null;
+  process_alive: boolean | null;
+}
+
+export interface HealthReport {
+  status: OverallStatus;
+  app: "fermix";
+  version: string;
+  timestamp: string;
+  failures: string[];
+  config_path: string;
+  "restart_required?": boolean;
+  config: { home: string; path: string; workspace: { workspace: string; grants: string } };
+  providers: ProviderHealth[];
+  channels: ChannelHealth[];
+  memory: { conversation_store: "ready" | "failed"; store: "ready" | "failed" };
+  realtime: {
+    enabled: boolean;
+    status: "disabled";
+    provider: null;
+    model: null;
+    socket_path: null;
+    socket_alive: null;
+    active_sessions: number;
+    active_clients: number;
+    "companion_connected?": boolean;
+  };
+}
+
+/** The HTTP status a health report is served with: 200 only when ready. */
+export function healthHttpStatus(report: HealthReport): 200 | 503 {
+  return report.status === "ready" ? 200 : 503;
+}
