@@ -30,6 +30,9 @@ export const ProviderSchema = Type.Object({
   primary: Type.Optional(Type.Boolean()),
   context_window: Type.Integer({ minimum: 1, default: 128_000 }),
   vision: Type.Boolean({ default: true }),
+  connect_timeout_ms: Type.Integer({ minimum: 1, maximum: 600_000, default: 10_000 }),
+  first_byte_timeout_ms: Type.Integer({ minimum: 1, maximum: 3_600_000, default: 60_000 }),
+  idle_timeout_ms: Type.Integer({ minimum: 1, maximum: 3_600_000, default: 90_000 }),
 });
 
 const CompactionSchema = Type.Object(
@@ -47,6 +50,61 @@ const TranscriptionSchema = Type.Object(
     api_key: Type.Optional(Secret),
     max_file_mb: Type.Number({ exclusiveMinimum: 0, maximum: 2048, default: 20 }),
     base_url: Type.Optional(Url),
+  },
+  { default: {} },
+);
+
+const DeliverySchema = Type.Object(
+  {
+    retry_horizon_minutes: Type.Number({ exclusiveMinimum: 0, maximum: 7 * 24 * 60, default: 15 }),
+    waiting_notice_ms: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 20_000 }),
+  },
+  { default: {} },
+);
+
+const RetentionSchema = Type.Object(
+  {
+    outbox_days: Type.Number({ exclusiveMinimum: 0, maximum: 3650, default: 7 }),
+    inbox_days: Type.Number({ exclusiveMinimum: 0, maximum: 3650, default: 7 }),
+  },
+  { default: {} },
+);
+
+const MemorySchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: true }),
+    prompt_items: Type.Integer({ minimum: 0, maximum: 100, default: 5 }),
+    prompt_chars: Type.Integer({ minimum: 0, maximum: 100_000, default: 2000 }),
+  },
+  { default: {} },
+);
+
+const JobsSchema = Type.Object(
+  {
+    default_target: Type.Optional(Type.String({ minLength: 3, pattern: "^[a-z]+:.+$" })),
+  },
+  { default: {} },
+);
+
+const UltraSchema = Type.Object(
+  {
+    max_parts: Type.Integer({ minimum: 1, maximum: 16, default: 4 }),
+    concurrency: Type.Integer({ minimum: 1, maximum: 16, default: 4 }),
+    max_tokens: Type.Integer({ minimum: 1000, maximum: 10_000_000, default: 200_000 }),
+  },
+  { default: {} },
+);
+
+const SkillsSchema = Type.Object(
+  {
+    park_after_days: Type.Number({ exclusiveMinimum: 0, maximum: 3650, default: 30 }),
+  },
+  { default: {} },
+);
+
+const SandboxSchema = Type.Object(
+  {
+    network: Type.Boolean({ default: false }),
   },
   { default: {} },
 );
@@ -79,6 +137,7 @@ const WhatsAppSchema = Type.Object(
     allowed_sender_ids: IdList,
     ...owned,
     album_debounce_ms: DebounceMs,
+    max_message_age_hours: Type.Number({ exclusiveMinimum: 0, maximum: 24 * 365, default: 24 }),
     graph_api_base: Type.String({ ...Url, default: "https://graph.facebook.com/v21.0" }),
   },
   { default: {} },
@@ -113,6 +172,8 @@ const SignalSchema = Type.Object(
     enabled: Type.Boolean({ default: false }),
     account: Type.Optional(Type.String({ minLength: 1 })),
     cli_path: Type.String({ minLength: 1, default: "signal-cli" }),
+    /** Where signal-cli stores received attachments; unset: $XDG_DATA_HOME/signal-cli/attachments. */
+    attachments_dir: Type.Optional(Type.String({ minLength: 1 })),
     allowed_sender_ids: IdList,
     ...owned,
   },
@@ -124,9 +185,19 @@ const AcpSchema = Type.Object({ enabled: Type.Boolean({ default: true }) }, { de
 export const ConfigSchema = Type.Object({
   fermix_core: Type.Object(
     {
+      /** The owner's time zone (IANA name) for schedules; unset: the system's. */
+      timezone: Type.Optional(Type.String({ minLength: 1 })),
+      max_reply_parts: Type.Integer({ minimum: 1, maximum: 1000, default: 12 }),
       providers: Type.Record(Type.String({ pattern: "^[A-Za-z0-9_-]+$" }), ProviderSchema, { default: {} }),
       compaction: CompactionSchema,
       transcription: TranscriptionSchema,
+      delivery: DeliverySchema,
+      retention: RetentionSchema,
+      memory: MemorySchema,
+      jobs: JobsSchema,
+      ultra: UltraSchema,
+      skills: SkillsSchema,
+      sandbox: SandboxSchema,
     },
     { default: {} },
   ),

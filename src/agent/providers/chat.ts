@@ -5,6 +5,7 @@
  * an id, whether `[DONE]` or a usage chunk is sent), so parsing is lenient.
  */
 import type { ProviderConfig } from "../../config/schema.ts";
+import type { ProviderSettings } from "./types.ts";
 import { eventJson, type HttpDeps, providerError, streamSse } from "./http.ts";
 import type { SseEvent } from "./sse.ts";
 import type { ContentPart, ModelRequest, Provider, ProviderEvent, ToolSpec, Usage } from "./types.ts";
@@ -19,7 +20,7 @@ interface ChatMessage {
 }
 
 /** A Provider speaking OpenAI-compatible chat completions at `config.base_url`. */
-export function chatProvider(name: string, config: ProviderConfig, deps: HttpDeps = {}): Provider {
+export function chatProvider(name: string, config: ProviderSettings, deps: HttpDeps = {}): Provider {
   const url = `${config.base_url.replace(/\/+$/, "")}/chat/completions`;
   return {
     name,

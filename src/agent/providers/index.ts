@@ -5,7 +5,7 @@
 import type { ProviderConfig } from "../../config/schema.ts";
 import { chatProvider } from "./chat.ts";
 import { responsesProvider, type ResponsesOptions } from "./responses.ts";
-import type { Provider } from "./types.ts";
+import type { Provider, ProviderSettings } from "./types.ts";
 
 export type { HttpDeps, HttpLimits } from "./http.ts";
 export { DEFAULT_LIMITS } from "./http.ts";
@@ -16,7 +16,7 @@ export * from "./types.ts";
 export type ProviderDeps = ResponsesOptions;
 
 type Api = NonNullable<ProviderConfig["api"]>;
-type Factory = (name: string, config: ProviderConfig, deps: ProviderDeps) => Provider;
+type Factory = (name: string, config: ProviderSettings, deps: ProviderDeps) => Provider;
 
 const FACTORIES: Record<Api, Factory> = {
   responses: responsesProvider,
@@ -24,6 +24,6 @@ const FACTORIES: Record<Api, Factory> = {
 };
 
 /** Build the provider `name` for its config; `api` defaults to "responses", as in config loading. */
-export function createProvider(name: string, config: ProviderConfig, deps: ProviderDeps = {}): Provider {
+export function createProvider(name: string, config: ProviderSettings, deps: ProviderDeps = {}): Provider {
   return FACTORIES[config.api ?? "responses"](name, config, deps);
 }

@@ -4,6 +4,7 @@
  * Responses-compatible server works and nothing is kept at OpenAI's side.
  */
 import type { ProviderConfig } from "../../config/schema.ts";
+import type { ProviderSettings } from "./types.ts";
 import { eventJson, type HttpDeps, providerError, streamSse } from "./http.ts";
 import type { SseEvent } from "./sse.ts";
 import type { ContentPart, ModelInput, ModelRequest, Provider, ProviderEvent, ToolSpec, Usage } from "./types.ts";
@@ -21,7 +22,7 @@ export interface ResponsesOptions extends HttpDeps {
 type Json = Record<string, unknown>;
 
 /** A Provider speaking the OpenAI Responses API at `config.base_url`. */
-export function responsesProvider(name: string, config: ProviderConfig, options: ResponsesOptions = {}): Provider {
+export function responsesProvider(name: string, config: ProviderSettings, options: ResponsesOptions = {}): Provider {
   const url = `${config.base_url.replace(/\/+$/, "")}/responses`;
   return {
     name,

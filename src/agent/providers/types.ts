@@ -3,6 +3,7 @@
  * speaks only this; `responses.ts` (OpenAI Responses API) and `chat.ts`
  * (OpenAI-compatible chat completions) translate it to the wire.
  */
+import type { ProviderConfig } from "../../config/schema.ts";
 import type { ProviderEvent } from "../../message/stream.ts";
 
 export type { ProviderEvent, Usage } from "../../message/stream.ts";
@@ -53,3 +54,7 @@ export class ProviderError extends Error {
     super(message);
   }
 }
+
+/** A provider's config as loaded, or built by hand (tests, setup's live check): the timeouts may be left to their defaults. */
+export type ProviderSettings = Omit<ProviderConfig, "connect_timeout_ms" | "first_byte_timeout_ms" | "idle_timeout_ms"> &
+  Partial<Pick<ProviderConfig, "connect_timeout_ms" | "first_byte_timeout_ms" | "idle_timeout_ms">>;
