@@ -7,7 +7,7 @@
 import type { GatewayChannel } from "../message/index.ts";
 import type { ConversationStore, HistoryMessage } from "../store/conversations.ts";
 import { buildInstructions } from "./prompt.ts";
-import { type ContentPart, type ModelInput, type Provider, ProviderError, type ProviderEvent, type Usage } from "./providers/types.ts";
+import { type ContentPart, type ModelInput, type Provider, ProviderError, type ProviderEvent, type ProviderFault, type Usage } from "./providers/types.ts";
 import { type Tool, type ToolContext, ToolError, type TurnEffects } from "./tools/types.ts";
 
 export const MAX_STEPS = 8;
@@ -34,8 +34,10 @@ export interface TurnResult {
   text: string;
   effects: TurnEffects;
   usage: Usage;
-  /** For `failed`: what went wrong, safe to show the user. */
+  /** For `failed`: what went wrong, for the log (the provider's own words, no credential). */
   error?: string;
+  /** For `failed`: the provider's fault, for the user's message and for health. */
+  failure?: { fault: ProviderFault; status?: number; code?: string; attempts: number };
 }
 
 export interface AgentDeps {
@@ -91,10 +93,14 @@ export class MainAgent {
     });
     const usage: Usage = { inputTokens: 0, outputTokens: 0 };
     const texts: string[] = [];
-    const result = (status: TurnStatus, error?: string): TurnResult => {
+    const result = (status: TurnStatus, error?: ProviderError): TurnResult => {
       const text = texts.join("\n\n").trim();
       const finalStatus = status === "ok" && text === "" && !effects.reacted && effects.attachments === 0 ? "empty" : status;
-      return { status: finalStatus, text, effects, usage, ...(error ? { error } : {}) };
+      if (!error) return { status: finalStatus, text, effects, usage };
+      const failure: NonNullable<TurnResult["failure"]> = { fault: error.fault, attempts: error.attempts };
+      if (error.status !== undefined) failure.status = error.status;
+      if (error.code !== undefined) failure.code = error.code;
+      return { status: finalStatus, text, effects, usage, error: error.message, failure };
     };
 
     try {
@@ -127,7 +133,7 @@ export class MainAgent {
       return result("step_limit");
     } catch (error) {
       if (isAbort(error, request.signal)) return result("cancelled");
-      if (error instanceof ProviderError) return result("failed", error.message);
+      if (error instanceof ProviderError) return result("failed", error);
       throw error;
     }
   }

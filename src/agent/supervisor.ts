@@ -36,6 +36,7 @@ export interface AgentSupervisorDeps {
 
 export class AgentSupervisor {
   private agent: MainAgent | null = null;
+  private health: { status: "ready" | "degraded"; detail?: string } = { status: "ready" };
   private restarting: Promise<void> | null = null;
   readonly primary: PrimaryProvider | null;
   readonly provider: Provider | null;
@@ -59,6 +60,24 @@ export class AgentSupervisor {
   /** Whether any provider is configured at all. */
   get configured(): boolean {
     return this.provider !== null;
+  }
+
+  get providerName(): string | undefined {
+    return this.primary?.name;
+  }
+
+  /** What health shows for the primary provider: degraded, with why, after a turn it failed; ready after one it answered. */
+  providerState(): { status: "ready" | "degraded"; detail?: string } {
+    return this.health;
+  }
+
+  noteOutcome(ok: boolean, detail?: string): void {
+    if (ok) {
+      if (this.health.status === "degraded") this.deps.log.info("model provider answering again", { provider: this.primary?.name });
+      this.health = { status: "ready" };
+      return;
+    }
+    this.health = { status: "degraded", detail: detail ?? "the last request failed" };
   }
 
   current(): MainAgent | null {

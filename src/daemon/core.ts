@@ -87,13 +87,34 @@ export function buildCore(options: CoreOptions): Core {
     spoolDir: join(paths.home, "spool"),
     telemetry,
     log: log.child({ component: "delivery" }),
+    horizonMs: config.fermix_core.delivery.retry_horizon_minutes * 60_000,
+    maxParts: config.fermix_core.max_reply_parts,
   });
+  const providerLog = log.child({ component: "provider" });
   const agents = new AgentSupervisor({
     config,
     soulPath: paths.soul,
     conversations,
     log: log.child({ component: "agent" }),
-    ...(options.providerDeps ? { providerDeps: options.providerDeps } : {}),
+    providerDeps: {
+      ...options.providerDeps,
+      // Every retry of a model request is logged and counted: an operator sees an outage as it happens.
+      onRetry: (retry) => {
+        providerLog.warn("model request failed; retrying", {
+          provider: retry.provider,
+          attempt: retry.attempt,
+          retry_in_ms: retry.delayMs,
+          ...(retry.status !== undefined ? { status: retry.status } : {}),
+          ...(retry.retryAfterMs !== undefined ? { retry_after_ms: retry.retryAfterMs } : {}),
+          reason: retry.reason,
+        });
+        telemetry.emit("provider.retry", {
+          measurements: { attempt: retry.attempt, delay_ms: retry.delayMs },
+          metadata: { provider: retry.provider, reason: retry.status !== undefined ? `http_${retry.status}` : "network" },
+        });
+        options.providerDeps?.onRetry?.(retry);
+      },
+    },
   });
   const queue = new ConversationQueue();
   const background = new BackgroundWork();
@@ -114,6 +135,7 @@ export function buildCore(options: CoreOptions): Core {
     vision: agents.primary?.config.vision ?? true,
     model: agents.primary?.config.model ?? "none",
     workspace: paths.workspace,
+    waitingNoticeMs: config.fermix_core.delivery.waiting_notice_ms,
     telemetry,
     log: log.child({ component: "gateway" }),
   });
@@ -150,13 +172,14 @@ export function buildCore(options: CoreOptions): Core {
     background,
     channels,
     async recover() {
-      await delivery.resume();
+      delivery.resume();
       dispatcher.replay();
     },
     async close(graceMs = 2000) {
       if (closed) return;
       closed = true;
       clearInterval(sweeper);
+      delivery.close();
       background.stop();
       await Promise.race([dispatcher.flush(), Bun.sleep(graceMs)]);
       // Let turns finish for a moment; then abandon them. Their inbox entries stay and replay at next start.

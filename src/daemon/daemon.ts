@@ -116,6 +116,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         channels: new Map([...missing, ...[...adapters.keys()].map((name) => [name, channels.state(name)!] as const)]),
         databaseReady: true,
         restartRequired: currentMtime(loaded.paths.config) !== loaded.fileMtimeMs,
+        ...(core.agents.primary ? { providers: new Map([[core.agents.primary.name, core.agents.providerState()]]) } : {}),
+        sendTrouble: (channel) => core.delivery.trouble(channel),
       });
 
     const app = createApp({

@@ -17,6 +17,12 @@ export interface HealthSnapshot {
   channels: ReadonlyMap<ChannelName, ChannelRuntimeState>;
   databaseReady: boolean;
   restartRequired: boolean;
+  /** What the running daemon knows of each provider beyond its config: a failing one is degraded, with why. */
+  providers?: ReadonlyMap<string, { status: "ready" | "degraded"; detail?: string }>;
+  /** Why a channel's sends are failing right now (retried by the outbox), if they are. */
+  sendTrouble?: (channel: ChannelName) => string | undefined;
+  /** Other faults the daemon found at start (a home or secrets file readable by others…), each a failure line. */
+  problems?: readonly string[];
 }
 
 /** A provider on this machine or a private network may run without a key (Ollama, llama.cpp). */
@@ -58,7 +64,15 @@ export function buildHealthReport(snapshot: HealthSnapshot): HealthReport {
 
   const providers = Object.entries(config.fermix_core.providers).map(([name, p]) => providerHealth(name, p));
   for (const p of providers) {
-    if (p.status !== "ready") failures.push(`provider ${p.name}: no api_key`);
+    if (p.status !== "ready") {
+      failures.push(`provider ${p.name}: no api_key`);
+      continue;
+    }
+    const live = snapshot.providers?.get(p.name);
+    if (live?.status === "degraded") {
+      p.status = "degraded";
+      failures.push(`provider ${p.name}: degraded: ${live.detail ?? "failing"}`);
+    }
   }
 
   const channels = CHANNEL_NAMES.map((name): ChannelHealth => {
@@ -79,14 +93,18 @@ export function buildHealthReport(snapshot: HealthSnapshot): HealthReport {
           process_alive: false,
           detail: "not started",
         };
-        if (live.status !== "ready") failures.push(`channel ${name}: ${live.status}${live.detail ? `: ${live.detail}` : ""}`);
-        return { name, status: live.status, enabled: true, mode, process_alive: live.process_alive };
+        const trouble = live.status === "ready" ? snapshot.sendTrouble?.(name) : undefined;
+        const status = trouble ? "degraded" : live.status;
+        const detail = trouble ?? live.detail;
+        if (status !== "ready") failures.push(`channel ${name}: ${status}${detail ? `: ${detail}` : ""}`);
+        return { name, status, enabled: true, mode, process_alive: live.process_alive };
       }
     }
   });
 
   const store = snapshot.databaseReady ? "ready" : "failed";
   if (!snapshot.databaseReady) failures.push("database: not open");
+  failures.push(...(snapshot.problems ?? []));
 
   const needsSetup = !loaded.fileExists || providers.length === 0;
   const status: OverallStatus = needsSetup ? "setup_required" : failures.length > 0 ? "degraded" : "ready";

@@ -4,9 +4,11 @@
  * short debounce and merged into one turn, so the agent sees the images
  * together. Generic over channels; the clock is injected so tests control it.
  *
- * Ordering rule: everything from one sender goes through one promise chain,
- * so a text sent after an album is dispatched after the album, and two
- * dispatches for one sender never overlap.
+ * Ordering rule: a sender's messages are handed on in arrival order — a text
+ * sent after an album is dispatched after the album — by calling `dispatch`
+ * in that order, synchronously. Handing on never waits for a turn: the
+ * conversation queue behind `dispatch` is the one place where messages wait
+ * for each other, so a /stop sent during a long answer reaches it at once.
  */
 import type { InboundMessage } from "../message/index.ts";
 
@@ -19,7 +21,12 @@ export interface AlbumPart {
 export interface AlbumBufferOptions {
   /** How long after the latest part an album waits for more (album_debounce_ms). */
   debounceMs: number;
-  /** Hand a merged album, or a message passing through, to the gateway. */
+  /**
+   * Hand a merged album, or a message passing through, to the gateway. It must
+   * take the message's place in line before it returns (the gateway queues a
+   * turn synchronously); the promise it returns settles when that turn is
+   * over, and the buffer never waits for it before handing on the next one.
+   */
   dispatch: (merged: InboundMessage, parts: AlbumPart[]) => Promise<void>;
   /** A dispatch rejected: the caller forgets these parts' idempotency keys so a redelivery gets in. */
   onDispatchError: (parts: AlbumPart[], error: unknown) => void;
@@ -34,13 +41,14 @@ export interface AlbumBuffer {
    * Offer one accepted message. An image joins its sender's pending album
    * (groupKey defaults to channel+chat+sender; pass Telegram's media_group_id
    * instead, or null to never buffer). Anything else flushes that sender's
-   * pending album first, then is dispatched. Resolves once the message is
-   * buffered or dispatched; never rejects.
+   * pending album first, then is dispatched — both before `offer` returns.
+   * `done` settles when this message's turn is over (so a supervisor can
+   * count work in flight); it never rejects, and the buffer never waits for it.
    */
-  offer(message: InboundMessage, key: string, groupKey?: string | null): Promise<void>;
-  /** Dispatch every pending album now and wait for all dispatches in flight (shutdown). */
+  offer(message: InboundMessage, key: string, groupKey?: string | null): { done: Promise<void> };
+  /** Dispatch every pending album now and wait for every turn dispatched (shutdown). */
   flushAll(): Promise<void>;
-  /** Wait for the dispatches started so far, leaving pending albums pending. */
+  /** Wait for the turns dispatched so far, leaving pending albums pending. */
   idle(): Promise<void>;
   /** Parts currently held back. */
   pending(): number;
@@ -50,6 +58,9 @@ interface PendingAlbum {
   groupKey: string;
   parts: AlbumPart[];
   timer: unknown;
+  /** Settles when the album's turn is over; what every part's offer returns. */
+  done: Promise<void>;
+  settle: () => void;
 }
 
 /** WhatsApp's album limit is 30 images; a little headroom over it. */
@@ -86,50 +97,51 @@ export function createAlbumBuffer(options: AlbumBufferOptions): AlbumBuffer {
   // Keyed by sender, not by group: a sender has at most one album open, which
   // is what lets their next non-image message flush it.
   const albums = new Map<string, PendingAlbum>();
-  const chains = new Map<string, Promise<void>>();
+  /** Turns dispatched and not over yet. */
+  const inFlight = new Set<Promise<void>>();
 
-  /** Append a dispatch to the sender's chain; failures go to onDispatchError, never up the chain. */
-  function enqueue(sender: string, parts: AlbumPart[]): Promise<void> {
-    const run = async () => {
-      try {
-        await options.dispatch(mergeAlbum(parts), parts);
-      } catch (error) {
+  /** Hand parts on now; failures go to onDispatchError. Returns when their turn is over. */
+  function dispatch(parts: AlbumPart[]): Promise<void> {
+    let turn: Promise<void>;
+    try {
+      turn = options.dispatch(mergeAlbum(parts), parts);
+    } catch (error) {
+      turn = Promise.reject(error);
+    }
+    const done = turn.then(
+      () => undefined,
+      (error: unknown) => {
         try {
           options.onDispatchError(parts, error);
         } catch {
-          // The caller's error handler failing must not wedge this sender's chain.
+          // The caller's error handler failing must not leave this turn unsettled.
         }
-      }
-    };
-    const next = (chains.get(sender) ?? Promise.resolve()).then(run);
-    chains.set(sender, next);
-    // Drop the settled tail so an idle sender costs no memory.
-    void next.then(() => {
-      if (chains.get(sender) === next) chains.delete(sender);
-    });
-    return next;
+      },
+    );
+    inFlight.add(done);
+    void done.then(() => inFlight.delete(done));
+    return done;
   }
 
-  /** Move the sender's pending album, if any, onto their chain. */
-  function flush(sender: string): Promise<void> | undefined {
+  /** Hand the sender's pending album, if any, on now. */
+  function flush(sender: string): void {
     const album = albums.get(sender);
-    if (!album) return undefined;
+    if (!album) return;
     albums.delete(sender);
     clearTimer(album.timer);
-    return enqueue(sender, album.parts);
+    void dispatch(album.parts).then(album.settle);
   }
 
   /** (Re)start the debounce; a timer that outlives its album (a clock that missed a clear) does nothing. */
   function arm(sender: string, album: PendingAlbum): void {
     album.timer = setTimer(() => {
-      if (albums.get(sender) === album) void flush(sender);
+      if (albums.get(sender) === album) flush(sender);
     }, options.debounceMs);
   }
 
   async function idle(): Promise<void> {
-    // A dispatch may be followed by more work (a flush timer firing
-    // meanwhile), so wait until a pass finds no chain left.
-    while (chains.size > 0) await Promise.all([...chains.values()]);
+    // A turn may be followed by more (a flush timer firing meanwhile), so wait until a pass finds none.
+    while (inFlight.size > 0) await Promise.all([...inFlight]);
   }
 
   return {
@@ -139,22 +151,28 @@ export function createAlbumBuffer(options: AlbumBufferOptions): AlbumBuffer {
       const part: AlbumPart = { message, key };
       if (group === null || !isAlbumImage(message)) {
         flush(sender);
-        return enqueue(sender, [part]);
+        return { done: dispatch([part]) };
       }
       const open = albums.get(sender);
       if (open && open.groupKey === group) {
         open.parts.push(part);
-        if (open.parts.length >= maxParts) return flush(sender) ?? Promise.resolve();
-        clearTimer(open.timer);
-        arm(sender, open);
-        return Promise.resolve();
+        if (open.parts.length >= maxParts) flush(sender);
+        else {
+          clearTimer(open.timer);
+          arm(sender, open);
+        }
+        return { done: open.done };
       }
       // A different album from the same sender: the older one goes first.
       flush(sender);
-      const album: PendingAlbum = { groupKey: group, parts: [part], timer: undefined };
+      let settle!: () => void;
+      const done = new Promise<void>((resolve) => {
+        settle = resolve;
+      });
+      const album: PendingAlbum = { groupKey: group, parts: [part], timer: undefined, done, settle };
       albums.set(sender, album);
       arm(sender, album);
-      return Promise.resolve();
+      return { done };
     },
 
     async flushAll() {

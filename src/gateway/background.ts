@@ -25,7 +25,7 @@ export class BackgroundLimitReached extends Error {
 
 export class BackgroundWork {
   private nextId = 1;
-  private readonly running = new Map<number, { task: BackgroundTask; controller: AbortController }>();
+  private readonly running = new Map<number, { task: BackgroundTask; controller: AbortController; over: Promise<void> }>();
   private readonly finished: BackgroundTask[] = [];
 
   constructor(
@@ -38,11 +38,11 @@ export class BackgroundWork {
     if (this.running.size >= this.limit) throw new BackgroundLimitReached(this.limit);
     const task: BackgroundTask = { id: this.nextId++, conversation, prompt, state: "running", startedAt: this.now() };
     const controller = new AbortController();
-    this.running.set(task.id, { task, controller });
-    void work(controller.signal, task).then(
+    const over = work(controller.signal, task).then(
       () => this.finish(task, controller.signal.aborted ? "stopped" : "done"),
       () => this.finish(task, controller.signal.aborted ? "stopped" : "failed"),
     );
+    this.running.set(task.id, { task, controller, over });
     return task;
   }
 
@@ -52,15 +52,15 @@ export class BackgroundWork {
     return [...running, ...this.finished].filter((t) => t.conversation === conversation).sort((a, b) => b.id - a.id);
   }
 
-  /** Stop every running task of a conversation (all of them when none is given); returns how many. */
-  stop(conversation?: string): number {
-    let stopped = 0;
-    for (const { task, controller } of this.running.values()) {
+  /** Stop every running task of a conversation (all of them when none is given): how many, and when they have all wound down. */
+  stop(conversation?: string): { stopped: number; settled: Promise<void> } {
+    const over: Promise<void>[] = [];
+    for (const { task, controller, over: done } of this.running.values()) {
       if (conversation !== undefined && task.conversation !== conversation) continue;
       controller.abort();
-      stopped++;
+      over.push(done);
     }
-    return stopped;
+    return { stopped: over.length, settled: Promise.all(over).then(() => undefined) };
   }
 
   get active(): number {

@@ -15,7 +15,7 @@ import type { ConversationStore } from "../store/conversations.ts";
 import type { IdempotencyStore } from "../store/idempotency.ts";
 import type { Inbox } from "../store/inbox.ts";
 import type { BackgroundWork } from "./background.ts";
-import type { Delivery } from "./delivery.ts";
+import type { Delivery, TextFile } from "./delivery.ts";
 import type { ConversationQueue } from "./queue.ts";
 
 /** The live MainAgent, or null while it restarts. */
@@ -24,6 +24,10 @@ export interface AgentHandle {
   readonly configured: boolean;
   current(): MainAgent | null;
   restart(reason: string): void;
+  /** A turn's provider outcome: a failure marks the provider degraded in health (with why), a success ready again. */
+  noteOutcome?(ok: boolean, detail?: string): void;
+  /** The primary provider's name, for log lines. */
+  readonly providerName?: string;
 }
 
 /** A streaming engine for one turn (see src/present/stream.ts). */
@@ -31,12 +35,20 @@ export interface TurnStream {
   push(event: ProviderEvent): void;
   finish(markdown: string): Promise<void>;
   stop(): Promise<void>;
+  /** The model's stream broke: seal what the reader saw, marked as cut off. */
+  cut(): Promise<void>;
 }
 
 export interface StreamRequest {
   channel: GatewayChannel;
   port: ReplyPort;
   conversation: string;
+  /** The turn's signal: when it aborts (/stop), the stream stops at once — nothing more is sent. */
+  signal: AbortSignal;
+  /** Where the rest of the reply goes, whole and retried through outages, once a streamed send fails. */
+  fallback: (markdown: string, files: TextFile[]) => Promise<void>;
+  /** How a code block too big for a message is sent as a file: recorded and retried, its text inline if the file fails. */
+  sendFile: (file: TextFile) => Promise<void>;
 }
 
 /** How a channel's adapter is reached from the gateway. */
@@ -66,6 +78,8 @@ export interface GatewayDeps {
   model: string;
   workspace: string;
   transcribe?: (audio: FetchedMedia) => Promise<string>;
+  /** After this long without a word from the model, the reader sees an interim status (waiting_notice_ms); 0: never. */
+  waitingNoticeMs?: number;
   telemetry: Telemetry;
   log: Logger;
 }

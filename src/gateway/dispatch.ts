@@ -30,6 +30,8 @@ export class Dispatcher {
   private readonly albums = new Map<GatewayChannel, AlbumBuffer>();
   /** Album parts in flight, by the key the album buffer knows them by. */
   private readonly buffered = new Map<string, InboxEntry>();
+  /** Inbox entries being replayed after a restart: their turns square their answers with what was delivered. */
+  private readonly replaying = new Set<number>();
 
   constructor(private readonly deps: DispatcherDeps) {
     for (const [channel, debounceMs] of Object.entries(deps.albumDebounceMs) as Array<[GatewayChannel, number]>) {
@@ -39,7 +41,8 @@ export class Dispatcher {
           debounceMs,
           dispatch: async (merged, parts) => {
             const entries = this.entriesOf(parts);
-            await deps.gateway.ingest(merged, { inboxIds: entries.map((e) => e.id) });
+            const replay = entries.some((e) => this.replaying.delete(e.id));
+            await deps.gateway.ingest(merged, { inboxIds: entries.map((e) => e.id), ...(replay ? { replay } : {}) });
             for (const p of parts) this.buffered.delete(p.key);
           },
           onDispatchError: (parts, error) => {
@@ -100,6 +103,7 @@ export class Dispatcher {
     const pending = this.deps.inbox.pending();
     if (pending.length === 0) return 0;
     this.deps.log.info("replaying unfinished inbox entries", { entries: pending.length });
+    for (const entry of pending) this.replaying.add(entry.id);
     this.deps.supervisor.tryStartAll(
       pending.map((entry) => () => this.route(entry)),
       true,
@@ -120,7 +124,8 @@ export class Dispatcher {
     const album = this.albums.get(entry.channel as GatewayChannel);
     if (!album) {
       try {
-        await this.deps.gateway.ingest(entry.message, { inboxIds: [entry.id] });
+        const replay = this.replaying.delete(entry.id);
+        await this.deps.gateway.ingest(entry.message, { inboxIds: [entry.id], ...(replay ? { replay } : {}) });
       } catch (error) {
         // Same rule as an album: a dispatch that fails forgets the key, so a redelivery runs again.
         this.deps.inbox.release([entry]);
@@ -130,7 +135,7 @@ export class Dispatcher {
     }
     const key = String(entry.id);
     this.buffered.set(key, entry);
-    await album.offer(entry.message, key, albumGroup(entry));
+    await album.offer(entry.message, key, albumGroup(entry)).done;
   }
 
   private emit(channel: GatewayChannel, fresh: number, duplicate: number, started: number, outcome: string): void {

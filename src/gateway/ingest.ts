@@ -4,11 +4,6 @@
  * (done by the adapter), authorize, media, reply port, commands, queue,
  * deliver to the MainAgent.
  */
-import type { TurnResult } from "../agent/agent.ts";
-import type { ProviderEvent } from "../message/stream.ts";
-import { reactTool } from "../agent/tools/react.ts";
-import { sendAttachmentTool } from "../agent/tools/send_attachment.ts";
-import type { Tool } from "../agent/tools/types.ts";
 import { MB } from "../kernel/sizes.ts";
 import { startBackgroundTurn } from "./background-turn.ts";
 import type { GatewayDeps, TurnStream } from "./deps.ts";
@@ -18,6 +13,7 @@ import { isEmptyMessage, prepareMedia } from "./media.ts";
 import { conversationKey, type InboundMessage, type ReplyPort, type ReplyTarget } from "../message/index.ts";
 import { ShutdownInterrupt, TurnCancelled } from "./queue.ts";
 import { type Role, roleFor } from "./trust.ts";
+import { TurnRunner } from "./turn.ts";
 
 export type { AgentHandle, ChannelAccess, GatewayDeps, StreamRequest, TurnStream } from "./deps.ts";
 
@@ -43,14 +39,24 @@ export interface IngestOptions {
   port?: ReplyPort;
   /** A streaming sink for this turn instead of the channel's streaming engine. */
   stream?: TurnStream;
+  /** The message is replayed from the inbox after a restart: its turn squares its answer with what was delivered. */
+  replay?: boolean;
 }
 
-const TYPING_EVERY_MS = 4500;
-
 export class Gateway {
-  constructor(private readonly deps: GatewayDeps) {}
+  private readonly turns: TurnRunner;
 
-  /** The single inbound entry point; resolves when the message's turn (or short circuit) is done. */
+  constructor(private readonly deps: GatewayDeps) {
+    this.turns = new TurnRunner(deps);
+  }
+
+  /**
+   * The single inbound entry point; resolves when the message's turn (or
+   * short circuit) is done. Everything up to the conversation queue runs
+   * synchronously, before the first await: the message has its place in line
+   * the moment `ingest` is called, so a caller hands messages on in order
+   * without ever waiting for a turn (and a /stop is never stuck behind one).
+   */
   async ingest(message: InboundMessage, options: IngestOptions = {}): Promise<IngestOutcome> {
     this.deps.onActivity?.();
     const inboxIds = options.inboxIds ?? [];
@@ -179,136 +185,26 @@ export class Gateway {
           await say(media.reply);
           return "refused";
         }
-        return this.runTurn({ message, conversation, target, replyKey, port, rawPort, say, complete, signal, text: media.text, images: media.images, options });
+        return this.turns.run({
+          message,
+          conversation,
+          target,
+          replyKey,
+          port,
+          rawPort,
+          say,
+          complete,
+          signal,
+          text: media.text,
+          images: media.images,
+          ...(options.stream ? { stream: options.stream } : {}),
+          ...(options.replay ? { replay: true } : {}),
+        });
       });
     } catch (error) {
       if (error instanceof ShutdownInterrupt) return "interrupted";
       if (error instanceof TurnCancelled) return "cancelled";
       throw error;
-    }
-  }
-
-  private async runTurn(turn: {
-    message: InboundMessage;
-    conversation: string;
-    target: ReplyTarget;
-    replyKey: string;
-    port: ReplyPort;
-    rawPort: ReplyPort;
-    say: (markdown: string) => Promise<void>;
-    complete: () => void;
-    signal: AbortSignal;
-    text: string;
-    images: Array<{ mime: string; data: string }>;
-    options: IngestOptions;
-  }): Promise<IngestOutcome> {
-    const { deps } = this;
-    const { message } = turn;
-    if (!deps.agent.configured) {
-      await turn.say("No model provider is configured yet — run `fermix setup` on the machine running Fermix.");
-      return "failed";
-    }
-    const agent = deps.agent.current();
-    if (!agent) {
-      deps.telemetry.emit("dispatcher.agent_unavailable", { measurements: { count: 1 }, metadata: { channel: message.channel } });
-      await turn.say("The assistant is restarting (restart in progress) — please send that again in a moment.");
-      return "restarting";
-    }
-
-    const stream =
-      turn.options.stream ??
-      (message.channel === "cli" ? null : (deps.stream?.({ channel: message.channel, port: turn.port, conversation: turn.conversation }) ?? null));
-    const stopTyping = this.keepTyping(turn.rawPort, turn.signal);
-    let result: TurnResult;
-    try {
-      result = await agent.runTurn({
-        conversation: turn.conversation,
-        channel: message.channel,
-        text: turn.text,
-        images: turn.images,
-        tools: this.toolsFor(turn.port),
-        toolContext: {
-          port: turn.port,
-          channel: message.channel,
-          target: turn.target,
-          workspace: deps.workspace,
-          idempotency: deps.idempotency,
-          say: turn.say,
-        },
-        signal: turn.signal,
-        ...(stream ? { onEvent: (event: ProviderEvent) => stream.push(event) } : {}),
-      });
-    } catch (error) {
-      stopTyping();
-      await stream?.stop();
-      deps.log.error("the agent failed unexpectedly; restarting it", { error: error instanceof Error ? error.message : String(error) });
-      deps.agent.restart("turn failed");
-      await turn.say("Something went wrong on my side and the assistant is restarting — please try again in a moment.");
-      return "failed";
-    }
-    stopTyping();
-
-    switch (result.status) {
-      case "cancelled":
-        await stream?.stop();
-        return turn.signal.reason instanceof ShutdownInterrupt ? "interrupted" : "cancelled";
-      case "failed":
-        await stream?.stop();
-        await turn.say(`The model provider failed: ${result.error ?? "unknown error"}. Please try again.`);
-        return "failed";
-      case "empty":
-        await stream?.stop();
-        await turn.say("I got an empty answer from the model — please try again.");
-        return "empty_completion";
-    }
-
-    const text = result.status === "step_limit" ? `${result.text}\n\n_(I stopped after too many tool steps.)_`.trim() : result.text;
-    if (text === "") {
-      // Only reactions or attachments: nothing more to say, nothing to write to history.
-      await stream?.stop();
-      return "reacted";
-    }
-    if (stream) {
-      deps.db.transaction(() => {
-        deps.conversations.append(turn.conversation, "assistant", text);
-        turn.complete();
-      })();
-      await stream.finish(text);
-    } else {
-      const parts = deps.db.transaction(() => {
-        deps.conversations.append(turn.conversation, "assistant", text);
-        turn.complete();
-        return deps.delivery.record(message.channel, turn.target, turn.replyKey, text);
-      })();
-      await deps.delivery.send(parts, turn.rawPort);
-    }
-    await this.compactIfDue(turn.conversation, turn.signal);
-    return "answered";
-  }
-
-  private toolsFor(port: ReplyPort): Tool[] {
-    const react = reactTool(port.capabilities.react);
-    return react ? [react, sendAttachmentTool] : [sendAttachmentTool];
-  }
-
-  /** Show "typing…" while a turn runs, on channels that have it. */
-  private keepTyping(port: ReplyPort, signal: AbortSignal): () => void {
-    if (!port.capabilities.typing) return () => {};
-    const ping = () => void port.typing().catch(() => {});
-    ping();
-    const timer = setInterval(ping, TYPING_EVERY_MS);
-    const stop = () => clearInterval(timer);
-    signal.addEventListener("abort", stop, { once: true });
-    return stop;
-  }
-
-  private async compactIfDue(conversation: string, signal: AbortSignal): Promise<void> {
-    const compactor = this.deps.compactor;
-    if (!compactor || !compactor.due(conversation)) return;
-    try {
-      await compactor.compact(conversation, signal);
-    } catch (error) {
-      this.deps.log.warn("automatic compaction failed", { error: error instanceof Error ? error.message : String(error) });
     }
   }
 
@@ -330,6 +226,7 @@ export class Gateway {
       reply: say,
       background: deps.background,
       stopTurns: () => deps.queue.stop(conversation),
+      stopBackground: () => deps.background.stop(conversation),
       newWindow: () => deps.conversations.newWindow(conversation),
       compact: async () => (deps.compactor ? deps.compactor.compact(conversation) : false),
       startBackground: (prompt) => startBackgroundTurn(deps, { message, conversation, target, rawPort, say, prompt }),

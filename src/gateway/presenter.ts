@@ -5,12 +5,13 @@
 import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
 import type { ChannelsConfig } from "../config/schema.ts";
-import { createStreamer, renderReply, resolveStreamingMode, turnStreamingMode } from "../present/index.ts";
+import { createStreamer, plainChunks, renderReply, resolveStreamingMode, turnStreamingMode } from "../present/index.ts";
 import type { Presenter } from "./delivery.ts";
 import type { StreamRequest, TurnStream } from "./ingest.ts";
 
 export const presenter: Presenter = {
   render: (markdown, channel) => renderReply(markdown, channel),
+  plain: (text, channel) => plainChunks(text, channel),
 };
 
 export interface StreamFactoryDeps {
@@ -26,7 +27,7 @@ export interface StreamFactoryDeps {
  */
 export function streamFactory(deps: StreamFactoryDeps): (request: StreamRequest) => TurnStream | null {
   let sessions = 0;
-  return ({ channel, port, conversation }) => {
+  return ({ channel, port, conversation, signal, fallback, sendFile }) => {
     if (channel === "cli" || channel === "acp") return null;
     const configured = (deps.channels[channel] as { streaming?: "off" | "draft" | "block" }).streaming;
     const mode = turnStreamingMode(resolveStreamingMode(configured, port.capabilities).mode, "channel", true);
@@ -39,12 +40,20 @@ export function streamFactory(deps: StreamFactoryDeps): (request: StreamRequest)
       sessionId: `${conversation}#${++sessions}`,
       telemetry: deps.telemetry,
       logger: log,
+      fallback,
+      sendAttachment: sendFile,
     });
+    // A /stop ends the stream the moment it arrives, not when the agent notices: no timer or queued
+    // send of the stopped reply goes out after it (the live card and the 💭 status are deleted).
+    const onAbort = () => void streamer.stop().catch((error) => log.error("stopping the stream failed", { error: String(error) }));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
     return {
       // Each event's port work is queued inside the streamer; a failure is logged there, never thrown into the turn.
       push: (event) => void streamer.push(event).catch((error) => log.error("streaming failed", { error: String(error) })),
       finish: (markdown) => streamer.finish(markdown),
       stop: () => streamer.stop(),
+      cut: () => streamer.cut(),
     };
   };
 }

@@ -27,7 +27,17 @@ interface Queued<T> {
 
 interface Lane {
   active?: AbortController;
+  /** Settles when the running turn has returned (whatever it returned). */
+  running?: Promise<void>;
   waiting: Queued<unknown>[];
+}
+
+/** What a stop did: how many turns it cancelled and dropped, and when the cancelled one has wound down. */
+export interface Stopped {
+  cancelled: number;
+  dropped: number;
+  /** Resolves once the cancelled turn has returned: nothing of it is sent after this. */
+  settled: Promise<void>;
 }
 
 export class ConversationQueue {
@@ -43,15 +53,15 @@ export class ConversationQueue {
     });
   }
 
-  /** Cancel the running turn and drop the queued ones; returns how many were affected. */
-  stop(key: string, reason: Error = new TurnCancelled()): { cancelled: number; dropped: number } {
+  /** Cancel the running turn and drop the queued ones; returns how many were affected and when it is over. */
+  stop(key: string, reason: Error = new TurnCancelled()): Stopped {
     const lane = this.lanes.get(key);
-    if (!lane) return { cancelled: 0, dropped: 0 };
+    if (!lane) return { cancelled: 0, dropped: 0, settled: Promise.resolve() };
     const dropped = lane.waiting.splice(0);
     for (const item of dropped) item.reject(reason);
     const cancelled = lane.active && !lane.active.signal.aborted ? 1 : 0;
     lane.active?.abort(reason);
-    return { cancelled, dropped: dropped.length };
+    return { cancelled, dropped: dropped.length, settled: lane.running ?? Promise.resolve() };
   }
 
   /** Stop every conversation (shutdown). */
@@ -68,12 +78,23 @@ export class ConversationQueue {
     for (let next = lane.waiting.shift(); next; next = lane.waiting.shift()) {
       const controller = new AbortController();
       lane.active = controller;
+      let run: Promise<unknown>;
       try {
-        next.resolve(await next.run(controller.signal));
+        run = next.run(controller.signal);
+      } catch (error) {
+        run = Promise.reject(error);
+      }
+      lane.running = run.then(
+        () => undefined,
+        () => undefined,
+      );
+      try {
+        next.resolve(await run);
       } catch (error) {
         next.reject(error);
       }
       lane.active = undefined;
+      lane.running = undefined;
     }
     this.lanes.delete(key);
   }

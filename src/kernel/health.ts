@@ -19,7 +19,7 @@ export interface ChannelRuntimeState {
 
 export interface ProviderHealth {
   name: string;
-  status: "ready" | "unconfigured";
+  status: "ready" | "degraded" | "unconfigured";
   auth_mode: "api_key" | "none";
   primary: boolean;
 }

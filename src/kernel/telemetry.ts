@@ -46,6 +46,19 @@ export interface TelemetryEvents {
     metadata: { channel: ChannelName; backend: string; status: "ok" | "error" | "refused" };
   };
   "dispatcher.agent_unavailable": { measurements: { count: number }; metadata: { channel: ChannelName } };
+  /** A send that failed for a reason that may heal, scheduled to be tried again. */
+  "delivery.retry": { measurements: { attempt: number; delay_ms: number }; metadata: { channel: ChannelName; kind: "text" | "media" } };
+  /** Sends given up: refused by the platform, or still failing at the retry horizon. */
+  "delivery.failed": { measurements: { count: number }; metadata: { channel: ChannelName; kind: "text" | "media"; reason: "refused" | "horizon" } };
+  /** A model request that failed and is tried again. */
+  "provider.retry": { measurements: { attempt: number; delay_ms: number }; metadata: { provider: string; reason: string } };
+  /** A turn that ended in a fault the user is told about (the class of the fault, never its text). */
+  "turn.failed": { measurements: { duration_ms: number }; metadata: { channel: ChannelName; class: string } };
+  /** A turn that ran to an answer (what the dashboard's provider card and charts show). */
+  "turn.done": {
+    measurements: { duration_ms: number; input_tokens: number; output_tokens: number };
+    metadata: { channel: ChannelName; outcome: string };
+  };
 }
 
 export type TelemetryName = keyof TelemetryEvents;

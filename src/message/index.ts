@@ -65,6 +65,12 @@ export interface OutboundText {
   linkPreview: false;
   /** True when `text` is plain text, not the channel's markup (the formatting fallback). */
   plain: boolean;
+  /**
+   * The Markdown this message was rendered from, when known: kept in the
+   * outbox so that a reply replayed after a crash knows exactly what of it was
+   * already delivered on a channel that cannot take a message back.
+   */
+  source?: string;
 }
 
 export type OutboundMediaKind = "image" | "audio" | "voice" | "video" | "document";
@@ -108,6 +114,30 @@ export interface ReplyPort {
 /** Thrown by a port when the platform rejected a message for its formatting; the sender retries once as plain text. */
 export class FormattingRejected extends Error {
   override name = "FormattingRejected";
+}
+
+/**
+ * A send the platform did not take, as every port reports it: whether trying
+ * again later can help (network errors, 5xx, 429) or not (401/403, a chat that
+ * is gone), the HTTP status when there was one, and how long the platform
+ * asked us to wait. The message is safe to log: status first, then the
+ * platform's own words, never a credential.
+ */
+export class SendFailed extends Error {
+  override name = "SendFailed";
+  constructor(
+    message: string,
+    readonly transient: boolean,
+    readonly status?: number,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Whether an HTTP status means "try again later": 408, 425, 429 and every 5xx. */
+export function transientStatus(status: number): boolean {
+  return status === 408 || status === 425 || status === 429 || status >= 500;
 }
 
 /** The key of a conversation: one turn at a time per (channel, chat, thread). */

@@ -86,7 +86,22 @@ export function renderReply(markdown: string | ParsedReply, channel: GatewayChan
 export function renderPrepared(prepared: Prepared, channel: GatewayChannel, options: RenderOptions = {}): RenderedReply {
   const limit = options.limit ?? prepared.limit;
   const split = splitUnits(prepared.units, prepared.dialect, ladder(limit, options));
-  return rendered(split, prepared.attachments, channel, options.notify ?? true, limit);
+  return rendered(split, prepared.attachments, channel, options.notify ?? true, limit, prepared.source);
+}
+
+/**
+ * The Markdown each part was rendered from, when the cuts fall where the
+ * source can be sliced: part i covers the source from where it starts to
+ * where the next one starts (the first from 0, the last to the end), so the
+ * sources of all parts joined are the whole source.
+ */
+export function partSources(split: readonly SplitPart[], source: string): Array<string | undefined> {
+  const starts = split.map((part, i) => (i === 0 ? 0 : part.units[0]?.src));
+  return split.map((_, i) => {
+    const from = starts[i];
+    const to = i + 1 < split.length ? starts[i + 1] : source.length;
+    return from === undefined || to === undefined || to < from ? undefined : source.slice(from, to);
+  });
 }
 
 /** Ladder bars for a limit: cut on a good rung only once a part is reasonably full. */
@@ -101,8 +116,15 @@ export function rendered(
   channel: GatewayChannel,
   notify: boolean,
   limit: number,
+  source?: string,
 ): RenderedReply {
-  const parts = split.map((part, i): OutboundText => ({ text: part.text, notify: notify && i === 0, linkPreview: false, plain: false }));
+  const sources = source === undefined ? [] : partSources(split, source);
+  const parts = split.map((part, i): OutboundText => {
+    const out: OutboundText = { text: part.text, notify: notify && i === 0, linkPreview: false, plain: false };
+    const from = sources[i];
+    if (from !== undefined) out.source = from;
+    return out;
+  });
   return {
     parts,
     attachments,

@@ -9,7 +9,7 @@ import type { Telemetry, TelemetryEvents } from "../kernel/telemetry.ts";
 import type { OutboundText, ReplyPort, SentMessage } from "../message/index.ts";
 import type { ProviderEvent } from "../message/stream.ts";
 import { type Clock, systemClock } from "./clock.ts";
-import { type AttachmentSender, type DeliverOptions, sendAttachments } from "./deliver.ts";
+import { type AttachmentSender, type DeliverOptions, deliverReply, sendAttachments } from "./deliver.ts";
 import { editWithFallback, sendWithFallback } from "./fallback.ts";
 import { type RenderedReply, renderReply, type TextAttachment } from "./render.ts";
 
@@ -25,6 +25,13 @@ export interface StreamerOptions {
   logger?: Logger;
   /** How code blocks too big for a message are sent; default: a temporary file through the port. */
   sendAttachment?: AttachmentSender;
+  /**
+   * Deliver what streaming could not: once a send of the stream fails, the
+   * rest of the reply (Markdown) and the code blocks still owed go here, whole
+   * — the gateway records them in its outbox, where an outage is retried.
+   * Default: sent through the port once.
+   */
+  fallback?: (markdown: string, attachments: TextAttachment[]) => Promise<void>;
 }
 
 /** The phases of the channel.stream telemetry event. */
@@ -38,12 +45,21 @@ export interface Streamer {
   finish(finalMarkdown: string): Promise<void>;
   /** /stop: cancel timers, delete the live unsealed card and status messages; later calls do nothing. */
   stop(): Promise<void>;
+  /**
+   * The model's stream broke mid-answer: what the reader has seen stays,
+   * sealed and marked as cut off (nothing they read disappears), status
+   * messages go, and nothing more is streamed. Later calls do nothing.
+   */
+  cut(): Promise<void>;
   /** Resolves when every queued port call has finished. */
   idle(): Promise<void>;
 }
 
 /** Prefix of reasoning status messages. */
 export const THINKING = "💭";
+
+/** What ends the visible text of an answer the model's stream cut off. */
+export const CUT_OFF = " …\n\n_(cut off)_";
 
 /** The shared half of every streaming mode. */
 export abstract class StreamBase {
@@ -55,6 +71,8 @@ export abstract class StreamBase {
   protected done = false;
   /** The reply's one notifying message has been sent. */
   protected notified = false;
+  /** A send of the stream failed: nothing more is streamed, and the rest is delivered whole at the end. */
+  protected broken = false;
   /** Code blocks set aside while streaming, sent after the reply. */
   protected readonly attachments: TextAttachment[] = [];
   private tail: Promise<void> = Promise.resolve();
@@ -76,14 +94,13 @@ export abstract class StreamBase {
     return result;
   }
 
-  /** Queue streaming work whose failure must not break the turn: it is logged and `onFailure` runs. */
-  protected background(work: () => Promise<void>, onFailure: () => void): Promise<void> {
+  /** Queue streaming work whose failure must not break the turn: the stream is marked broken and the rest goes whole at the end. */
+  protected background(work: () => Promise<void>): Promise<void> {
     return this.serial(async () => {
       try {
         await work();
       } catch (error) {
-        this.logger?.warn("streaming a reply failed; the final reply will be delivered whole", { error, channel: this.channel });
-        onFailure();
+        this.markBroken(error);
       }
     });
   }
@@ -132,6 +149,17 @@ export abstract class StreamBase {
 
   /** Send the attachments gathered while streaming plus `more`, each once. */
   protected async flushAttachments(more: readonly TextAttachment[] = []): Promise<void> {
+    const all = this.takeAttachments(more);
+    try {
+      await sendAttachments(this.port, this.channel, all, this.deliverOptions());
+    } catch (error) {
+      // The gateway's sender records attachments durably and never throws here; through a bare port, say so.
+      this.logger?.error("a code block could not be sent as a file", { error, channel: this.channel });
+    }
+  }
+
+  /** The attachments still owed, plus `more`, each once; the list is emptied. */
+  protected takeAttachments(more: readonly TextAttachment[] = []): TextAttachment[] {
     const seen = new Set<string>();
     const all = [...this.attachments, ...more].filter((a) => {
       const key = `${a.filename}\u0000${a.content}`;
@@ -140,7 +168,22 @@ export abstract class StreamBase {
       return true;
     });
     this.attachments.length = 0;
-    await sendAttachments(this.port, this.channel, all, this.deliverOptions());
+    return all;
+  }
+
+  /** A send failed: note it once in the log; the stream stops sending and the rest goes whole at the end. */
+  protected markBroken(error: unknown): void {
+    if (!this.broken) this.logger?.warn("streaming a reply failed; the rest will be delivered whole", { error, channel: this.channel });
+    this.broken = true;
+  }
+
+  /** Deliver the rest of a reply whose streaming broke, with the code blocks still owed: through the fallback, else the port. */
+  protected async deliverRest(markdown: string, attachments: TextAttachment[]): Promise<void> {
+    if (markdown.trim() === "" && attachments.length === 0) return;
+    if (this.options.fallback) return this.options.fallback(markdown, attachments);
+    if (markdown.trim() !== "") await deliverReply(this.port, this.channel, markdown, { ...this.deliverOptions(), notify: !this.notified });
+    this.notified = true;
+    await sendAttachments(this.port, this.channel, attachments, this.deliverOptions());
   }
 
   /** Render reasoning as a status message text. */

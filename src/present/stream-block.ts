@@ -20,7 +20,7 @@ import {
   renderReply,
 } from "./render.ts";
 import { nextPart, type SplitOptions } from "./split.ts";
-import { StreamBase, type Streamer, type StreamerOptions } from "./stream-base.ts";
+import { CUT_OFF, StreamBase, type Streamer, type StreamerOptions } from "./stream-base.ts";
 import { SENTENCE } from "./units.ts";
 
 /** Block size, in rendered characters: cut on the ladder between these. */
@@ -108,10 +108,17 @@ export class BlockStream extends StreamBase implements Streamer {
         // An item the provider never closed: the final text completes it when it extends it.
         if (final.startsWith(current.text.trimEnd())) current.text = final;
         current.done = true;
-        await this.sendRest(current);
+        if (!this.broken) await this.guard(() => this.sendRest(current));
       }
-      const rest = this.undelivered(final);
-      if (rest.trim() !== "") await this.sendBlocks(renderReply(rest, this.channel, blockLadder()));
+      if (!this.broken) {
+        const rest = this.undelivered(final);
+        if (rest.trim() !== "") await this.guard(() => this.sendBlocks(renderReply(rest, this.channel, blockLadder())));
+      }
+      if (this.broken) {
+        await this.deliverRest(this.unsent(final), this.takeAttachments());
+        await this.dropThoughts();
+        return;
+      }
       await this.dropThoughts();
       await this.flushAttachments();
     });
@@ -125,6 +132,23 @@ export class BlockStream extends StreamBase implements Streamer {
     return this.serial(() => this.dropThoughts());
   }
 
+  cut(): Promise<void> {
+    if (this.done) return this.idle();
+    this.done = true;
+    this.disarmIdle();
+    this.reasoning = undefined;
+    return this.serial(async () => {
+      await this.dropThoughts();
+      const item = this.current;
+      if (this.broken || !item) return;
+      // What the model wrote before the cut is sent, so the answer so far is all there, marked as cut off.
+      const pending = item.text.slice(item.sent).trimEnd();
+      if (pending === "" && !this.items.some((i) => i.sent > 0)) return;
+      item.done = true;
+      await this.guard(() => this.sendBlocks(renderReply(`${pending}${CUT_OFF}`, this.channel, blockLadder())));
+    });
+  }
+
   /** The item for an id; a new item ends the one before it. */
   private item(id: string, work: Promise<void>[]): Item {
     if (this.current?.id === id) return this.current;
@@ -135,9 +159,20 @@ export class BlockStream extends StreamBase implements Streamer {
     return item;
   }
 
-  /** Streaming work: a failure is logged and left for finish, which sends what was not delivered. */
+  /** Streaming work: a failure marks the stream broken, and finish delivers what was not sent, whole. */
   private queue(work: () => Promise<void>): Promise<void> {
-    return this.background(work, () => {});
+    return this.background(async () => {
+      if (!this.broken) await work();
+    });
+  }
+
+  /** Run sends of the final phase; a failure marks the stream broken instead of failing the turn. */
+  private async guard(work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      this.markBroken(error);
+    }
   }
 
   private endItem(item: Item): Promise<void> {
@@ -148,9 +183,11 @@ export class BlockStream extends StreamBase implements Streamer {
   /** Everything of an item not yet sent, as blocks. */
   private async sendRest(item: Item): Promise<void> {
     const pending = item.text.slice(item.sent);
-    item.sent = item.text.length;
-    if (pending.trim() === "") return;
-    await this.sendBlocks(renderReply(pending, this.channel, blockLadder()));
+    if (pending.trim() === "") {
+      item.sent = item.text.length;
+      return;
+    }
+    await this.sendBlocks(renderReply(pending, this.channel, blockLadder()), { item, from: item.sent, to: item.text.length });
   }
 
   /** While the unsent text is over a block, cut one off on the ladder (800–1,200, where the source can resume). */
@@ -184,8 +221,7 @@ export class BlockStream extends StreamBase implements Streamer {
     // An open fence or a table still growing row by row must not be cut at its end.
     const settled = !prepared.openFence && !lastLine.trimStart().startsWith("|") && SETTLED_END.test(pending);
     if (settled) {
-      item.sent = item.text.length;
-      await this.sendBlocks(renderPrepared(prepared, this.channel, blockLadder()));
+      await this.sendBlocks(renderPrepared(prepared, this.channel, blockLadder()), { item, from: item.sent, to: item.sent + pending.length });
       return;
     }
     await this.cutOff(item, prepared, { limit: BLOCK_MAX, minFill: 0, floor: SENTENCE, strict: true });
@@ -195,17 +231,28 @@ export class BlockStream extends StreamBase implements Streamer {
   private async cutOff(item: Item, prepared: Prepared, options: SplitOptions): Promise<boolean> {
     const step = nextPart(prepared.units, prepared.dialect, { ...options, sourceOnly: true, keepTail: true });
     if (!step || step.part.resume === undefined) return false;
-    item.sent += step.part.resume;
-    await this.sendBlocks(rendered([step.part], attachmentsOf(prepared, step.part), this.channel, true, BLOCK_MAX));
+    const block = rendered([step.part], attachmentsOf(prepared, step.part), this.channel, true, BLOCK_MAX);
+    const to = item.sent + step.part.resume;
+    block.parts[0]!.source = item.text.slice(item.sent, to);
+    await this.sendBlocks(block, { item, from: item.sent, to });
     return true;
   }
 
-  /** Send blocks of the answer; the answer has landed, so the 💭 messages go. */
-  private async sendBlocks(reply: RenderedReply): Promise<void> {
+  /**
+   * Send blocks of the answer (it has landed, so the 💭 messages go). When
+   * they cover `span.item`'s text [from, to), the item counts as sent only as
+   * far as the platform took it: part by part where each part's source is
+   * known, else once every part went. A failure is thrown to the caller.
+   */
+  private async sendBlocks(reply: RenderedReply, span?: { item: Item; from: number; to: number }): Promise<void> {
+    let at = span?.from ?? 0;
     for (let i = 0; i < reply.parts.length; i++) {
       await this.sendPart(reply, i);
       this.emit("block", reply.parts[i]!.text.length);
+      const source = reply.parts[i]!.source;
+      if (span && source !== undefined) span.item.sent = Math.min((at += source.length), span.to);
     }
+    if (span) span.item.sent = span.to;
     // Code blocks too big for a message go after the whole reply, at finish.
     this.attachments.push(...reply.attachments);
     if (reply.parts.length > 0) await this.dropThoughts();
@@ -243,6 +290,20 @@ export class BlockStream extends StreamBase implements Streamer {
     const head = joined.trimEnd();
     if (head && final.startsWith(head)) return final.slice(head.length);
     return final;
+  }
+
+  /**
+   * What of the final reply the platform has not taken, for a stream that
+   * broke: each item's unsent text when the final reply is the items' text,
+   * else whatever `undelivered` finds.
+   */
+  private unsent(final: string): string {
+    const norm = (text: string) => text.replace(/\s+/g, " ").trim();
+    if (norm(this.items.map((i) => i.text).join("\n\n")) !== norm(final)) return this.undelivered(final);
+    return this.items
+      .map((i) => i.text.slice(i.sent))
+      .filter((t) => t.trim() !== "")
+      .join("\n\n");
   }
 
   private armIdle(): void {

@@ -14,7 +14,7 @@ import { normalizeSource } from "./markdown.ts";
 import { PLATFORMS } from "./measure.ts";
 import { attachmentsOf, measurePrepared, type Prepared, prepare, rendered, renderPrepared, renderReply } from "./render.ts";
 import { nextPart, type SplitPart } from "./split.ts";
-import { StreamBase, type Streamer, type StreamerOptions } from "./stream-base.ts";
+import { CUT_OFF, StreamBase, type Streamer, type StreamerOptions } from "./stream-base.ts";
 import { HARD, PARAGRAPH } from "./units.ts";
 
 /** Characters before the live card opens. */
@@ -46,8 +46,6 @@ export class DraftStream extends StreamBase implements Streamer {
   private queued = false;
   private lastEdit = Number.NEGATIVE_INFINITY;
   private timer: unknown;
-  /** A port call failed: stop streaming, deliver the rest whole at the end. */
-  private broken = false;
   private reasoning = "";
   private status: Live | undefined;
   private statusQueued = false;
@@ -84,20 +82,31 @@ export class DraftStream extends StreamBase implements Streamer {
     return this.serial(async () => {
       await this.dropStatus();
       const rest = this.remainder(normalizeSource(finalMarkdown));
+      if (this.broken) return this.abandon(rest);
       const reply = renderReply(rest, this.channel, { limit: this.cardLimit });
       const card = this.card;
       this.card = undefined;
-      let first = 0;
-      if (card && !this.broken && reply.parts.length > 0) {
-        await this.editPart(card.message, reply, 0);
-        this.emit("seal", reply.parts[0]!.text.length);
-        first = 1;
-      } else if (card) {
-        await this.discard(card.message, card.shown.length);
-      }
-      for (let i = first; i < reply.parts.length; i++) {
-        await this.sendPart(reply, i);
-        this.emit("seal", reply.parts[i]!.text.length);
+      let next = 0;
+      try {
+        if (card && reply.parts.length > 0) {
+          await this.editPart(card.message, reply, 0);
+          this.emit("seal", reply.parts[0]!.text.length);
+          next = 1;
+        } else if (card) {
+          await this.discard(card.message, card.shown.length);
+        }
+        for (; next < reply.parts.length; next++) {
+          await this.sendPart(reply, next);
+          this.emit("seal", reply.parts[next]!.text.length);
+        }
+      } catch (error) {
+        this.markBroken(error);
+        // The card that could not be sealed, or the part that could not be sent, and all after it go whole.
+        if (card && next === 0) await this.discard(card.message, card.shown.length);
+        const sources = reply.parts.slice(next).map((part) => part.source);
+        const left = sources.every((source) => source !== undefined) ? sources.join("") : rest;
+        this.attachments.push(...reply.attachments);
+        return this.abandon(left);
       }
       await this.flushAttachments(reply.attachments);
     });
@@ -113,6 +122,36 @@ export class DraftStream extends StreamBase implements Streamer {
       if (card) await this.discard(card.message, card.shown.length);
       await this.dropStatus();
     });
+  }
+
+  cut(): Promise<void> {
+    if (this.done) return this.idle();
+    this.done = true;
+    this.cancelTimers();
+    return this.serial(async () => {
+      await this.dropStatus();
+      const card = this.card;
+      this.card = undefined;
+      // Only what is on screen is sealed: text the live card never showed was not read by anyone.
+      if (!card || this.broken) return;
+      const reply = renderReply(`${this.live().trimEnd()}${CUT_OFF}`, this.channel, { limit: this.cardLimit });
+      try {
+        await this.editPart(card.message, reply, 0);
+        this.emit("seal", reply.parts[0]!.text.length);
+        for (let i = 1; i < reply.parts.length; i++) await this.sendPart(reply, i, true);
+      } catch (error) {
+        // The card keeps what it showed; the fault message that follows says the rest.
+        this.markBroken(error);
+      }
+    });
+  }
+
+  /** Streaming broke: the live card goes (it may be stale) and `rest` goes whole through the fallback. */
+  private async abandon(rest: string): Promise<void> {
+    const card = this.card;
+    this.card = undefined;
+    if (card) await this.discard(card.message, card.shown.length);
+    await this.deliverRest(rest, this.takeAttachments());
   }
 
   private append(itemId: string, delta: string): void {
@@ -152,12 +191,7 @@ export class DraftStream extends StreamBase implements Streamer {
       return Promise.resolve();
     }
     this.queued = true;
-    return this.background(
-      () => this.update(),
-      () => {
-        this.broken = true;
-      },
-    );
+    return this.background(() => this.update());
   }
 
   /** Seal what has grown too long, then open or edit the live card with the rest. */
@@ -238,12 +272,7 @@ export class DraftStream extends StreamBase implements Streamer {
       return Promise.resolve();
     }
     this.statusQueued = true;
-    return this.background(
-      () => this.showStatus(),
-      () => {
-        this.broken = true;
-      },
-    );
+    return this.background(() => this.showStatus());
   }
 
   /** Show the latest reasoning in the one status message. */

@@ -66,4 +66,8 @@ class OffStream extends StreamBase implements Streamer {
   async stop(): Promise<void> {
     this.done = true;
   }
+
+  async cut(): Promise<void> {
+    this.done = true;
+  }
 }

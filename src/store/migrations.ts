@@ -93,4 +93,52 @@ export const MIGRATIONS: readonly Migration[] = [
     CREATE INDEX outbox_threads ON outbox (channel, chat_id, thread_id) WHERE thread_id IS NOT NULL;
     `,
   },
+  {
+    version: 5,
+    name: "outbox retries and stops",
+    sql: `
+    -- SQLite cannot widen a CHECK constraint: the outbox is rebuilt with the
+    -- 'cancelled' state (a /stop or a replay superseded the part), a retry
+    -- schedule (attempts, not_before) for parts a platform outage held back,
+    -- and whether a failure may heal (transient: picked up again after a restart).
+    CREATE TABLE outbox_v5 (
+      id INTEGER PRIMARY KEY,
+      reply_key TEXT NOT NULL,
+      part INTEGER NOT NULL,
+      channel TEXT NOT NULL,
+      chat_id TEXT NOT NULL,
+      thread_id TEXT,
+      kind TEXT NOT NULL CHECK (kind IN ('text', 'media')),
+      payload TEXT NOT NULL,
+      state TEXT NOT NULL CHECK (state IN ('pending', 'sending', 'sent', 'failed', 'unknown', 'cancelled')),
+      platform_id TEXT,
+      error TEXT,
+      attempts INTEGER NOT NULL DEFAULT 0,
+      not_before INTEGER,
+      transient INTEGER NOT NULL DEFAULT 0,
+      live INTEGER NOT NULL DEFAULT 0,
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL,
+      UNIQUE (reply_key, part)
+    ) STRICT;
+    INSERT INTO outbox_v5 (id, reply_key, part, channel, chat_id, thread_id, kind, payload, state, platform_id, error, created_at, updated_at)
+      SELECT id, reply_key, part, channel, chat_id, thread_id, kind, payload, state, platform_id, error, created_at, updated_at FROM outbox;
+    DROP TABLE outbox;
+    ALTER TABLE outbox_v5 RENAME TO outbox;
+    CREATE INDEX outbox_unfinished ON outbox (state) WHERE state IN ('pending', 'sending');
+    CREATE INDEX outbox_finished ON outbox (updated_at) WHERE state NOT IN ('pending', 'sending');
+
+    -- The threads Fermix has replied in (Slack: "is the bot in this thread?"), kept apart from the
+    -- outbox so that sweeping old replies does not make the bot forget where it takes part.
+    CREATE TABLE reply_threads (
+      channel TEXT NOT NULL,
+      chat_id TEXT NOT NULL,
+      thread_id TEXT NOT NULL,
+      last_at INTEGER NOT NULL,
+      PRIMARY KEY (channel, chat_id, thread_id)
+    ) STRICT, WITHOUT ROWID;
+    INSERT OR IGNORE INTO reply_threads (channel, chat_id, thread_id, last_at)
+      SELECT channel, chat_id, thread_id, MAX(updated_at) FROM outbox WHERE thread_id IS NOT NULL GROUP BY channel, chat_id, thread_id;
+    `,
+  },
 ];

@@ -1,9 +1,14 @@
 /**
  * The durable outbox. Every outbound message is recorded before it is sent
  * and marked with the platform's id after. A part is `pending` until the
- * moment before its send, `sending` during it, then `sent` or `failed`. After
- * a crash, `pending` parts are resumed and `sending` ones become `unknown` and
- * are never re-sent: at most once per part, never twice.
+ * moment before its send, `sending` during it, then `sent`, `failed` or
+ * `cancelled` (a /stop, or a replay that superseded it). After a crash,
+ * `sending` parts become `unknown` and are never re-sent: at most once per
+ * part, never twice.
+ *
+ * A part that a platform outage held back stays `pending` with `not_before`
+ * set: the retrier sends it then. A failure that may heal (`transient`) is
+ * picked up again after a restart; a permanent one is not.
  */
 import type { Database, Statement } from "bun:sqlite";
 import type { GatewayChannel, OutboundMedia, OutboundText, ReplyTarget } from "../message/index.ts";
@@ -11,7 +16,10 @@ import type { GatewayChannel, OutboundMedia, OutboundText, ReplyTarget } from ".
 export type OutboxPayload =
   /** `fallback`: the same part as plain text, sent instead if the platform rejects the formatting. */
   | { kind: "text"; message: OutboundText; fallback?: OutboundText[] }
-  | { kind: "media"; media: OutboundMedia };
+  /** `inline`: the file's text, sent as messages instead when the file itself cannot be delivered. */
+  | { kind: "media"; media: OutboundMedia; inline?: string };
+
+export type OutboxState = "pending" | "sending" | "sent" | "failed" | "unknown" | "cancelled";
 
 export interface OutboxPart {
   id: number;
@@ -20,8 +28,22 @@ export interface OutboxPart {
   channel: GatewayChannel;
   target: ReplyTarget;
   payload: OutboxPayload;
-  state: "pending" | "sending" | "sent" | "failed" | "unknown";
+  state: OutboxState;
   platformId: string | null;
+  /** Send attempts that failed so far. */
+  attempts: number;
+  /** Epoch ms before which a retry must not be tried (a backoff or the platform's Retry-After). */
+  notBefore: number | null;
+  /** Sent by a streaming turn while it ran: superseded, never resumed, when that turn is replayed. */
+  live: boolean;
+  createdAt: number;
+}
+
+export interface RecordOptions {
+  /** The first part number; default: after the reply's last part. */
+  firstPart?: number;
+  live?: boolean;
+  notBefore?: number;
 }
 
 interface Row {
@@ -33,8 +55,12 @@ interface Row {
   thread_id: string | null;
   kind: string;
   payload: string;
-  state: OutboxPart["state"];
+  state: OutboxState;
   platform_id: string | null;
+  attempts: number;
+  not_before: number | null;
+  live: number;
+  created_at: number;
 }
 
 const toPart = (row: Row): OutboxPart => {
@@ -51,48 +77,84 @@ const toPart = (row: Row): OutboxPart => {
     payload: stored.payload,
     state: row.state,
     platformId: row.platform_id,
+    attempts: row.attempts,
+    notBefore: row.not_before,
+    live: row.live === 1,
+    createdAt: row.created_at,
   };
 };
+
+const COLUMNS = "id, reply_key, part, channel, chat_id, thread_id, kind, payload, state, platform_id, attempts, not_before, live, created_at";
 
 export class Outbox {
   private readonly insertStmt: Statement;
   private readonly byReplyStmt: Statement;
   private readonly setStateStmt: Statement;
   private readonly sentStmt: Statement;
+  private readonly deferStmt: Statement;
+  private readonly cancelStmt: Statement;
   private readonly resumableStmt: Statement;
   private readonly orphanStmt: Statement;
+  private readonly revivableStmt: Statement;
   private readonly nextPartStmt: Statement;
   private readonly threadStmt: Statement;
+  private readonly touchThreadStmt: Statement;
+  private readonly sweepStmt: Statement;
+  private readonly stateStmt: Statement;
+  private readonly chatPendingStmt: Statement;
 
   constructor(
     private readonly db: Database,
     private readonly now: () => number = Date.now,
   ) {
     this.insertStmt = db.query(
-      `INSERT INTO outbox (reply_key, part, channel, chat_id, thread_id, kind, payload, state, created_at, updated_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'pending', ?8, ?8) ON CONFLICT (reply_key, part) DO NOTHING`,
+      `INSERT INTO outbox (reply_key, part, channel, chat_id, thread_id, kind, payload, state, live, not_before, created_at, updated_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'pending', ?8, ?9, ?10, ?10) ON CONFLICT (reply_key, part) DO NOTHING`,
     );
-    this.byReplyStmt = db.query("SELECT * FROM outbox WHERE reply_key = ?1 ORDER BY part");
-    this.setStateStmt = db.query("UPDATE outbox SET state = ?2, error = ?3, updated_at = ?4 WHERE id = ?1");
-    this.sentStmt = db.query("UPDATE outbox SET state = 'sent', platform_id = ?2, updated_at = ?3 WHERE id = ?1");
-    this.resumableStmt = db.query("SELECT * FROM outbox WHERE state = 'pending' ORDER BY id");
+    this.byReplyStmt = db.query(`SELECT ${COLUMNS} FROM outbox WHERE reply_key = ?1 ORDER BY part`);
+    this.setStateStmt = db.query("UPDATE outbox SET state = ?2, error = ?3, transient = ?4, updated_at = ?5 WHERE id = ?1");
+    this.sentStmt = db.query("UPDATE outbox SET state = 'sent', platform_id = ?2, error = NULL, updated_at = ?3 WHERE id = ?1");
+    this.deferStmt = db.query(
+      "UPDATE outbox SET state = 'pending', attempts = attempts + 1, not_before = ?2, error = ?3, transient = 1, updated_at = ?4 WHERE id = ?1",
+    );
+    this.cancelStmt = db.query("UPDATE outbox SET state = 'cancelled', error = ?2, updated_at = ?3 WHERE reply_key = ?1 AND state = 'pending'");
+    this.resumableStmt = db.query(`SELECT ${COLUMNS} FROM outbox WHERE state = 'pending' ORDER BY id`);
     this.orphanStmt = db.query("UPDATE outbox SET state = 'unknown', updated_at = ?1 WHERE state = 'sending'");
+    this.revivableStmt = db.query("UPDATE outbox SET state = 'pending', updated_at = ?1 WHERE state = 'failed' AND transient = 1");
     this.nextPartStmt = db.query("SELECT COALESCE(MAX(part) + 1, 0) AS next FROM outbox WHERE reply_key = ?1");
-    this.threadStmt = db.query("SELECT 1 AS found FROM outbox WHERE channel = ?1 AND chat_id = ?2 AND thread_id = ?3 LIMIT 1");
+    this.threadStmt = db.query("SELECT 1 AS found FROM reply_threads WHERE channel = ?1 AND chat_id = ?2 AND thread_id = ?3");
+    this.touchThreadStmt = db.query(
+      `INSERT INTO reply_threads (channel, chat_id, thread_id, last_at) VALUES (?1, ?2, ?3, ?4)
+       ON CONFLICT (channel, chat_id, thread_id) DO UPDATE SET last_at = excluded.last_at`,
+    );
+    this.sweepStmt = db.query("DELETE FROM outbox WHERE state NOT IN ('pending', 'sending') AND updated_at < ?1");
+    this.stateStmt = db.query("SELECT state FROM outbox WHERE id = ?1");
+    this.chatPendingStmt = db.query(`SELECT ${COLUMNS} FROM outbox WHERE state = 'pending' AND channel = ?1 AND chat_id = ?2 ORDER BY id`);
   }
 
   /**
    * Record parts of a reply (idempotent per reply key and part number) and
-   * return every part of that reply, in order. Call inside the transaction
-   * that finishes the turn, so the reply and the turn's end commit together.
+   * return them, in order. Call inside the transaction that finishes the
+   * turn, so the reply and the turn's end commit together.
    */
-  record(replyKey: string, channel: GatewayChannel, target: ReplyTarget, payloads: OutboxPayload[], firstPart?: number): OutboxPart[] {
-    const start = firstPart ?? (this.nextPartStmt.get(replyKey) as { next: number }).next;
+  record(replyKey: string, channel: GatewayChannel, target: ReplyTarget, payloads: OutboxPayload[], options: RecordOptions = {}): OutboxPart[] {
+    const start = options.firstPart ?? (this.nextPartStmt.get(replyKey) as { next: number }).next;
     const now = this.now();
     const stored = (payload: OutboxPayload) => JSON.stringify(target.replyTo ? { payload, replyTo: target.replyTo } : { payload });
     this.db.transaction(() => {
       payloads.forEach((payload, i) =>
-        this.insertStmt.run(replyKey, start + i, channel, target.chatId, target.threadId ?? null, payload.kind, stored(payload), now),
+        this.insertStmt.run(
+          replyKey,
+          start + i,
+          channel,
+          target.chatId,
+          target.threadId ?? null,
+          payload.kind,
+          stored(payload),
+          options.live ? 1 : 0,
+          options.notBefore ?? null,
+          now,
+        ),
       );
     })();
     return this.parts(replyKey).filter((p) => p.part >= start && p.part < start + payloads.length);
@@ -107,25 +169,56 @@ export class Outbox {
     return (this.byReplyStmt.all(replyKey) as Row[]).map(toPart);
   }
 
+  /** A part's state now (another path may have cancelled it since it was read). */
+  state(id: number): OutboxState | undefined {
+    return (this.stateStmt.get(id) as { state: OutboxState } | null)?.state;
+  }
+
+  /** Every part waiting to be sent to one chat, oldest first: a chat's backlog goes out in order. */
+  pendingForChat(channel: GatewayChannel, chatId: string): OutboxPart[] {
+    return (this.chatPendingStmt.all(channel, chatId) as Row[]).map(toPart);
+  }
+
   /** About to call the platform: from here on, a crash means "maybe sent". */
   markSending(id: number): void {
-    this.setStateStmt.run(id, "sending", null, this.now());
+    this.setStateStmt.run(id, "sending", null, 0, this.now());
   }
 
-  markSent(id: number, platformId: string): void {
-    this.sentStmt.run(id, platformId, this.now());
+  markSent(part: Pick<OutboxPart, "id" | "channel" | "target">, platformId: string): void {
+    const now = this.now();
+    this.sentStmt.run(part.id, platformId, now);
+    if (part.target.threadId !== undefined) this.touchThreadStmt.run(part.channel, part.target.chatId, part.target.threadId, now);
   }
 
-  markFailed(id: number, reason: string): void {
-    this.setStateStmt.run(id, "failed", reason.slice(0, 500), this.now());
+  /** The part will not be sent. `transient`: the cause may heal, so a restart tries it again. */
+  markFailed(id: number, reason: string, transient = false): void {
+    this.setStateStmt.run(id, "failed", reason.slice(0, 500), transient ? 1 : 0, this.now());
+  }
+
+  /** A send failed for a reason that may heal: back to pending, tried again at `notBefore`. */
+  defer(id: number, reason: string, notBefore: number): void {
+    this.deferStmt.run(id, notBefore, reason.slice(0, 500), this.now());
+  }
+
+  /** Cancel every part of a reply still waiting to be sent (a /stop, a superseded attempt); returns how many. */
+  cancelPending(replyKey: string, reason: string): number {
+    return this.cancelStmt.run(replyKey, reason, this.now()).changes;
   }
 
   /**
-   * At start: parts caught mid-send become `unknown` (never re-sent), and the
-   * parts never attempted are returned to be sent now.
+   * At start: parts caught mid-send become `unknown` (never re-sent); parts
+   * that failed for a reason that may heal are pending again; every pending
+   * part is returned, to be sent now or at its `notBefore`.
    */
   recover(): { resume: OutboxPart[]; unknown: number } {
-    const unknown = this.orphanStmt.run(this.now()).changes;
+    const now = this.now();
+    const unknown = this.orphanStmt.run(now).changes;
+    this.revivableStmt.run(now);
     return { resume: (this.resumableStmt.all() as Row[]).map(toPart), unknown };
+  }
+
+  /** Delete finished parts (sent, failed, cancelled, unknown) last touched before `cutoff` (epoch ms); returns how many. */
+  sweep(cutoff: number): number {
+    return this.sweepStmt.run(cutoff).changes;
   }
 }

@@ -83,6 +83,8 @@ export interface StreamSpec {
   delayMs?: number;
   /** Re-cut the body into writes of this many bytes, ignoring frame (and UTF-8) boundaries. */
   byteChunks?: number;
+  /** Send the response headers, then not one byte until the client gives up: a model that never starts answering. */
+  silent?: boolean;
   /** Chat only: the delta field that carries reasoning (default "reasoning_content"; Ollama/OpenRouter use "reasoning"). */
   reasoningField?: "reasoning_content" | "reasoning";
 }
@@ -134,6 +136,8 @@ export const reply = {
   drop: (...text: string[]): ScriptedReply => ({ kind: "stream", spec: { text, end: "drop" } }),
   /** These text chunks, then silence until the client aborts (see RecordedRequest.untilAborted). */
   hang: (...text: string[]): ScriptedReply => ({ kind: "stream", spec: { text, end: "hang" } }),
+  /** Headers, then silence until the client gives up (its first-byte timeout). */
+  silent: (): ScriptedReply => ({ kind: "stream", spec: { silent: true, end: "hang" } }),
   /** No response headers at all until the client aborts. */
   stall: (): ScriptedReply => ({ kind: "stall" }),
   /** These text chunks, then an `error` event (chat: an error chunk). */
@@ -311,7 +315,7 @@ function sseResponse(
   releases: Set<() => void>,
 ): Response {
   const encoder = new TextEncoder();
-  let pieces: Uint8Array[] = writes.map((w) => encoder.encode(w));
+  let pieces: Uint8Array[] = spec.silent ? [] : writes.map((w) => encoder.encode(w));
   if (spec.byteChunks && spec.byteChunks > 0) pieces = recut(pieces, spec.byteChunks);
   const run = async (controller: ReadableStreamDefaultController<Uint8Array>) => {
     for (const piece of pieces) {

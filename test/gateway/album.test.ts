@@ -145,25 +145,44 @@ describe("ordering", () => {
     expect(dispatched).toHaveLength(2);
   });
 
-  test("a slow album dispatch still finishes before the following text is dispatched", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+  test("offering never waits for an earlier message's turn: a text after a slow album is handed on at once, in order", async () => {
+    // The gateway's dispatch queues the turn at once and settles when the turn is over; this one's
+    // turns never end until released, like a model still streaming a long answer.
+    const releases: Array<() => void> = [];
     const events: string[] = [];
-    const { buffer, offer } = setup(async (merged) => {
-      events.push(`start ${merged.text}`);
-      if (merged.media.length > 0) await gate;
-      events.push(`end ${merged.text}`);
+    const { clock, buffer, offer } = setup(async (merged) => {
+      events.push(`queued ${merged.text}`);
+      await new Promise<void>((resolve) => releases.push(resolve));
+      events.push(`answered ${merged.text}`);
     });
-    await offer(image("alice", "album"));
-    const done = offer(text("alice", "text"));
+    const album = offer(image("alice", "album"));
+    clock.advance(DEBOUNCE);
+    expect(events).toEqual(["queued album"]);
+    // The album's turn is still running: the next messages are handed on anyway, synchronously,
+    // in arrival order, without awaiting anything.
+    const follow = offer(text("alice", "text"));
+    const stop = offer(text("alice", "/stop"));
+    expect(events).toEqual(["queued album", "queued text", "queued /stop"]);
+    // Each offer's `done` is its own turn's end; none of them is settled yet.
+    let settled = 0;
+    for (const ticket of [album, follow, stop]) void ticket.done.then(() => settled++);
     await Bun.sleep(1);
-    expect(events).toEqual(["start album"]);
-    release();
-    await done;
+    expect(settled).toBe(0);
+    for (const release of releases) release();
     await buffer.idle();
-    expect(events).toEqual(["start album", "end album", "start text", "end text"]);
+    expect(settled).toBe(3);
+    expect(events.slice(3).sort()).toEqual(["answered /stop", "answered album", "answered text"]);
+  });
+
+  test("a text after an album that is still in its debounce goes after the album", async () => {
+    const events: string[] = [];
+    const { offer } = setup(async (merged) => {
+      events.push(merged.text);
+    });
+    offer(image("alice", "one"));
+    offer(image("alice", "two"));
+    offer(text("alice", "then this"));
+    expect(events).toEqual(["one\ntwo", "then this"]);
   });
 
   test("other non-image messages (voice, documents) flush too", async () => {
@@ -220,7 +239,7 @@ describe("failures", () => {
       throw new Error("nope");
     });
     const message = text("alice", "hi");
-    await expect(offer(message)).resolves.toBeUndefined();
+    await expect(offer(message).done).resolves.toBeUndefined();
     expect(forgotten).toEqual([[message.messageId]]);
   });
 

@@ -80,6 +80,7 @@ describe("outbox resume after SIGKILL mid-reply", () => {
     const { sent, port } = platform();
     const first = restart(port);
     expect(await first.delivery.resume()).toEqual({ resumed: 1, unknown: 1 });
+    await first.delivery.idle();
     expect(sent.map((s) => s.text)).toEqual(["part 4"]);
     expect(sent[0]!.target).toEqual(TARGET);
     expect(first.outbox.parts(REPLY_KEY).map((p) => p.state)).toEqual(["sent", "sent", "unknown", "sent"]);
@@ -102,6 +103,7 @@ describe("outbox resume after SIGKILL mid-reply", () => {
     const { sent, port } = platform();
     const after = restart(port);
     expect(await after.delivery.resume()).toEqual({ resumed: 4, unknown: 0 });
+    await after.delivery.idle();
     expect(sent.map((s) => s.text)).toEqual(["part 1", "part 2", "part 3", "part 4"]);
     expect(await after.delivery.resume()).toEqual({ resumed: 0, unknown: 0 });
     expect(sent).toHaveLength(4);
@@ -110,8 +112,8 @@ describe("outbox resume after SIGKILL mid-reply", () => {
   test("a notice said again under the same key (a replayed short circuit or command) is not sent twice", async () => {
     const { sent, port } = platform();
     const { delivery } = restart(port);
-    expect(await delivery.say("telegram", TARGET, "telegram:42:inbound-8:n0", REPLY, port(TARGET))).toBe(true);
-    expect(await delivery.say("telegram", TARGET, "telegram:42:inbound-8:n0", REPLY, port(TARGET))).toBe(true);
+    expect(await delivery.say("telegram", TARGET, "telegram:42:inbound-8:n0", REPLY, port(TARGET))).toBe("sent");
+    expect(await delivery.say("telegram", TARGET, "telegram:42:inbound-8:n0", REPLY, port(TARGET))).toBe("sent");
     expect(sent.map((s) => s.text)).toEqual(["part 1", "part 2", "part 3", "part 4"]);
   });
 });
@@ -128,7 +130,7 @@ describe("sending", () => {
       },
     } as unknown as ReplyPort;
     const { delivery, outbox } = restart(() => picky);
-    expect(await delivery.say("telegram", TARGET, "k1", "only part")).toBe(true);
+    expect(await delivery.say("telegram", TARGET, "k1", "only part")).toBe("sent");
     expect(sent).toEqual([expect.objectContaining({ text: "only part", plain: true })]);
     expect(outbox.parts("k1").map((p) => p.state)).toEqual(["sent"]);
   });
@@ -143,7 +145,7 @@ describe("sending", () => {
       },
     } as unknown as ReplyPort;
     const { delivery, outbox } = restart(() => failing);
-    expect(await delivery.say("telegram", TARGET, REPLY_KEY, REPLY)).toBe(false);
+    expect(await delivery.say("telegram", TARGET, REPLY_KEY, REPLY)).toBe("failed");
     expect(outbox.parts(REPLY_KEY).map((p) => p.state)).toEqual(["sent", "failed", "failed", "failed"]);
     expect(calls).toBe(2);
     expect(await delivery.resume()).toEqual({ resumed: 0, unknown: 0 });

@@ -21,9 +21,11 @@ export interface HttpLimits {
   maxDelayMs: number;
   /** A server's Retry-After is honoured up to this long. */
   retryAfterCapMs: number;
-  /** From sending the request until the response headers arrive (a local server may be loading a model). */
+  /** From sending the request until the server answers at all (its response headers): retried when it passes. */
   connectTimeoutMs: number;
-  /** The longest silence allowed between two chunks of the body. */
+  /** From sending the request until the first event of the answer: a model that never starts is not retried. */
+  firstByteTimeoutMs: number;
+  /** The longest silence allowed between two chunks of the body once the answer has started. */
   idleTimeoutMs: number;
 }
 
@@ -32,8 +34,9 @@ export const DEFAULT_LIMITS: HttpLimits = {
   baseDelayMs: 500,
   maxDelayMs: 8_000,
   retryAfterCapMs: 60_000,
-  connectTimeoutMs: 90_000,
-  idleTimeoutMs: 120_000,
+  connectTimeoutMs: 10_000,
+  firstByteTimeoutMs: 60_000,
+  idleTimeoutMs: 90_000,
 };
 
 /** What talks to the world, injectable so tests run on a fake clock. */
@@ -47,7 +50,7 @@ export interface HttpDeps {
   random?: () => number;
   limits?: Partial<HttpLimits>;
   /** Told before each retry, e.g. to log it. */
-  onRetry?: (retry: { provider: string; attempt: number; delayMs: number; reason: string }) => void;
+  onRetry?: (retry: { provider: string; attempt: number; delayMs: number; reason: string; status?: number; retryAfterMs?: number }) => void;
 }
 
 /** One streaming call: who it is for (errors name it), where, and what to send. */
@@ -73,10 +76,10 @@ class AttemptFailure extends Error {
 }
 
 /** A ProviderError that names the provider, with the API key scrubbed out. */
-export function providerError(call: Pick<SseCall, "provider" | "apiKey">, why: string, status?: number, code?: string): ProviderError {
+export function providerError(call: Pick<SseCall, "provider" | "apiKey">, why: string, status?: number, code?: string, attempts = 1): ProviderError {
   let message = `provider "${call.provider}" failed: ${why}`;
   if (call.apiKey) message = message.split(call.apiKey).join("[redacted]");
-  return new ProviderError(message, status, code);
+  return new ProviderError(message, status, code, attempts);
 }
 
 /** The error a cancelled call rejects with: the signal's own AbortError, else a fresh one. */
@@ -135,13 +138,20 @@ export async function* streamSse(call: SseCall, deps: HttpDeps = {}): AsyncGener
       const retry = failure.retryable && !received && attempt <= limits.maxRetries;
       if (!retry) {
         const gaveUp = failure.retryable && !received && attempt > 1 ? ` (gave up after ${attempt} attempts)` : "";
-        throw providerError(call, failure.why + gaveUp, failure.status, failure.code);
+        throw providerError(call, failure.why + gaveUp, failure.status, received && failure.code === undefined ? "dropped" : failure.code, attempt);
       }
       const delayMs =
         failure.retryAfterMs !== undefined
           ? Math.min(failure.retryAfterMs, limits.retryAfterCapMs)
           : backoffDelay(attempt, limits, deps.random ?? Math.random);
-      deps.onRetry?.({ provider: call.provider, attempt, delayMs, reason: providerError(call, failure.why).message });
+      deps.onRetry?.({
+        provider: call.provider,
+        attempt,
+        delayMs,
+        reason: providerError(call, failure.why).message,
+        ...(failure.status !== undefined ? { status: failure.status } : {}),
+        ...(failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
+      });
       await wait(delayMs, signal).catch((e: unknown) => {
         throw signal?.aborted ? abortError(signal) : e;
       });
@@ -152,47 +162,63 @@ export async function* streamSse(call: SseCall, deps: HttpDeps = {}): AsyncGener
 /** One HTTP attempt; everything that goes wrong becomes an AttemptFailure, except the caller's abort. */
 async function* attemptOnce(call: SseCall, fetchFn: FetchLike, limits: HttpLimits, now: () => number): AsyncGenerator<SseEvent> {
   const where = `POST ${safeUrl(call.url)}`;
+  const started = Date.now();
   // Our own controller tears the connection down on a timeout, or when the consumer stops early.
   const local = new AbortController();
   const signal = call.signal ? AbortSignal.any([call.signal, local.signal]) : local.signal;
   try {
     const response = await withDeadline(
       fetchFn(call.url, { method: "POST", headers: headers(call.apiKey), body: JSON.stringify(call.body), signal }),
-      limits.connectTimeoutMs,
+      Math.min(limits.connectTimeoutMs, limits.firstByteTimeoutMs),
       call.signal,
-      () => new AttemptFailure(`no response from ${where} within ${seconds(limits.connectTimeoutMs)}`, true, undefined, "timeout"),
+      () =>
+        limits.connectTimeoutMs <= limits.firstByteTimeoutMs
+          ? new AttemptFailure(`no response from ${where} within ${seconds(limits.connectTimeoutMs)}`, true, undefined, "connect_timeout")
+          : new AttemptFailure(`no answer from ${where} within ${seconds(limits.firstByteTimeoutMs)}`, false, undefined, "first_byte_timeout"),
     ).catch((error: unknown) => {
       if (error instanceof AttemptFailure || call.signal?.aborted) throw error;
       throw new AttemptFailure(`could not reach ${where}: ${describe(error)}`, true, undefined, errorCode(error));
     });
     if (!response.ok) throw await statusFailure(response, where, limits, call.signal, now());
     if (!response.body) throw new AttemptFailure(`${where} answered with an empty body`, false);
+    // The first chunk has what is left of the first-byte deadline; every later one the idle deadline.
+    const firstWithinMs = Math.max(1, limits.firstByteTimeoutMs - (Date.now() - started));
     try {
-      yield* readSse(chunks(response.body, limits.idleTimeoutMs, call.signal, () =>
-        new AttemptFailure(`the stream from ${where} went silent for ${seconds(limits.idleTimeoutMs)}`, true, undefined, "timeout"),
-      ));
+      yield* readSse(
+        chunks(response.body, firstWithinMs, limits.idleTimeoutMs, call.signal, (first) =>
+          first
+            ? new AttemptFailure(`no answer from ${where} within ${seconds(limits.firstByteTimeoutMs)}`, false, undefined, "first_byte_timeout")
+            : new AttemptFailure(`the stream from ${where} went silent for ${seconds(limits.idleTimeoutMs)}`, true, undefined, "idle_timeout"),
+        ),
+      );
     } catch (error) {
       if (error instanceof AttemptFailure || call.signal?.aborted) throw error;
-      throw new AttemptFailure(`the connection to ${where} dropped mid-stream: ${describe(error)}`, true, undefined, errorCode(error));
+      throw new AttemptFailure(`the connection to ${where} dropped mid-stream: ${describe(error)}`, true, undefined, "dropped");
     }
   } finally {
     local.abort();
   }
 }
 
-/** The body's chunks, each awaited under the idle deadline and the caller's signal. */
+/** The body's chunks: the first awaited under the first-byte deadline, each later one under the idle deadline. */
 async function* chunks(
   body: ReadableStream<Uint8Array>,
+  firstMs: number,
   idleMs: number,
   signal: AbortSignal | undefined,
-  onIdle: () => Error,
+  onTimeout: (first: boolean) => Error,
 ): AsyncGenerator<Uint8Array> {
   const reader = body.getReader();
+  let first = true;
   try {
     for (;;) {
-      const { done, value } = await withDeadline(reader.read(), idleMs, signal, onIdle);
+      const waitingFirst = first;
+      const { done, value } = await withDeadline(reader.read(), waitingFirst ? firstMs : idleMs, signal, () => onTimeout(waitingFirst));
       if (done) return;
-      if (value && value.byteLength > 0) yield value;
+      if (value && value.byteLength > 0) {
+        first = false;
+        yield value;
+      }
     }
   } finally {
     // Stop the download, so the server sees the request closed even if the consumer stopped early.

@@ -25,5 +25,12 @@ const FACTORIES: Record<Api, Factory> = {
 
 /** Build the provider `name` for its config; `api` defaults to "responses", as in config loading. */
 export function createProvider(name: string, config: ProviderSettings, deps: ProviderDeps = {}): Provider {
-  return FACTORIES[config.api ?? "responses"](name, config, deps);
+  // The config's timeouts, unless the caller (a test) sets its own.
+  const limits = {
+    ...(config.connect_timeout_ms !== undefined ? { connectTimeoutMs: config.connect_timeout_ms } : {}),
+    ...(config.first_byte_timeout_ms !== undefined ? { firstByteTimeoutMs: config.first_byte_timeout_ms } : {}),
+    ...(config.idle_timeout_ms !== undefined ? { idleTimeoutMs: config.idle_timeout_ms } : {}),
+    ...deps.limits,
+  };
+  return FACTORIES[config.api ?? "responses"](name, config, { ...deps, limits });
 }

@@ -43,15 +43,43 @@ export interface Provider {
   stream(request: ModelRequest): AsyncIterable<ProviderEvent>;
 }
 
+/**
+ * What kind of fault a failed model request was, for the user's message and
+ * for health: the provider could not be reached, refused our credentials, is
+ * out of quota, rate-limits us, failed on its side, took too long to start
+ * answering, cut its answer off mid-way, or rejected the request itself.
+ */
+export type ProviderFault = "unreachable" | "auth" | "quota" | "rate_limited" | "server" | "timeout" | "cut_off" | "rejected";
+
+const CUT_CODES = new Set(["truncated", "dropped", "idle_timeout", "max_output_tokens", "content_filter", "incomplete"]);
+const NETWORK_CODES = /^(E[A-Z]+|Connection\w*|FailedToOpenSocket|connect_timeout)$/;
+
+/** The fault a status and code mean. */
+export function faultOf(status: number | undefined, code: string | undefined): ProviderFault {
+  if (code === "insufficient_quota") return "quota";
+  if (status === 401 || status === 403) return "auth";
+  if (status === 429) return "rate_limited";
+  if (status !== undefined && status >= 500) return "server";
+  if (status !== undefined && status >= 400) return "rejected";
+  if (code === "first_byte_timeout") return "timeout";
+  if (code !== undefined && CUT_CODES.has(code)) return "cut_off";
+  if (code !== undefined && NETWORK_CODES.test(code)) return "unreachable";
+  return "server";
+}
+
 /** The provider answered with an error, or its stream broke. Its message never contains the API key. */
 export class ProviderError extends Error {
   override name = "ProviderError";
+  readonly fault: ProviderFault;
   constructor(
     message: string,
     readonly status?: number,
     readonly code?: string,
+    /** HTTP attempts made before giving up (1 when it was not retried). */
+    readonly attempts = 1,
   ) {
     super(message);
+    this.fault = faultOf(status, code);
   }
 }
 

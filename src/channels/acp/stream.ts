@@ -177,4 +177,9 @@ export class AcpTurnStream implements TurnStream {
     for (const update of this.mapper.stop()) void this.channel.send(update);
     await this.channel.idle();
   }
+
+  /** What the editor has shown stays: its updates are final as they go; the turn's failure is the prompt's error. */
+  async cut(): Promise<void> {
+    await this.stop();
+  }
 }

@@ -3,7 +3,9 @@
  * their role gates. Handlers only talk to the services they are given; the
  * gateway decides when each runs (`/stop` at once, ahead of the queue).
  */
+import { sleep } from "../../kernel/wait.ts";
 import type { BackgroundWork } from "../background.ts";
+import type { Stopped } from "../queue.ts";
 import type { InboundMessage } from "../../message/index.ts";
 import type { Role } from "../trust.ts";
 
@@ -20,7 +22,9 @@ export interface CommandContext {
   reply(markdown: string): Promise<void>;
   background: BackgroundWork;
   /** Cancel the running turn and drop queued ones in this conversation. */
-  stopTurns(): { cancelled: number; dropped: number };
+  stopTurns(): Stopped;
+  /** Stop this conversation's background work. */
+  stopBackground(): { stopped: number; settled: Promise<void> };
   newWindow(): void;
   compact(): Promise<boolean>;
   /** Start `/background` work; throws BackgroundLimitReached at the cap. */
@@ -39,6 +43,9 @@ export interface CommandSpec {
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** How long /stop waits for the stopped work to wind down before it answers anyway. */
+const STOP_GRACE_MS = 5000;
 
 export const COMMANDS: readonly CommandSpec[] = [
   {
@@ -130,8 +137,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     operator: true,
     immediate: true,
     async run(ctx) {
-      const { cancelled, dropped } = ctx.stopTurns();
-      const background = ctx.background.stop(ctx.conversation);
+      // Synchronous, before any await: whatever arrives after /stop is queued after the stop, not stopped by it.
+      const turns = ctx.stopTurns();
+      const work = ctx.stopBackground();
+      const { cancelled, dropped } = turns;
+      const background = work.stopped;
+      // "Stopped" is the last word: the stopped reply winds down first (its live card deleted, its
+      // unsent parts cancelled), so nothing of it can arrive after this reply.
+      await Promise.race([Promise.all([turns.settled, work.settled]), sleep(STOP_GRACE_MS)]);
       const parts = [
         cancelled ? plural(cancelled, "running reply") : "",
         dropped ? plural(dropped, "queued message") : "",

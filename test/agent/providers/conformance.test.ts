@@ -264,7 +264,8 @@ for (const api of ["responses", "chat"] as const) {
       fake.reply(reply.hang("partial"), reply.text("never"));
       const { error } = await failing(provider({ limits: { idleTimeoutMs: 150 } }));
       expect(error).toBeInstanceOf(ProviderError);
-      expect((error as ProviderError).code).toBe("timeout");
+      expect((error as ProviderError).code).toBe("idle_timeout");
+      expect((error as ProviderError).fault).toBe("cut_off");
       expect((error as Error).message).toContain("went silent for 0.15 s");
       expect(fake.requests).toHaveLength(1);
       await withTimeout(fake.requests[0]!.untilAborted, 2000, "the timed-out request was left open");
@@ -274,10 +275,26 @@ for (const api of ["responses", "chat"] as const) {
       fake.reply(reply.stall(), reply.stall());
       const { error } = await failing(provider({ limits: { connectTimeoutMs: 100, maxRetries: 1 } }));
       expect(error).toBeInstanceOf(ProviderError);
-      expect((error as ProviderError).code).toBe("timeout");
+      expect((error as ProviderError).code).toBe("connect_timeout");
+      expect((error as ProviderError).fault).toBe("unreachable");
+      expect((error as ProviderError).attempts).toBe(2);
       expect((error as Error).message).toContain("no response from POST");
       expect((error as Error).message).toContain("gave up after 2 attempts");
       expect(fake.requests).toHaveLength(2);
+    });
+
+    test("a model that answers the request but never starts its answer fails at the first-byte timeout, not retried", async () => {
+      fake.reply(reply.silent(), reply.text("never"));
+      const started = performance.now();
+      const { error } = await failing(provider({ limits: { connectTimeoutMs: 1000, firstByteTimeoutMs: 150, idleTimeoutMs: 5000 } }));
+      expect(error).toBeInstanceOf(ProviderError);
+      expect((error as ProviderError).code).toBe("first_byte_timeout");
+      expect((error as ProviderError).fault).toBe("timeout");
+      expect((error as Error).message).toContain("no answer from POST");
+      // Waiting again would only repeat the silence: one request, and the failure comes well before the idle timeout.
+      expect(fake.requests).toHaveLength(1);
+      expect(performance.now() - started).toBeLessThan(4000);
+      await withTimeout(fake.requests[0]!.untilAborted, 2000, "the timed-out request was left open");
     });
 
     test("an error event mid-stream is a ProviderError with the API's message and code", async () => {
