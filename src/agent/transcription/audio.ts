@@ -85,7 +85,8 @@ export function uploadName(audio: Pick<AudioClip, "mime" | "filename">): UploadN
   const container = BY_MIME[mime] ?? (ext ? BY_EXT[ext] : undefined);
   if (!container) {
     // Unknown: sent as it came, so the backend's refusal names what it was.
-    return { filename: `${stem ?? "audio"}${ext ? `.${ext}` : ""}`, mime: mime || "application/octet-stream" };
+    const valid = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(mime);
+    return { filename: `${stem ?? "audio"}${ext ? `.${ext}` : ""}`, mime: valid ? mime : "application/octet-stream" };
   }
   const fallbackStem = container === MP4 ? "video-note" : "voice-note";
   return { filename: `${stem ?? fallbackStem}.${container.ext}`, mime: container.mime };
