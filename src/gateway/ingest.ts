@@ -9,7 +9,6 @@ import type { ProviderEvent } from "../message/stream.ts";
 import { reactTool } from "../agent/tools/react.ts";
 import { sendAttachmentTool } from "../agent/tools/send_attachment.ts";
 import type { Tool } from "../agent/tools/types.ts";
-import { MB } from "../kernel/sizes.ts";
 import { startBackgroundTurn } from "./background-turn.ts";
 import type { GatewayDeps, TurnStream } from "./deps.ts";
 import { type CommandContext, CommandRefused, findCommand } from "./commands/index.ts";
@@ -152,13 +151,13 @@ export class Gateway {
         vision: deps.vision,
         model: deps.model,
         inboundCap: access?.inboundMediaCap ?? Number.POSITIVE_INFINITY,
-        audioCap: deps.config.fermix_core.transcription.max_file_mb * MB,
-        fetch: (m, fetchSignal) => {
+        fetch: (m, fetchSignal, maxBytes) => {
           if (!access) throw new Error(`${message.channel} cannot download attachments`);
-          return access.fetchMedia(m, fetchSignal);
+          return access.fetchMedia(m, fetchSignal, maxBytes);
         },
-        ...(deps.transcribe ? { transcribe: deps.transcribe } : {}),
+        transcription: deps.transcription,
         telemetry: deps.telemetry,
+        log,
         signal,
       });
 
