@@ -16,12 +16,12 @@ import type { Config, TranscriptionBackend } from "./schema.ts";
 import { isLocalUrl, sameOrigin } from "./urls.ts";
 
 /** Each backend's API root and model when the config names none. */
-export const TRANSCRIPTION_DEFAULTS: Readonly<Record<TranscriptionBackend, { baseUrl: string; model?: string }>> = {
+export const TRANSCRIPTION_DEFAULTS = {
   openai: { baseUrl: "https://api.openai.com/v1", model: "gpt-4o-mini-transcribe" },
   // Modelless: xAI's speech-to-text takes no model field.
   xai: { baseUrl: "https://api.x.ai/v1" },
   deepgram: { baseUrl: "https://api.deepgram.com/v1", model: "nova-3" },
-};
+} as const satisfies Record<TranscriptionBackend, { baseUrl: string; model?: string }>;
 
 /** Where the key comes from: the transcription table (file, keychain or environment), the `openai` provider, or none. */
 export type TranscriptionKeySource = "transcription" | "provider openai" | "none (local server)" | "missing";
@@ -46,7 +46,7 @@ export interface TranscriptionSettings {
 export function transcriptionSettings(config: Config): TranscriptionSettings {
   const t = config.fermix_core.transcription;
   const backend = t.backend ?? "openai";
-  const defaults = TRANSCRIPTION_DEFAULTS[backend];
+  const defaults: { baseUrl: string; model?: string } = TRANSCRIPTION_DEFAULTS[backend];
   const baseUrl = (t.base_url ?? defaults.baseUrl).replace(/\/+$/, "");
   const settings: TranscriptionSettings = {
     backend,

@@ -4,18 +4,17 @@
  * MIME type as Content-Type, and `Authorization: Token <key>` (not Bearer).
  * The transcript is at `results.channels[0].alternatives[0].transcript`.
  */
+import { TRANSCRIPTION_DEFAULTS } from "../../config/transcription.ts";
 import { uploadName } from "./audio.ts";
 import { requestJson } from "./http.ts";
 import { TranscriptionFailed } from "./errors.ts";
 import type { BackendOptions, Transcriber } from "./types.ts";
 
-export const DEEPGRAM_DEFAULT_MODEL = "nova-3";
-
 export function deepgramTranscriber(options: BackendOptions): Transcriber {
   return {
     async transcribe(audio, signal) {
       const { mime } = uploadName(audio);
-      const query = new URLSearchParams({ model: options.model ?? DEEPGRAM_DEFAULT_MODEL, smart_format: "true" });
+      const query = new URLSearchParams({ model: options.model ?? TRANSCRIPTION_DEFAULTS.deepgram.model, smart_format: "true" });
       const body = await requestJson(
         {
           backend: "deepgram",

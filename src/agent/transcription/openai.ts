@@ -3,12 +3,11 @@
  * whisper server, a proxy): multipart `POST {base}/audio/transcriptions` with
  * the recording in `file` and the `model`; the answer is `{text}`.
  */
+import { TRANSCRIPTION_DEFAULTS } from "../../config/transcription.ts";
 import { uploadName } from "./audio.ts";
 import { requestJson } from "./http.ts";
 import { TranscriptionFailed } from "./errors.ts";
 import type { BackendOptions, Transcriber } from "./types.ts";
-
-export const OPENAI_DEFAULT_MODEL = "gpt-4o-mini-transcribe";
 
 export function openaiTranscriber(options: BackendOptions): Transcriber {
   return {
@@ -21,7 +20,7 @@ export function openaiTranscriber(options: BackendOptions): Transcriber {
           init: () => {
             const form = new FormData();
             form.append("file", new File([audio.bytes], filename, { type: mime }));
-            form.append("model", options.model ?? OPENAI_DEFAULT_MODEL);
+            form.append("model", options.model ?? TRANSCRIPTION_DEFAULTS.openai.model);
             form.append("response_format", "json");
             const headers: Record<string, string> = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {};
             return { method: "POST", headers, body: form };
