@@ -4,8 +4,8 @@
  * and keeping credentials out of error text.
  */
 
-import { formatMb } from "../kernel/sizes.ts";
 import { type Sleep, sleep } from "../kernel/wait.ts";
+import { MediaTooLarge } from "../message/index.ts";
 
 /**
  * One client's rate-limit pause, shared by all its calls: after a 429 every
@@ -32,16 +32,8 @@ export class RateGate {
   }
 }
 
-/** An attachment larger than the channel accepts; never downloaded past the cap. */
-export class MediaTooLarge extends Error {
-  override name = "MediaTooLarge";
-  constructor(
-    readonly size: number,
-    readonly cap: number,
-  ) {
-    super(`the file is ${formatMb(size)}, over the ${formatMb(cap)} limit`);
-  }
-}
+/** An attachment larger than the channel accepts (it lives in message/, where the gateway can tell it apart). */
+export { MediaTooLarge };
 
 /** The body of a download, refused as soon as it is known to exceed `cap` (declared length first, then as it streams). */
 export async function readCapped(response: Response, cap: number): Promise<Uint8Array> {

@@ -61,7 +61,12 @@ export interface ChannelAdapter {
   stop(): Promise<void>;
   state(): ChannelRuntimeState;
   replyPort(target: ReplyTarget): ReplyPort;
-  /** Download one inbound attachment, after authorization. */
-  fetchMedia(media: InboundMedia, signal?: AbortSignal): Promise<FetchedMedia>;
+  /**
+   * Download one inbound attachment, after authorization. `maxBytes` lowers the
+   * channel's own cap for this download (transcription's `max_file_mb`): over
+   * it, rejects with MediaTooLarge — before the download where the platform
+   * tells the size first.
+   */
+  fetchMedia(media: InboundMedia, signal?: AbortSignal, maxBytes?: number): Promise<FetchedMedia>;
 }
 

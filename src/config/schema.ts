@@ -3,11 +3,14 @@
  * loaded config and its validator. Every key of DESIGN.md "Configuration" is
  * here, with its default.
  */
-import { type Static, type TLiteral, type TSchema, type TUnion, Type } from "@sinclair/typebox";
+import { type SchemaOptions, type Static, type TLiteral, type TSchema, type TUnion, Type } from "@sinclair/typebox";
 
 /** A union of string literals, typed as the union of its values. */
-const literals = <const T extends readonly string[]>(values: T): TUnion<TLiteral<T[number]>[]> =>
-  Type.Union(values.map((v) => Type.Literal(v)));
+const literals = <const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnion<TLiteral<T[number]>[]> =>
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    options,
+  );
 
 export const STREAMING_MODES = ["off", "draft", "block"] as const;
 export type StreamingMode = (typeof STREAMING_MODES)[number];
@@ -45,11 +48,40 @@ const CompactionSchema = Type.Object(
 
 const TranscriptionSchema = Type.Object(
   {
-    backend: Type.Optional(literals(TRANSCRIPTION_BACKENDS)),
-    model: Type.Optional(Type.String({ minLength: 1 })),
-    api_key: Type.Optional(Secret),
-    max_file_mb: Type.Number({ exclusiveMinimum: 0, maximum: 2048, default: 20 }),
-    base_url: Type.Optional(Url),
+    backend: Type.Optional(
+      literals(TRANSCRIPTION_BACKENDS, { description: "Speech-to-text backend for voice notes and audio: openai (default), xai or deepgram." }),
+    ),
+    model: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: "Transcription model: default gpt-4o-mini-transcribe (openai) or nova-3 (deepgram); xai is modelless and ignores it.",
+      }),
+    ),
+    api_key: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          "The backend's key. Unset: OPENAI_API_KEY / XAI_API_KEY / DEEPGRAM_API_KEY by backend; for openai also the key of the provider named openai when it serves the same base_url.",
+      }),
+    ),
+    max_file_mb: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 2048,
+      default: 20,
+      description: "Audio larger than this (MB) is refused with a reply, by its declared size before any download where the channel gives one.",
+    }),
+    base_url: Type.Optional(
+      Type.String({
+        ...Url,
+        description: "The API root including its version (a proxy, a local OpenAI-compatible whisper server); default per backend.",
+      }),
+    ),
+    timeout_ms: Type.Integer({
+      minimum: 1,
+      maximum: 600_000,
+      default: 60_000,
+      description: "How long one transcription request may take before it is abandoned (ms).",
+    }),
   },
   { default: {} },
 );

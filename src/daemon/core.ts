@@ -7,6 +7,8 @@ import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import type { ProviderDeps } from "../agent/providers/index.ts";
 import { AgentSupervisor } from "../agent/supervisor.ts";
+import { createTranscription } from "../agent/transcription/index.ts";
+import { transcriptionSettings } from "../config/transcription.ts";
 import type { LoadedConfig } from "../config/index.ts";
 import { BackgroundWork } from "../gateway/background.ts";
 import { Delivery, type Presenter } from "../gateway/delivery.ts";
@@ -136,6 +138,7 @@ export function buildCore(options: CoreOptions): Core {
     model: agents.primary?.config.model ?? "none",
     workspace: paths.workspace,
     waitingNoticeMs: config.fermix_core.delivery.waiting_notice_ms,
+    transcription: createTranscription(transcriptionSettings(config)),
     telemetry,
     log: log.child({ component: "gateway" }),
   });

@@ -77,7 +77,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     adapters.set(name, adapter);
     core.channels.set(name, {
       port: (target) => adapter.replyPort(target),
-      fetchMedia: (media, signal) => adapter.fetchMedia(media, signal),
+      fetchMedia: (media, signal, maxBytes) => adapter.fetchMedia(media, signal, maxBytes),
       inboundMediaCap: adapter.inboundMediaCap,
     });
   }

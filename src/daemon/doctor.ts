@@ -11,6 +11,7 @@ import { type LoadedConfig, loadConfig } from "../config/index.ts";
 import { ConfigError, type Env, PROVIDER_KEY_ENV } from "../config/load.ts";
 import { pathsFor, resolveHome } from "../config/paths.ts";
 import { CHANNEL_NAMES } from "../config/schema.ts";
+import { transcriptionSettings } from "../config/transcription.ts";
 import { MIGRATIONS } from "../store/migrations.ts";
 import { providerHealth } from "./health.ts";
 
@@ -121,16 +122,28 @@ function databaseRow(path: string): DoctorRow {
   }
 }
 
+/** The backend voice notes go to, and whether its credential is there (present, not proven: nothing is sent). */
 function transcriptionRow(loaded: LoadedConfig): DoctorRow {
-  const t = loaded.config.fermix_core.transcription;
-  const backend = t.backend ?? "openai";
-  if (t.api_key) return row("transcription", "ok", `${backend}, api key set`);
-  const variable = PROVIDER_KEY_ENV[backend as string];
-  return row(
-    "transcription",
-    "warn",
-    `${backend} has no api key: voice notes will be refused with a reply (set [fermix_core.transcription] api_key or ${variable})`,
-  );
+  const t = transcriptionSettings(loaded.config);
+  const what = `${t.backend}${t.model ? ` (${t.model})` : " (modelless)"} via ${t.baseUrl}`;
+  const ignored = t.ignoredModel ? `; model = "${t.ignoredModel}" is ignored` : "";
+  switch (t.keySource) {
+    case "transcription":
+      return row("transcription", "ok", `${what}: api key set${ignored}`);
+    case "provider openai":
+      return row("transcription", "ok", `${what}: api key of the openai provider${ignored}`);
+    case "none (local server)":
+      return row("transcription", "ok", `${what}: no key (local server)${ignored}`);
+    case "missing": {
+      const sources = [`[fermix_core.transcription] api_key`, PROVIDER_KEY_ENV[t.backend]];
+      if (t.backend === "openai") sources.push("an openai provider's key for the same base_url");
+      return row(
+        "transcription",
+        "warn",
+        `${what} has no api key: voice notes will be refused with a reply (run \`fermix setup\`, or set ${sources.filter(Boolean).join(" or ")})${ignored}`,
+      );
+    }
+  }
 }
 
 async function portRow(env: Env, probeDaemon: (settings: HttpSettings) => Promise<boolean>): Promise<DoctorRow> {

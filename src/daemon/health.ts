@@ -4,6 +4,7 @@
  */
 import { CHANNEL_MODE, channelReadiness } from "../config/channels.ts";
 import type { LoadedConfig } from "../config/index.ts";
+import { isLocalUrl } from "../config/urls.ts";
 import { CHANNEL_NAMES, type ChannelName, type ProviderConfig } from "../config/schema.ts";
 import type { ChannelHealth, ChannelRuntimeState, HealthReport, OverallStatus, ProviderHealth } from "../kernel/health.ts";
 
@@ -25,25 +26,8 @@ export interface HealthSnapshot {
   problems?: readonly string[];
 }
 
-/** A provider on this machine or a private network may run without a key (Ollama, llama.cpp). */
-export function isLocalUrl(url: string): boolean {
-  let host: string;
-  try {
-    host = new URL(url).hostname.replace(/^\[|\]$/g, "");
-  } catch {
-    return false;
-  }
-  return (
-    host === "localhost" ||
-    host.endsWith(".localhost") ||
-    host.endsWith(".local") ||
-    host === "::1" ||
-    /^127\./.test(host) ||
-    /^10\./.test(host) ||
-    /^192\.168\./.test(host) ||
-    /^172\.(1[6-9]|2\d|3[01])\./.test(host)
-  );
-}
+/** Lives in config/ now, where transcription settings use it too; re-exported for existing callers. */
+export { isLocalUrl };
 
 export function providerHealth(name: string, provider: ProviderConfig): ProviderHealth {
   const hasKey = Boolean(provider.api_key);

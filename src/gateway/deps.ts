@@ -6,6 +6,7 @@
 import type { Database } from "bun:sqlite";
 import type { MainAgent } from "../agent/agent.ts";
 import type { Compactor } from "../agent/compaction.ts";
+import type { TranscriptionEngine } from "../agent/transcription/index.ts";
 import type { Config } from "../config/schema.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
@@ -54,7 +55,8 @@ export interface StreamRequest {
 /** How a channel's adapter is reached from the gateway. */
 export interface ChannelAccess {
   port(target: ReplyTarget): ReplyPort;
-  fetchMedia(media: InboundMedia, signal?: AbortSignal): Promise<FetchedMedia>;
+  /** Over `maxBytes` (or the channel's cap), rejects with MediaTooLarge. */
+  fetchMedia(media: InboundMedia, signal?: AbortSignal, maxBytes?: number): Promise<FetchedMedia>;
   inboundMediaCap: number;
 }
 
@@ -77,7 +79,8 @@ export interface GatewayDeps {
   vision: boolean;
   model: string;
   workspace: string;
-  transcribe?: (audio: FetchedMedia) => Promise<string>;
+  /** Speech to text for voice notes and audio. */
+  transcription: TranscriptionEngine;
   /** After this long without a word from the model, the reader sees an interim status (waiting_notice_ms); 0: never. */
   waitingNoticeMs?: number;
   telemetry: Telemetry;

@@ -4,7 +4,6 @@
  * (done by the adapter), authorize, media, reply port, commands, queue,
  * deliver to the MainAgent.
  */
-import { MB } from "../kernel/sizes.ts";
 import { startBackgroundTurn } from "./background-turn.ts";
 import type { GatewayDeps, TurnStream } from "./deps.ts";
 import { type CommandContext, CommandRefused, findCommand } from "./commands/index.ts";
@@ -158,13 +157,13 @@ export class Gateway {
         vision: deps.vision,
         model: deps.model,
         inboundCap: access?.inboundMediaCap ?? Number.POSITIVE_INFINITY,
-        audioCap: deps.config.fermix_core.transcription.max_file_mb * MB,
-        fetch: (m, fetchSignal) => {
+        fetch: (m, fetchSignal, maxBytes) => {
           if (!access) throw new Error(`${message.channel} cannot download attachments`);
-          return access.fetchMedia(m, fetchSignal);
+          return access.fetchMedia(m, fetchSignal, maxBytes);
         },
-        ...(deps.transcribe ? { transcribe: deps.transcribe } : {}),
+        transcription: deps.transcription,
         telemetry: deps.telemetry,
+        log,
         signal,
       });
 

@@ -1,12 +1,15 @@
 /**
  * The gateway's media step: images downloaded and passed to the model as
- * image content, audio handed to transcription, other files described in the
+ * image content, audio transcribed (voice.ts), other files described in the
  * text. Caps are checked against the declared size before any download, and
  * every refusal is a reply the sender sees — never a silent drop.
  */
+import type { TranscriptionEngine } from "../agent/transcription/index.ts";
+import type { Logger } from "../kernel/log.ts";
 import { formatMb } from "../kernel/sizes.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
 import type { FetchedMedia, GatewayChannel, InboundMedia, InboundMessage } from "../message/index.ts";
+import { isAudio, refuseAudioEarly, transcribeAudio, withTranscripts } from "./voice.ts";
 
 export interface MediaSettings {
   channel: GatewayChannel;
@@ -15,12 +18,12 @@ export interface MediaSettings {
   model: string;
   /** The channel's inbound cap, bytes. */
   inboundCap: number;
-  /** Transcription's cap, bytes. */
-  audioCap: number;
-  fetch: (media: InboundMedia, signal?: AbortSignal) => Promise<FetchedMedia>;
-  /** Speech to text; absent until a transcription backend exists. */
-  transcribe?: (audio: FetchedMedia) => Promise<string>;
+  /** Rejects with MediaTooLarge over `maxBytes` (or the channel's cap). */
+  fetch: (media: InboundMedia, signal?: AbortSignal, maxBytes?: number) => Promise<FetchedMedia>;
+  /** Speech to text; its `maxBytes` is the cap audio is held to. */
+  transcription: TranscriptionEngine;
   telemetry: Telemetry;
+  log?: Logger;
   signal?: AbortSignal;
 }
 
@@ -30,8 +33,6 @@ export type MediaOutcome =
 
 
 const isImage = (m: InboundMedia) => m.kind === "image" || (m.kind === "document" && (m.mime ?? "").startsWith("image/"));
-const isAudio = (m: InboundMedia) =>
-  m.kind === "audio" || m.kind === "voice" || m.kind === "video_note" || (m.kind === "document" && (m.mime ?? "").startsWith("audio/"));
 
 /** Whether a message has nothing to act on: no text and no media but stickers. */
 export function isEmptyMessage(message: InboundMessage): boolean {
@@ -47,8 +48,10 @@ export async function prepareMedia(message: InboundMessage, settings: MediaSetti
   if (images.length > 0 && !settings.vision) {
     return { kind: "refused", reply: `I can't look at images: the configured model (${settings.model}) does not support images (vision = false).` };
   }
-  for (const media of [...images, ...others, ...audio]) {
-    const cap = isAudio(media) ? Math.min(settings.audioCap, settings.inboundCap) : settings.inboundCap;
+  const audioRefusal = refuseAudioEarly(audio, settings);
+  if (audioRefusal) return { kind: "refused", reply: audioRefusal };
+  for (const media of [...images, ...others]) {
+    const cap = settings.inboundCap;
     if (media.declaredSize !== undefined && media.declaredSize > cap) {
       return { kind: "refused", reply: `That file is ${formatMb(media.declaredSize)}, over the ${formatMb(cap)} limit for attachments here, so I did not download it.` };
     }
@@ -68,30 +71,10 @@ export async function prepareMedia(message: InboundMessage, settings: MediaSetti
     prepared.push({ mime: fetched.mime || media.mime || "image/jpeg", data: Buffer.from(fetched.bytes).toString("base64") });
   }
 
-  for (const media of audio) {
-    const started = performance.now();
-    if (!settings.transcribe) {
-      settings.telemetry.emit("transcription.message", {
-        measurements: { duration_ms: 0, bytes: media.declaredSize ?? 0 },
-        metadata: { channel: settings.channel, backend: "none", status: "refused" },
-      });
-      return { kind: "refused", reply: "Voice notes and audio are not supported yet in this version of Fermix — please send your message as text." };
-    }
-    try {
-      const fetched = await settings.fetch(media, settings.signal);
-      const transcript = await settings.transcribe(fetched);
-      settings.telemetry.emit("transcription.message", {
-        measurements: { duration_ms: performance.now() - started, bytes: fetched.bytes.byteLength },
-        metadata: { channel: settings.channel, backend: "configured", status: "ok" },
-      });
-      text = `${text.trim()}${text.trim() ? "\n\n" : ""}[voice note transcript]\n${transcript.trim()}`;
-    } catch (error) {
-      settings.telemetry.emit("transcription.message", {
-        measurements: { duration_ms: performance.now() - started, bytes: media.declaredSize ?? 0 },
-        metadata: { channel: settings.channel, backend: "configured", status: "error" },
-      });
-      return { kind: "refused", reply: `I couldn't transcribe that voice note (${error instanceof Error ? error.message : "error"}). Please try again.` };
-    }
+  if (audio.length > 0) {
+    const transcribed = await transcribeAudio(audio, settings);
+    if (transcribed.kind === "refused") return transcribed;
+    text = withTranscripts(text, transcribed.transcripts);
   }
 
   for (const media of others) {

@@ -43,7 +43,8 @@ export interface TelemetryEvents {
   };
   "transcription.message": {
     measurements: { duration_ms: number; bytes: number };
-    metadata: { channel: ChannelName; backend: string; status: "ok" | "error" | "refused" };
+    /** `reason` says why a refusal or error happened: no_key, too_large, download_failed, failed. */
+    metadata: { channel: ChannelName; backend: string; status: "ok" | "error" | "refused"; reason?: string };
   };
   "dispatcher.agent_unavailable": { measurements: { count: number }; metadata: { channel: ChannelName } };
   /** A send that failed for a reason that may heal, scheduled to be tried again. */

@@ -6,6 +6,7 @@
  * tiny pure helpers only: this module imports nothing above config.
  */
 import type { ChannelName } from "../config/schema.ts";
+import { formatMb } from "../kernel/sizes.ts";
 
 /** Every source of turns: the six configured channels and the local command line. */
 export type GatewayChannel = ChannelName | "cli";
@@ -169,5 +170,20 @@ export class HandoffUnavailable extends Error {
   override name = "HandoffUnavailable";
   constructor() {
     super("webhook handoff unavailable: too much work in flight");
+  }
+}
+
+/**
+ * An inbound attachment over a cap, refused by the size the platform declared
+ * or as its bytes arrived — never downloaded past the cap. Thrown by a
+ * channel's `fetchMedia`; the gateway answers it with a reply naming the cap.
+ */
+export class MediaTooLarge extends Error {
+  override name = "MediaTooLarge";
+  constructor(
+    readonly size: number,
+    readonly cap: number,
+  ) {
+    super(`the file is ${formatMb(size)}, over the ${formatMb(cap)} limit`);
   }
 }

@@ -116,14 +116,15 @@ describe("short circuits", () => {
     expect(h.fake.requests).toHaveLength(0);
   });
 
-  test("a voice note is answered 'not supported yet' (never a silent drop) and no model is called", async () => {
+  test("a voice note with no transcription key is answered with a pointer to `fermix setup` (never a silent drop), nothing downloaded", async () => {
     h = await startHarness();
     expect(await h.ingest({ text: "", media: [voice] })).toBe("refused");
     const [text] = h.telegram.texts();
-    expect(text).toContain("not supported yet");
+    expect(text).toContain("fermix setup");
+    expect(h.telegram.fetched).toEqual([]);
     expect(h.fake.requests).toHaveLength(0);
     expect(h.eventsNamed("transcription.message")).toEqual([
-      expect.objectContaining({ metadata: expect.objectContaining({ channel: "telegram", status: "refused" }) }),
+      expect.objectContaining({ metadata: { channel: "telegram", backend: "openai", status: "refused", reason: "no_key" } }),
     ]);
   });
 

@@ -113,3 +113,25 @@ export function telegramToml(o: TelegramOptions): string {
     owner_user_id: o.ownerUserId,
   });
 }
+
+export interface TranscriptionOptions {
+  backend?: "openai" | "xai" | "deepgram";
+  /** A speech-to-text fake's `url` (it ends in /v1). */
+  baseUrl?: string;
+  apiKey?: string;
+  model?: string;
+  maxFileMb?: number;
+  timeoutMs?: number;
+}
+
+/** A `[fermix_core.transcription]` table. */
+export function transcriptionToml(o: TranscriptionOptions): string {
+  return tomlTable("fermix_core.transcription", {
+    backend: o.backend,
+    base_url: o.baseUrl,
+    api_key: o.apiKey,
+    model: o.model,
+    max_file_mb: o.maxFileMb,
+    timeout_ms: o.timeoutMs,
+  });
+}

@@ -43,9 +43,9 @@ export function slackAdapter(config: Config, options: SlackAdapterOptions = {}):
     },
     state: lifecycle.state,
     replyPort: (target: ReplyTarget) => slackReplyPort(api, target, lifecycle.overCap),
-    async fetchMedia(media: InboundMedia, signal?: AbortSignal): Promise<FetchedMedia> {
+    async fetchMedia(media: InboundMedia, signal?: AbortSignal, maxBytes?: number): Promise<FetchedMedia> {
       // The gateway checked the declared size; the download is capped again in case Slack's figure was wrong.
-      const { bytes, mime } = await api.download(media.ref, SLACK_INBOUND_CAP, signal);
+      const { bytes, mime } = await api.download(media.ref, Math.min(SLACK_INBOUND_CAP, maxBytes ?? Number.POSITIVE_INFINITY), signal);
       const fetched: FetchedMedia = { bytes, mime: media.mime ?? mime };
       if (media.filename) fetched.filename = media.filename;
       return fetched;

@@ -5,6 +5,7 @@
  * request URLs embed it: `${apiRoot}/bot<token>/<method>`).
  */
 import { Api, GrammyError, HttpError } from "grammy";
+import { readCapped } from "../net.ts";
 
 /** Long uploads (50 MB documents) need more than a minute; long polls pass their own shorter signal. */
 const CLIENT_TIMEOUT_SECONDS = 300;
@@ -128,15 +129,8 @@ export async function downloadFile(
     await response.body?.cancel();
     throw new TelegramApiError(`telegram file download failed: HTTP ${response.status}`, response.status >= 500 ? "server" : "rejected", response.status);
   }
-  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
-  if (declared > options.maxBytes) {
-    await response.body?.cancel();
-    throw new TelegramApiError(`telegram file is ${declared} bytes, over the ${options.maxBytes}-byte download cap`, "rejected");
-  }
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  if (bytes.byteLength > options.maxBytes) {
-    throw new TelegramApiError(`telegram file is ${bytes.byteLength} bytes, over the ${options.maxBytes}-byte download cap`, "rejected");
-  }
+  // Over the cap (declared length first, then as it streams): MediaTooLarge, never read past it.
+  const bytes = await readCapped(response, options.maxBytes);
   const contentType = response.headers.get("content-type")?.split(";")[0]?.trim();
   return contentType ? { bytes, contentType } : { bytes };
 }

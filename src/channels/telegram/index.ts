@@ -7,7 +7,7 @@ import type { Api } from "grammy";
 import type { Config } from "../../config/schema.ts";
 import type { ChannelRuntimeState } from "../../kernel/health.ts";
 import { Logger, Redactor } from "../../kernel/log.ts";
-import type { FetchedMedia, InboundMedia, ReplyPort, ReplyTarget } from "../../message/index.ts";
+import { type FetchedMedia, type InboundMedia, MediaTooLarge, type ReplyPort, type ReplyTarget } from "../../message/index.ts";
 import type { AdapterContext, ChannelAdapter } from "../types.ts";
 import { botIdOf, createTelegramApi, downloadFile, grammySignal, TelegramApiError, toApiError } from "./api.ts";
 import { toInboundBatch } from "./inbound.ts";
@@ -92,10 +92,9 @@ export class TelegramAdapter implements ChannelAdapter {
   }
 
   /** getFile for the path, then the download from `${api_root}/file/bot<token>/<path>`. */
-  async fetchMedia(media: InboundMedia, signal?: AbortSignal): Promise<FetchedMedia> {
-    if (media.declaredSize !== undefined && media.declaredSize > this.inboundMediaCap) {
-      throw new TelegramApiError(`telegram attachment is ${media.declaredSize} bytes, over the ${this.inboundMediaCap}-byte cap`, "rejected");
-    }
+  async fetchMedia(media: InboundMedia, signal?: AbortSignal, maxBytes?: number): Promise<FetchedMedia> {
+    const cap = Math.min(this.inboundMediaCap, maxBytes ?? Number.POSITIVE_INFINITY);
+    if (media.declaredSize !== undefined && media.declaredSize > cap) throw new MediaTooLarge(media.declaredSize, cap);
     let filePath: string | undefined;
     try {
       filePath = (await this.api.getFile(media.ref, grammySignal(signal))).file_path;
@@ -107,7 +106,7 @@ export class TelegramAdapter implements ChannelAdapter {
       token: this.token,
       apiRoot: this.apiRoot,
       filePath,
-      maxBytes: this.inboundMediaCap,
+      maxBytes: cap,
       ...(signal ? { signal } : {}),
       ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
     });

@@ -52,11 +52,12 @@ export function whatsAppAdapter(config: Config, options: WhatsAppAdapterOptions 
     },
     state: lifecycle.state,
     replyPort: (target: ReplyTarget) => whatsAppReplyPort(api, target, lifecycle.overCap),
-    async fetchMedia(media: InboundMedia, signal?: AbortSignal): Promise<FetchedMedia> {
+    async fetchMedia(media: InboundMedia, signal?: AbortSignal, maxBytes?: number): Promise<FetchedMedia> {
       // Webhooks carry no size; GET /{media-id} does, so the cap is checked before the bytes are asked for.
+      const cap = Math.min(WHATSAPP_INBOUND_CAP, maxBytes ?? Number.POSITIVE_INFINITY);
       const info = await api.mediaInfo(media.ref, signal);
-      if (info.size !== undefined && info.size > WHATSAPP_INBOUND_CAP) throw new MediaTooLarge(info.size, WHATSAPP_INBOUND_CAP);
-      const { bytes, mime } = await api.download(info.url, WHATSAPP_INBOUND_CAP, signal);
+      if (info.size !== undefined && info.size > cap) throw new MediaTooLarge(info.size, cap);
+      const { bytes, mime } = await api.download(info.url, cap, signal);
       const fetched: FetchedMedia = { bytes, mime: media.mime ?? info.mime ?? mime };
       if (media.filename) fetched.filename = media.filename;
       return fetched;
