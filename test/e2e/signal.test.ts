@@ -7,7 +7,7 @@
  */
 import { expect, test } from "bun:test";
 import { reply } from "../fakes/model-server.ts";
-import { SIGNAL_ALICE, SIGNAL_BOB, type SignalFake } from "../fakes/signal.ts";
+import { SIGNAL_ALICE, SIGNAL_BOB, SIGNAL_GROUP, type SignalFake } from "../fakes/signal.ts";
 import { runFermix, type RunningDaemon } from "../helpers/binary.ts";
 import { ACP_OFF, providerToml, signalToml, TELEGRAM_OFF } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
@@ -91,6 +91,28 @@ test("an owner's Signal message is answered through signal-cli; a stranger gets 
   const pid = signal.starts()[0]!.pid;
   expect(await d.stop()).toBe(0);
   expect(() => process.kill(pid, 0)).toThrow();
+}, 40_000);
+
+test("a photo in a group: read from signal-cli's store and shown to the model; the model's reaction lands on that message", async () => {
+  const { model, signal, home } = await setup();
+  model.reply(reply.toolCall("react", { emoji: "🦜" }), reply.text("A parrot, clearly."));
+  const d = await start.daemon(home);
+  await signalHealth(d, (c) => c.status === "ready");
+
+  const bytes = new TextEncoder().encode("not really a png, but bytes all the same");
+  const photo = signal.addAttachment(bytes, "image/png", "bird.png");
+  const params = signal.envelope.text("what bird is this?", { groupId: SIGNAL_GROUP, attachments: [photo] }) as {
+    envelope: { timestamp: number };
+  };
+  await signal.receive(params);
+  await signal.waitForCall("send", (c) => String(c.request.params?.message ?? "").includes("A parrot"), 15_000);
+
+  expect(JSON.stringify(model.requests[0]!.body)).toContain(Buffer.from(bytes).toString("base64"));
+  expect(signal.reactions()).toEqual([
+    { emoji: "🦜", targetAuthor: SIGNAL_ALICE.uuid, targetTimestamp: params.envelope.timestamp, to: `group:${SIGNAL_GROUP}` },
+  ]);
+  expect(textsTo(signal, `group:${SIGNAL_GROUP}`)).toEqual(["A parrot, clearly."]);
+  expect(await d.stop()).toBe(0);
 }, 40_000);
 
 test("/stop during a slow turn aborts it, and nothing of the stopped reply is sent after \"Stopped\"", async () => {
