@@ -13,6 +13,7 @@ import { pathsFor, resolveHome } from "../config/paths.ts";
 import { CHANNEL_NAMES } from "../config/schema.ts";
 import { transcriptionSettings } from "../config/transcription.ts";
 import { MIGRATIONS } from "../store/migrations.ts";
+import { findSignalCli } from "../channels/signal/files.ts";
 import { providerHealth } from "./health.ts";
 
 export type RowStatus = "ok" | "warn" | "fail";
@@ -71,6 +72,7 @@ export async function runDoctor({ env, probeDaemon = isFermixListening }: Doctor
       else if (readiness.kind === "unconfigured") rows.push(row(check, "fail", `enabled but missing ${readiness.missing.join(", ")}`));
       else if (readiness.kind === "refused") rows.push(row(check, "fail", `enabled but refused: ${readiness.reason}`));
       else rows.push(row(check, "ok", name === "acp" ? "enabled (the socket's file mode is its authorization)" : "enabled, credentials and owner/allowlist set"));
+      if (name === "signal" && readiness.kind !== "disabled") rows.push(signalCliRow(loaded.config.fermix_channels.signal.cli_path, env));
       const streaming = (loaded.config.fermix_channels[name] as { streaming?: string }).streaming;
       if (readiness.kind !== "disabled" && streaming === "draft" && !CAN_EDIT[name]) {
         rows.push(row(`${check} streaming`, "warn", `streaming = "draft" but ${name} cannot edit messages: replies will not stream at all (use "block", or remove the key)`));
@@ -120,6 +122,12 @@ function databaseRow(path: string): DoctorRow {
   } catch (error) {
     return row("database", "fail", `${path} does not open: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/** The Signal channel runs signal-cli: is it there and executable, as the adapter will look for it. */
+function signalCliRow(cliPath: string, env: Env): DoctorRow {
+  const found = findSignalCli(cliPath, env);
+  return found.ok ? row("channel signal signal-cli", "ok", found.path) : row("channel signal signal-cli", "fail", found.reason);
 }
 
 /** The backend voice notes go to, and whether its credential is there (present, not proven: nothing is sent). */

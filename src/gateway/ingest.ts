@@ -82,7 +82,7 @@ export class Gateway {
     const { deps } = this;
     const log = deps.log.child({ channel: message.channel });
     // Step 2: authorize. A denied sender gets nothing, and nothing is downloaded.
-    const role = roleFor(deps.config, message.channel, message.senderId);
+    const role = roleFor(deps.config, message.channel, message.senderId, message.senderAliases);
     if (role === null) {
       log.info("message from an unauthorized sender dropped", { sender: message.senderId });
       return "dropped";

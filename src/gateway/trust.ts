@@ -31,15 +31,22 @@ export function operators(rules: TrustRules): string[] {
   return rules.allowed.length === 1 ? [rules.allowed[0]!] : [];
 }
 
-/** The sender's role, or null when the sender may not talk to this channel at all. */
-export function authorize(rules: TrustRules, senderId: string): Role | null {
-  if (operators(rules).includes(senderId)) return "operator";
-  if (rules.allowed.includes(senderId)) return "user";
+/**
+ * The sender's role, or null when the sender may not talk to this channel at
+ * all. `aliases` are other ids the platform vouches for as the same sender
+ * (InboundMessage.senderAliases: Signal's phone number beside its UUID); a
+ * match on any of them counts as a match on the sender.
+ */
+export function authorize(rules: TrustRules, senderId: string, aliases: readonly string[] = []): Role | null {
+  const ids = [senderId, ...aliases];
+  const ops = operators(rules);
+  if (ids.some((id) => ops.includes(id))) return "operator";
+  if (ids.some((id) => rules.allowed.includes(id))) return "user";
   return null;
 }
 
 /** The role for any channel: the local command line and ACP are authorized by the OS (the operator). */
-export function roleFor(config: Config, channel: GatewayChannel, senderId: string): Role | null {
+export function roleFor(config: Config, channel: GatewayChannel, senderId: string, aliases: readonly string[] = []): Role | null {
   if (channel === "cli" || channel === "acp") return "operator";
-  return authorize(trustRules(config, channel), senderId);
+  return authorize(trustRules(config, channel), senderId, aliases);
 }

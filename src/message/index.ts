@@ -32,6 +32,13 @@ export interface InboundMessage {
   threadId?: string;
   /** The stable id used for authorization and shown by /whoami. */
   senderId: string;
+  /**
+   * Other ids the platform vouches for as the same sender (Signal: the phone
+   * number beside the UUID in `senderId`). Authorization accepts any of them,
+   * so an owner or allowlist entry may be written either way; /whoami and
+   * everything else use `senderId`.
+   */
+  senderAliases?: string[];
   senderName?: string;
   /** The platform's id for this message: the idempotency key and the target of reactions. */
   messageId: string;

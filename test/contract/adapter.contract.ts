@@ -51,6 +51,13 @@ export interface ContractHarness {
    * ringing the platform cannot be asked for. Default true.
    */
   notifyControl?: boolean;
+  /**
+   * False when the channel sends plain text only (Signal): nothing it sends
+   * has formatting to reject, so `rejectFormattingNext` is never called and
+   * the formatting test checks instead that rendered and plain text go out
+   * alike. Default true.
+   */
+  formattingRejection?: boolean;
   stop(): Promise<void>;
 }
 
@@ -96,6 +103,13 @@ export function runAdapterContract(name: string, makeHarness: () => Promise<Cont
 
     test("a formatting rejection surfaces as FormattingRejected, so the sender can resend as plain text", async () => {
       const port = h.adapter.replyPort(h.target);
+      if (h.formattingRejection === false) {
+        await port.sendText(text(h.boldHi));
+        await port.sendText({ ...text(h.boldHi), plain: true });
+        const [rendered, plain] = (await h.visible()).slice(-2).map((m) => m.text);
+        expect(plain).toBe(rendered!);
+        return;
+      }
       h.rejectFormattingNext();
       await expect(port.sendText(text(h.boldHi))).rejects.toBeInstanceOf(FormattingRejected);
       const plain = await port.sendText({ ...text("hi"), plain: true });

@@ -50,6 +50,23 @@ describe("who may talk, and who is the operator", () => {
     expect(role(`owner_user_id = "1"`, "9", { TELEGRAM_ALLOWED_USER_IDS: "5,6" })).toBeNull();
   });
 
+  test("a sender's aliases (Signal's phone number beside its UUID) match an owner or allowlist written either way", () => {
+    const uuid = "9d7c2f6e-0000-4000-8000-00000000a11c";
+    const signal = (lines: string) => `
+[fermix_channels.signal]
+enabled = true
+account = "+15550001111"
+${lines}
+`;
+    const roleOf = (lines: string, sender: string, aliases: string[] = []) => roleFor(loadedFrom(signal(lines)).config, "signal", sender, aliases);
+    expect(roleOf(`owner_user_id = "+15550002222"`, uuid, ["+15550002222"])).toBe("operator");
+    expect(roleOf(`owner_user_id = "${uuid}"`, uuid, ["+15550002222"])).toBe("operator");
+    expect(roleOf(`owner_user_id = "+1"\nallowed_sender_ids = ["+15550003333"]`, uuid, ["+15550003333"])).toBe("user");
+    // Without the alias, the number alone does not let the UUID in; a stranger's number matches nothing.
+    expect(roleOf(`owner_user_id = "+15550002222"`, uuid)).toBeNull();
+    expect(roleOf(`owner_user_id = "+15550002222"`, uuid, ["+15550009999"])).toBeNull();
+  });
+
   test("the command line and ACP are the local operator", () => {
     const config = loadedFrom(telegram(`owner_user_id = "1"`)).config;
     expect(roleFor(config, "cli", "anyone")).toBe("operator");

@@ -135,3 +135,28 @@ export function transcriptionToml(o: TranscriptionOptions): string {
     timeout_ms: o.timeoutMs,
   });
 }
+
+export interface SignalOptions {
+  /** Default true: Signal is off unless the file turns it on. */
+  enabled?: boolean;
+  account: string;
+  /** The fake signal-cli's wrapper (`cliPath` of test/fakes/signal.ts); left out, `signal-cli` on PATH. */
+  cliPath?: string;
+  attachmentsDir?: string;
+  ownerUserId?: string;
+  allowedSenderIds?: readonly string[];
+  streaming?: "off" | "draft" | "block";
+}
+
+/** A Signal channel table (a signal-cli jsonRpc child), enabled unless `enabled: false`. */
+export function signalToml(o: SignalOptions): string {
+  return tomlTable("fermix_channels.signal", {
+    enabled: o.enabled ?? true,
+    account: o.account,
+    cli_path: o.cliPath,
+    attachments_dir: o.attachmentsDir,
+    owner_user_id: o.ownerUserId,
+    allowed_sender_ids: o.allowedSenderIds,
+    streaming: o.streaming,
+  });
+}

@@ -7,6 +7,7 @@
  */
 import { afterEach } from "bun:test";
 import { startFakeModel } from "../fakes/model-server.ts";
+import { startSignalFake } from "../fakes/signal.ts";
 import { startSlackFake } from "../fakes/slack.ts";
 import { startTelegramFake } from "../fakes/telegram.ts";
 import { startWhatsAppFake } from "../fakes/whatsapp.ts";
@@ -38,6 +39,8 @@ export function e2eResources() {
     whatsapp: () => stopped(startWhatsAppFake()),
     /** The Telegram Bot API fake. */
     telegram: () => stopped(startTelegramFake()),
+    /** The fake signal-cli: its folder, the wrapper to configure as cli_path, and its attachment store. */
+    signal: () => stopped(startSignalFake()),
     /** A private temp home, removed after the test. */
     home(extraEnv?: Record<string, string | undefined>): TestHome {
       const home = makeHome(extraEnv);

@@ -1,0 +1,158 @@
+/**
+ * What the Signal adapter tests share: a config pointing at a fake signal-cli,
+ * a logger whose lines are captured (without redaction of its own, so what
+ * the adapter lets through shows), and an AdapterContext wired like the
+ * daemon's: a real SQLite database, the real inbox and Dispatcher, and a
+ * gateway stand-in that records what reached it.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SignalAdapter, type SignalAdapterOptions } from "../../../src/channels/signal/index.ts";
+import type { AdapterContext } from "../../../src/channels/types.ts";
+import { pathsFor } from "../../../src/config/paths.ts";
+import type { Config } from "../../../src/config/schema.ts";
+import { Dispatcher } from "../../../src/gateway/dispatch.ts";
+import type { Gateway } from "../../../src/gateway/ingest.ts";
+import { TaskSupervisor } from "../../../src/gateway/supervisor.ts";
+import { Logger, Redactor } from "../../../src/kernel/log.ts";
+import { Telemetry } from "../../../src/kernel/telemetry.ts";
+import type { InboundMessage, Submission, SubmitResult } from "../../../src/message/index.ts";
+import { openDatabase } from "../../../src/store/db.ts";
+import { IdempotencyStore } from "../../../src/store/idempotency.ts";
+import { Inbox } from "../../../src/store/inbox.ts";
+import { SIGNAL_ALICE, type SignalFake, startSignalFake } from "../../fakes/signal.ts";
+import { ACP_OFF, signalToml, TELEGRAM_OFF } from "../../helpers/config.ts";
+import { loadedFrom } from "../../helpers/loaded.ts";
+
+/** A config whose Signal channel runs the fake, with Alice (by UUID) as the owner. */
+export function configFor(fake: SignalFake, extra: { cliPath?: string; ownerUserId?: string } = {}): Config {
+  return loadedFrom(
+    signalToml({
+      account: fake.account,
+      cliPath: extra.cliPath ?? fake.cliPath,
+      attachmentsDir: fake.attachmentsDir,
+      ownerUserId: extra.ownerUserId ?? SIGNAL_ALICE.uuid,
+    }) +
+      TELEGRAM_OFF +
+      ACP_OFF,
+  ).config;
+}
+
+/** A redactor that remembers what it was told but redacts nothing: a secret that reaches the log shows. */
+class RecordingRedactor extends Redactor {
+  readonly told: string[] = [];
+  override add(...values: Array<string | undefined>): void {
+    for (const v of values) if (v) this.told.push(v);
+  }
+}
+
+export interface SignalTestContext {
+  context: AdapterContext;
+  inbox: Inbox;
+  /** Every message the gateway stand-in received. */
+  ingested: InboundMessage[];
+  /** Every item handed to submit, in order. */
+  submitted: Submission[];
+  lines: string[];
+  /** Values the adapter asked the logger to redact. */
+  redacted: string[];
+  /** Make the next `count` submits fail with `error` (as the dispatcher does at capacity). */
+  failSubmits(error: Error, count?: number): void;
+  close(): void;
+}
+
+export function makeContext(config: Config): SignalTestContext {
+  const dir = mkdtempSync(join(tmpdir(), "fermix-signal-"));
+  const db = openDatabase(join(dir, "fermix.db"));
+  const inbox = new Inbox(db, new IdempotencyStore(db));
+  const lines: string[] = [];
+  const redactor = new RecordingRedactor();
+  const log = new Logger({ write: (l) => void lines.push(l) }, "debug", redactor);
+  const ingested: InboundMessage[] = [];
+  const submitted: Submission[] = [];
+  const gateway = {
+    ingest: async (message: InboundMessage, options: { inboxIds?: number[] } = {}) => {
+      ingested.push(message);
+      inbox.complete(options.inboxIds ?? []);
+      return "answered" as const;
+    },
+  } as unknown as Gateway;
+  const telemetry = new Telemetry();
+  const dispatcher = new Dispatcher({ db, inbox, supervisor: new TaskSupervisor(64, log), gateway, albumDebounceMs: {}, telemetry, log });
+  let failures: Error[] = [];
+  const context: AdapterContext = {
+    config,
+    paths: pathsFor(dir),
+    db,
+    log: log.child({ component: "signal" }),
+    telemetry,
+    async submit(items): Promise<SubmitResult> {
+      const failure = failures.shift();
+      if (failure) throw failure;
+      submitted.push(...items);
+      return dispatcher.submit("signal", items);
+    },
+    ingest: async () => "dropped",
+    stopConversation: () => {},
+  };
+  return {
+    context,
+    inbox,
+    ingested,
+    submitted,
+    lines,
+    redacted: redactor.told,
+    failSubmits: (error, count = 1) => void (failures = Array.from({ length: count }, () => error)),
+    close() {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Fast restarts and short timeouts for tests; everything else as in production. */
+export const FAST: SignalAdapterOptions = {
+  backoff: { initialMs: 20, maxMs: 200 },
+  submitBackoff: { initialMs: 10, maxMs: 50 },
+  probeTimeoutMs: 10_000,
+};
+
+/** A fake, an adapter on it, started in a context, ready to send. */
+export async function startAdapter(options: SignalAdapterOptions = {}, fake = startSignalFake()) {
+  const config = configFor(fake);
+  const ctx = makeContext(config);
+  const adapter = new SignalAdapter(config, { ...FAST, ...options });
+  await adapter.start(ctx.context);
+  await waitReady(adapter);
+  return {
+    fake,
+    adapter,
+    ctx,
+    async close() {
+      await adapter.stop();
+      ctx.close();
+      await fake.stop();
+    },
+  };
+}
+
+/** Wait until the adapter says its child is ready. */
+export async function waitReady(adapter: SignalAdapter, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (adapter.state().status !== "ready") {
+    if (Date.now() > deadline) throw new Error(`signal adapter not ready: ${JSON.stringify(adapter.state())}`);
+    await Bun.sleep(10);
+  }
+}
+
+/** Poll until `probe` is truthy. */
+export async function eventually<T>(probe: () => T | undefined | null | false, timeoutMs = 10_000, what = "condition"): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(10);
+  }
+}
