@@ -40,11 +40,20 @@ export interface TurnResult {
   failure?: { fault: ProviderFault; status?: number; code?: string; attempts: number };
 }
 
+/** A section the composition root adds to a turn's instructions (relevant memories, available skills…). */
+export interface PromptSection {
+  title: string;
+  body: string;
+}
+
 export interface AgentDeps {
   provider: Provider;
   model: string;
   conversations: ConversationStore;
+  /** The persona, read for every turn (it may change between turns). */
   soul: () => string;
+  /** Extra sections for one turn's instructions, in order; empty ones are left out. */
+  sections?: (request: TurnRequest) => PromptSection[];
   now?: () => Date;
   maxSteps?: number;
 }
@@ -90,6 +99,7 @@ export class MainAgent {
       now: (this.deps.now ?? (() => new Date()))(),
       canReact: tools.has("react"),
       ...(summary ? { summary } : {}),
+      sections: this.deps.sections?.(request) ?? [],
     });
     const usage: Usage = { inputTokens: 0, outputTokens: 0 };
     const texts: string[] = [];

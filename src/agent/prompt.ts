@@ -32,6 +32,8 @@ export interface TurnFacts {
   now: Date;
   summary?: string;
   canReact: boolean;
+  /** Sections the composition root adds (memories, skills…), each under its own heading. */
+  sections?: ReadonlyArray<{ title: string; body: string }>;
 }
 
 /** The instructions for one turn: the soul, then the facts of this turn. */
@@ -44,6 +46,9 @@ export function buildInstructions(soul: string, facts: TurnFacts): string {
     `- Current time: ${facts.now.toISOString()}.`,
   ];
   if (!facts.canReact) lines.push("- Reactions are not available here: acknowledge with a short line of text.");
+  for (const section of facts.sections ?? []) {
+    if (section.body.trim() !== "") lines.push("", `## ${section.title}`, section.body.trim());
+  }
   if (facts.summary) lines.push("", "## Summary of the earlier conversation", facts.summary.trim());
   return lines.join("\n");
 }

@@ -7,7 +7,7 @@
 import type { Config, ProviderConfig } from "../config/schema.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { ConversationStore } from "../store/conversations.ts";
-import { MainAgent } from "./agent.ts";
+import { type AgentDeps, MainAgent } from "./agent.ts";
 import { Compactor } from "./compaction.ts";
 import { loadSoul } from "./prompt.ts";
 import { createProvider, type ProviderDeps } from "./providers/index.ts";
@@ -32,6 +32,8 @@ export interface AgentSupervisorDeps {
   providerDeps?: ProviderDeps;
   /** How long a rebuild takes at least; a restart is never instant, so tests can observe it. */
   restartDelayMs?: number;
+  /** Sections the composition root adds to every turn's instructions (memories, skills…). */
+  sections?: AgentDeps["sections"];
 }
 
 export class AgentSupervisor {
@@ -113,6 +115,7 @@ export class AgentSupervisor {
       model: this.primary.config.model,
       conversations: this.deps.conversations,
       soul: () => soul,
+      ...(this.deps.sections ? { sections: this.deps.sections } : {}),
     });
   }
 }

@@ -31,11 +31,17 @@ export function startBackgroundTurn(deps: GatewayDeps, request: BackgroundReques
         channel: message.channel,
         text: prompt,
         images: [],
-        tools: [sendAttachmentTool],
+        tools: [
+          sendAttachmentTool,
+          ...(deps.extraTools?.({ channel: message.channel, conversation, senderId: message.senderId, role: "operator", detached: true }) ?? []),
+        ],
         // Tool media goes through the outbox like every other send (its own key: the result's `say` records from part 0).
         toolContext: {
           port: deps.delivery.durablePort(message.channel, target, `${key}:media`, rawPort),
           channel: message.channel,
+          conversation,
+          senderId: message.senderId,
+          role: "operator",
           target,
           workspace: deps.workspace,
           idempotency: deps.idempotency,

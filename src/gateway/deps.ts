@@ -6,6 +6,7 @@
 import type { Database } from "bun:sqlite";
 import type { MainAgent } from "../agent/agent.ts";
 import type { Compactor } from "../agent/compaction.ts";
+import type { Tool } from "../agent/tools/types.ts";
 import type { TranscriptionEngine } from "../agent/transcription/index.ts";
 import type { Config } from "../config/schema.ts";
 import type { Logger } from "../kernel/log.ts";
@@ -18,6 +19,16 @@ import type { Inbox } from "../store/inbox.ts";
 import type { BackgroundWork } from "./background.ts";
 import type { Delivery, TextFile } from "./delivery.ts";
 import type { ConversationQueue } from "./queue.ts";
+
+/** Who a turn is for, as features that offer tools see it. */
+export interface ToolScope {
+  channel: GatewayChannel;
+  conversation: string;
+  senderId: string;
+  role: "operator" | "user";
+  /** Background work (/background, scheduled jobs): no live conversation to ask questions in. */
+  detached: boolean;
+}
 
 /** The live MainAgent, or null while it restarts. */
 export interface AgentHandle {
@@ -74,6 +85,12 @@ export interface GatewayDeps {
   idempotency: IdempotencyStore;
   background: BackgroundWork;
   queue: ConversationQueue;
+  /**
+   * Tools the composition root offers besides react and send_attachment
+   * (workspace, memory, jobs, skills…), for one turn: each feature decides
+   * from the scope what it offers (e.g. only to the operator).
+   */
+  extraTools?: (scope: ToolScope) => Tool[];
   /** A streaming engine for a real channel turn, or null when the channel does not stream. */
   stream?: (request: StreamRequest) => TurnStream | null;
   vision: boolean;

@@ -186,6 +186,7 @@ export class Gateway {
         }
         return this.turns.run({
           message,
+          role,
           conversation,
           target,
           replyKey,

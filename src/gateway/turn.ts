@@ -22,6 +22,8 @@ export type TurnOutcome = "answered" | "reacted" | "empty_completion" | "failed"
 
 export interface TurnInput {
   message: InboundMessage;
+  /** The sender's role: the operator (owner) or an allowed user. */
+  role: "operator" | "user";
   conversation: string;
   target: ReplyTarget;
   replyKey: string;
@@ -96,10 +98,13 @@ export class TurnRunner {
         channel: message.channel,
         text: turn.text,
         images: turn.images,
-        tools: this.toolsFor(turn.port),
+        tools: this.toolsFor(turn),
         toolContext: {
           port: turn.port,
           channel: message.channel,
+          conversation: turn.conversation,
+          senderId: message.senderId,
+          role: turn.role,
           target: turn.target,
           workspace: deps.workspace,
           idempotency: deps.idempotency,
@@ -227,9 +232,17 @@ export class TurnRunner {
     this.deps.log.info("replayed turn removed what its interrupted attempt had shown", { channel: turn.message.channel, reply: turn.replyKey, removed });
   }
 
-  private toolsFor(port: ReplyPort): Tool[] {
-    const react = reactTool(port.capabilities.react);
-    return react ? [react, sendAttachmentTool] : [sendAttachmentTool];
+  private toolsFor(turn: TurnInput): Tool[] {
+    const react = reactTool(turn.port.capabilities.react);
+    const extra =
+      this.deps.extraTools?.({
+        channel: turn.message.channel,
+        conversation: turn.conversation,
+        senderId: turn.message.senderId,
+        role: turn.role,
+        detached: false,
+      }) ?? [];
+    return [...(react ? [react] : []), sendAttachmentTool, ...extra];
   }
 
   /** Show "typing…" while a turn runs, on channels that have it. */

@@ -42,6 +42,9 @@ function context(overrides: Partial<ToolContext> = {}): ToolContext {
   return {
     port,
     channel: "telegram",
+    conversation: "telegram:42:",
+    senderId: "42",
+    role: "operator",
     target: { chatId: "42" },
     workspace,
     idempotency,

@@ -13,6 +13,11 @@ export interface ToolContext {
   /** The durable reply port of this turn. */
   port: ReplyPort;
   channel: GatewayChannel;
+  /** The conversation key (channel:chat:thread) the turn belongs to. */
+  conversation: string;
+  /** Who asked, and whether they are the operator (the owner): tools scope what they keep and show by it. */
+  senderId: string;
+  role: "operator" | "user";
   target: ReplyTarget;
   workspace: string;
   idempotency: IdempotencyStore;
