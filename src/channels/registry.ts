@@ -15,4 +15,5 @@ export const ADAPTERS: Partial<Record<ChannelName, () => Promise<AdapterFactory>
   telegram: () => import("./telegram/index.ts").then((m) => m.telegramAdapter),
   slack: () => import("./slack/index.ts").then((m) => m.slackAdapter),
   whatsapp: () => import("./whatsapp/index.ts").then((m) => m.whatsAppAdapter),
+  discord: () => import("./discord/index.ts").then((m) => m.discordAdapter),
 };
