@@ -61,6 +61,21 @@ export function recordingSleep(capMs = 5): { sleep: Sleep; waits: number[] } {
   };
 }
 
+/** A clock that moves only when something sleeps on it: waits are recorded and pass at once. */
+export function virtualClock(start = Date.now()): { now: () => number; sleep: Sleep; waits: number[] } {
+  let t = start;
+  const waits: number[] = [];
+  return {
+    waits,
+    now: () => t,
+    sleep: async (ms, signal) => {
+      waits.push(ms);
+      t += ms;
+      await sleep(0, signal);
+    },
+  };
+}
+
 export interface TestContext {
   context: AdapterContext;
   db: Database;
