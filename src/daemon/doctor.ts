@@ -12,6 +12,7 @@ import { ConfigError, type Env, PROVIDER_KEY_ENV } from "../config/load.ts";
 import { pathsFor, resolveHome } from "../config/paths.ts";
 import { CHANNEL_NAMES } from "../config/schema.ts";
 import { MIGRATIONS } from "../store/migrations.ts";
+import { discordDoctorRows } from "./doctor-discord.ts";
 import { providerHealth } from "./health.ts";
 
 export type RowStatus = "ok" | "warn" | "fail";
@@ -75,6 +76,7 @@ export async function runDoctor({ env, probeDaemon = isFermixListening }: Doctor
         rows.push(row(`${check} streaming`, "warn", `streaming = "draft" but ${name} cannot edit messages: replies will not stream at all (use "block", or remove the key)`));
       }
     }
+    rows.push(...discordDoctorRows(loaded.config, paths.database));
     rows.push(transcriptionRow(loaded));
   }
 
