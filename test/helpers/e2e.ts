@@ -6,6 +6,7 @@
  * for the next one.
  */
 import { afterEach } from "bun:test";
+import { startDiscordFake } from "../fakes/discord.ts";
 import { startFakeModel } from "../fakes/model-server.ts";
 import { startSlackFake } from "../fakes/slack.ts";
 import { startTelegramFake } from "../fakes/telegram.ts";
@@ -38,6 +39,8 @@ export function e2eResources() {
     whatsapp: () => stopped(startWhatsAppFake()),
     /** The Telegram Bot API fake. */
     telegram: () => stopped(startTelegramFake()),
+    /** The Discord fake: REST API and gateway on one loopback port. */
+    discord: () => stopped(startDiscordFake()),
     /** A private temp home, removed after the test. */
     home(extraEnv?: Record<string, string | undefined>): TestHome {
       const home = makeHome(extraEnv);
