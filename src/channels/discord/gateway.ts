@@ -3,8 +3,8 @@
  * connection at a time, kept up until stop() or a close code that no
  * reconnect can fix.
  *
- * A connection: the URL from GET /gateway/bot (honouring the session start
- * limit and max_concurrency), or the session's resume_gateway_url; Hello →
+ * A connection: the URL from GET /gateway/bot (discovery.ts: the session
+ * start limit, max_concurrency), or the session's resume_gateway_url; Hello →
  * heartbeats (the first after `interval * jitter`) → Identify, or Resume with
  * the session id and last sequence number; READY or RESUMED → ready. A beat
  * that finds the previous one unacknowledged means a zombie connection: close
@@ -23,7 +23,8 @@ import { GatewayOpcodes, type GatewayReadyDispatchData } from "discord-api-types
 import type { ChannelRuntimeState } from "../../kernel/health.ts";
 import type { Logger } from "../../kernel/log.ts";
 import { type Sleep, sleep } from "../../kernel/wait.ts";
-import { type DiscordApi, DiscordApiError } from "./api.ts";
+import type { DiscordApi } from "./api.ts";
+import { GatewayDiscovery } from "./discovery.ts";
 import {
   type Backoff,
   closeAction,
@@ -109,10 +110,7 @@ const MAX_REPLAYS = 5;
 export class GatewayClient {
   private status: ChannelRuntimeState = { status: "starting", process_alive: false, detail: "not started" };
   private session: StoredSession | undefined;
-  private gatewayUrl: string | undefined;
   private attempt = 0;
-  private lastIdentifyAt = Number.NEGATIVE_INFINITY;
-  private identifySpacingMs = 5000;
   private failedSeq: number | null = null;
   private failedTimes = 0;
   private controller: AbortController | undefined;
@@ -120,12 +118,12 @@ export class GatewayClient {
   private current: Connection | undefined;
   private readonly random: () => number;
   private readonly sleepFn: Sleep;
-  private readonly now: () => number;
+  private readonly discovery: GatewayDiscovery;
 
   constructor(private readonly options: GatewayClientOptions) {
     this.random = options.random ?? Math.random;
     this.sleepFn = options.sleep ?? sleep;
-    this.now = options.now ?? Date.now;
+    this.discovery = new GatewayDiscovery(options.api, options.log, this.sleepFn, options.now ?? Date.now);
   }
 
   /** What health reports: starting until READY, ready while a session is live, failed after a fatal close. */
@@ -164,9 +162,10 @@ export class GatewayClient {
         url = this.session.resumeUrl;
         mode = "resume";
       } else {
-        const found = await this.discover(signal);
+        const found = await this.discovery.next(signal);
         if (found.kind === "stop") return this.fail(found.reason);
         if (found.kind === "retry") {
+          this.status = { status: "starting", process_alive: false, detail: found.detail };
           delay = found.delayMs ?? this.nextBackoff();
           continue;
         }
@@ -188,46 +187,6 @@ export class GatewayClient {
           break;
       }
     }
-  }
-
-  /** GET /gateway/bot: the URL to identify on, once the session start limit allows; a 401 stops the adapter. */
-  private async discover(signal: AbortSignal): Promise<{ kind: "url"; url: string } | { kind: "retry"; delayMs?: number } | { kind: "stop"; reason: string }> {
-    const { log } = this.options;
-    let info: Awaited<ReturnType<DiscordApi["getGatewayBot"]>>;
-    try {
-      info = await this.options.api.getGatewayBot(signal);
-    } catch (error) {
-      if (signal.aborted) return { kind: "retry" };
-      if (error instanceof DiscordApiError && error.kind === "unauthorized") {
-        return { kind: "stop", reason: "Discord rejected the bot token (401 on GET /gateway/bot): set a valid bot_token (or DISCORD_BOT_TOKEN) and restart Fermix" };
-      }
-      const why = error instanceof Error ? error.message : String(error);
-      if (!this.gatewayUrl) {
-        this.reconnecting(`cannot reach Discord: ${why}`);
-        log.warn("discord gateway URL not available; retrying", { error: why });
-        return { kind: "retry" };
-      }
-      log.warn("GET /gateway/bot failed; using the gateway URL from before", { error: why });
-      return this.spaced(this.gatewayUrl, signal);
-    }
-    this.gatewayUrl = info.url;
-    const limit = info.session_start_limit;
-    this.identifySpacingMs = 5000 / Math.max(1, limit?.max_concurrency ?? 1);
-    if (limit && limit.remaining <= 0) {
-      const waitMs = Math.max(1000, limit.reset_after);
-      const detail = `Discord's session start limit is used up (0 of ${limit.total} left); waiting ${Math.ceil(waitMs / 1000)} s for it to reset`;
-      this.status = { status: "starting", process_alive: false, detail };
-      log.warn("discord session start limit reached; waiting for its reset", { wait_ms: waitMs, total: limit.total });
-      return { kind: "retry", delayMs: waitMs };
-    }
-    return this.spaced(info.url, signal);
-  }
-
-  /** Hold an Identify until max_concurrency allows another (one per 5 s for most bots). */
-  private async spaced(url: string, signal: AbortSignal): Promise<{ kind: "url"; url: string } | { kind: "retry" }> {
-    const wait = this.lastIdentifyAt + this.identifySpacingMs - this.now();
-    if (wait > 0 && !(await this.wait(wait, signal))) return { kind: "retry" };
-    return { kind: "url", url };
   }
 
   /** Open one socket and run it until it closes; resolves with what to do next. */
@@ -294,7 +253,7 @@ export class GatewayClient {
         if (conn.mode === "resume" && this.session) {
           this.send(conn, resumePayload(token, this.session.sessionId, this.session.seq));
         } else {
-          this.lastIdentifyAt = this.now();
+          this.discovery.identified();
           this.send(conn, identifyPayload(token, process.platform));
         }
         return;
