@@ -192,9 +192,14 @@ export class DiscordApi {
         continue;
       }
       this.limits.update(key, response.headers);
-      if (response.status === 204) return undefined;
-      if (response.ok) return response.json();
-      throw await this.failure(label, response);
+      if (!response.ok) throw await this.failure(label, response);
+      const body = await response.text();
+      if (body === "") return undefined;
+      try {
+        return JSON.parse(body);
+      } catch {
+        throw new DiscordApiError(`Discord ${label} answered ${response.status} with a body that is not JSON`, "server", response.status);
+      }
     }
   }
 
