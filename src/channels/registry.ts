@@ -16,4 +16,5 @@ export const ADAPTERS: Partial<Record<ChannelName, () => Promise<AdapterFactory>
   slack: () => import("./slack/index.ts").then((m) => m.slackAdapter),
   whatsapp: () => import("./whatsapp/index.ts").then((m) => m.whatsAppAdapter),
   signal: () => import("./signal/index.ts").then((m) => m.signalAdapter),
+  discord: () => import("./discord/index.ts").then((m) => m.discordAdapter),
 };

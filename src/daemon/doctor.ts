@@ -14,6 +14,7 @@ import { CHANNEL_NAMES } from "../config/schema.ts";
 import { transcriptionSettings } from "../config/transcription.ts";
 import { MIGRATIONS } from "../store/migrations.ts";
 import { findSignalCli } from "../channels/signal/files.ts";
+import { discordDoctorRows } from "./doctor-discord.ts";
 import { providerHealth } from "./health.ts";
 
 export type RowStatus = "ok" | "warn" | "fail";
@@ -78,6 +79,7 @@ export async function runDoctor({ env, probeDaemon = isFermixListening }: Doctor
         rows.push(row(`${check} streaming`, "warn", `streaming = "draft" but ${name} cannot edit messages: replies will not stream at all (use "block", or remove the key)`));
       }
     }
+    rows.push(...discordDoctorRows(loaded.config, paths.database));
     rows.push(transcriptionRow(loaded));
   }
 

@@ -160,3 +160,28 @@ export function signalToml(o: SignalOptions): string {
     streaming: o.streaming,
   });
 }
+
+export interface DiscordOptions {
+  /** Default true: Discord is off unless the file turns it on. */
+  enabled?: boolean;
+  botToken: string;
+  botUserId?: string;
+  ownerUserId?: string;
+  allowedUserIds?: readonly string[];
+  /** The Discord fake's `apiBase`; left out, the gateway URL would be asked of discord.com. */
+  apiBase?: string;
+  streaming?: "off" | "draft" | "block";
+}
+
+/** A Discord channel table (a gateway connection found through `api_base`), enabled unless `enabled: false`. */
+export function discordToml(o: DiscordOptions): string {
+  return tomlTable("fermix_channels.discord", {
+    enabled: o.enabled ?? true,
+    bot_token: o.botToken,
+    bot_user_id: o.botUserId,
+    owner_user_id: o.ownerUserId,
+    allowed_user_ids: o.allowedUserIds,
+    api_base: o.apiBase,
+    streaming: o.streaming,
+  });
+}

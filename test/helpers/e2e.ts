@@ -6,6 +6,7 @@
  * for the next one.
  */
 import { afterEach } from "bun:test";
+import { startDiscordFake } from "../fakes/discord.ts";
 import { startFakeModel } from "../fakes/model-server.ts";
 import { startSignalFake } from "../fakes/signal.ts";
 import { startSlackFake } from "../fakes/slack.ts";
@@ -41,6 +42,8 @@ export function e2eResources() {
     telegram: () => stopped(startTelegramFake()),
     /** The fake signal-cli: its folder, the wrapper to configure as cli_path, and its attachment store. */
     signal: () => stopped(startSignalFake()),
+    /** The Discord fake: REST API and gateway on one loopback port. */
+    discord: () => stopped(startDiscordFake()),
     /** A private temp home, removed after the test. */
     home(extraEnv?: Record<string, string | undefined>): TestHome {
       const home = makeHome(extraEnv);

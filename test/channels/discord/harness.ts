@@ -1,0 +1,174 @@
+/**
+ * What the Discord adapter tests share: a config pointing at the fake, a
+ * logger whose lines are captured (without redaction, so a token that
+ * reaches it is caught), waits that are recorded and cut short, an
+ * AdapterContext wired like the daemon's (a real SQLite database, the real
+ * inbox and Dispatcher, a gateway stand-in that records what reached it),
+ * and a bare GatewayClient for the connection tests.
+ */
+import type { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DiscordApi } from "../../../src/channels/discord/api.ts";
+import { type DispatchHandler, GatewayClient, type GatewayClientOptions } from "../../../src/channels/discord/gateway.ts";
+import type { AdapterContext } from "../../../src/channels/types.ts";
+import { pathsFor } from "../../../src/config/paths.ts";
+import type { Config } from "../../../src/config/schema.ts";
+import { Dispatcher } from "../../../src/gateway/dispatch.ts";
+import type { Gateway } from "../../../src/gateway/ingest.ts";
+import { TaskSupervisor } from "../../../src/gateway/supervisor.ts";
+import { Logger, Redactor } from "../../../src/kernel/log.ts";
+import { Telemetry } from "../../../src/kernel/telemetry.ts";
+import { type Sleep, sleep } from "../../../src/kernel/wait.ts";
+import type { InboundMessage, Submission, SubmitResult } from "../../../src/message/index.ts";
+import { openDatabase } from "../../../src/store/db.ts";
+import { IdempotencyStore } from "../../../src/store/idempotency.ts";
+import { Inbox } from "../../../src/store/inbox.ts";
+import { DISCORD_ALICE, type DiscordFake } from "../../fakes/discord.ts";
+import { ACP_OFF, TELEGRAM_OFF, tomlTable } from "../../helpers/config.ts";
+import { loadedFrom } from "../../helpers/loaded.ts";
+
+/** A config whose Discord channel talks to the fake, owned by Alice. */
+export function configFor(fake: Pick<DiscordFake, "token" | "apiBase">, extra: Record<string, string> = {}): Config {
+  return loadedFrom(
+    tomlTable("fermix_channels.discord", { enabled: true, bot_token: fake.token, owner_user_id: DISCORD_ALICE.id, api_base: fake.apiBase, ...extra }) +
+      TELEGRAM_OFF +
+      ACP_OFF,
+  ).config;
+}
+
+/** A redactor that knows no secrets: whatever the adapter lets through shows up in the lines. */
+class NoRedaction extends Redactor {
+  override add(): void {}
+}
+
+/** A logger writing into an array. */
+export function captureLog(): { log: Logger; lines: string[] } {
+  const lines: string[] = [];
+  return { log: new Logger({ write: (l) => void lines.push(l) }, "debug", new NoRedaction()), lines };
+}
+
+/** A sleep that records what it was asked to wait and waits at most `capMs` of real time. */
+export function recordingSleep(capMs = 5): { sleep: Sleep; waits: number[] } {
+  const waits: number[] = [];
+  return {
+    waits,
+    sleep: async (ms, signal) => {
+      waits.push(ms);
+      await sleep(Math.min(ms, capMs), signal);
+    },
+  };
+}
+
+/** A clock that moves only when something sleeps on it: waits are recorded and pass at once. */
+export function virtualClock(start = Date.now()): { now: () => number; sleep: Sleep; waits: number[] } {
+  let t = start;
+  const waits: number[] = [];
+  return {
+    waits,
+    now: () => t,
+    sleep: async (ms, signal) => {
+      waits.push(ms);
+      t += ms;
+      await sleep(0, signal);
+    },
+  };
+}
+
+export interface TestContext {
+  context: AdapterContext;
+  db: Database;
+  inbox: Inbox;
+  /** Every message the gateway stand-in received. */
+  ingested: InboundMessage[];
+  submitted: Submission[];
+  lines: string[];
+  /** Make the next `count` submits fail as the dispatcher does at capacity (nothing written). */
+  failSubmits(error: Error, count?: number): void;
+  close(): void;
+}
+
+/** A context over a fresh database in a temp dir (or `dir`, to reopen one after a "restart"). */
+export function makeContext(config: Config, opts: { dir?: string } = {}): TestContext & { dir: string } {
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), "fermix-discord-"));
+  const db = openDatabase(join(dir, "fermix.db"));
+  const inbox = new Inbox(db, new IdempotencyStore(db));
+  const { log, lines } = captureLog();
+  const ingested: InboundMessage[] = [];
+  const submitted: Submission[] = [];
+  const gateway = {
+    ingest: async (message: InboundMessage, options: { inboxIds?: number[] } = {}) => {
+      ingested.push(message);
+      inbox.complete(options.inboxIds ?? []);
+      return "answered" as const;
+    },
+  } as unknown as Gateway;
+  const telemetry = new Telemetry();
+  const dispatcher = new Dispatcher({ db, inbox, supervisor: new TaskSupervisor(64, log), gateway, albumDebounceMs: {}, telemetry, log });
+  let failures: { error: Error; left: number } | undefined;
+  const context: AdapterContext = {
+    config,
+    paths: pathsFor(dir),
+    db,
+    log: log.child({ component: "discord" }),
+    telemetry,
+    async submit(items, commit): Promise<SubmitResult> {
+      if (failures && failures.left > 0) {
+        failures.left--;
+        throw failures.error;
+      }
+      submitted.push(...items);
+      return dispatcher.submit("discord", items, commit);
+    },
+    ingest: async () => "dropped",
+    stopConversation: () => {},
+  };
+  return {
+    dir,
+    context,
+    db,
+    inbox,
+    ingested,
+    submitted,
+    lines,
+    failSubmits: (error, count = 1) => void (failures = { error, left: count }),
+    close() {
+      db.close();
+      if (!opts.dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** One dispatch a bare client's handler saw. */
+export interface SeenEvent {
+  t: string;
+  d: unknown;
+  seq: number | null;
+}
+
+/** A GatewayClient against the fake, recording every dispatch it hands to its handlers and every wait. */
+export function gatewayClient(fake: DiscordFake, opts: Partial<GatewayClientOptions> & { handle?: (t: string, d: unknown) => void } = {}) {
+  const { log, lines } = captureLog();
+  const { sleep: recorded, waits } = recordingSleep();
+  const seen: SeenEvent[] = [];
+  const handler = (t: string): DispatchHandler => (d, event) => {
+    opts.handle?.(t, d);
+    seen.push({ t, d, seq: event.seq });
+  };
+  const handlers = new Map<string, DispatchHandler>(["READY", "GUILD_CREATE", "MESSAGE_CREATE", "RESUMED"].map((t) => [t, handler(t)]));
+  const api = new DiscordApi({ token: fake.token, apiBase: fake.apiBase });
+  const client = new GatewayClient({ token: fake.token, api, handlers, log, random: () => 0.5, sleep: recorded, closeGraceMs: 500, ...opts });
+  return { client, seen, waits, lines };
+}
+
+/** Poll until `probe` is truthy (the client runs in the background). */
+export async function eventually<T>(probe: () => T | undefined | null | false, timeoutMs = 5000, what = "condition"): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(5);
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * Self-tests for the Discord fake, driven by a bare WebSocket and fetch (not
+ * Fermix's client), so the fake is known to speak the documented protocol on
+ * its own: Hello first, 4004 for a wrong token, ACKs, READY's resume URL,
+ * replay on Resume, op 9 for an unknown session, Discord's REST answers.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { GatewayOpcodes } from "discord-api-types/v10";
+import { type DiscordFake, DISCORD_DM, startDiscordFake } from "./discord.ts";
+
+let fake: DiscordFake;
+const sockets: WebSocket[] = [];
+afterEach(async () => {
+  for (const ws of sockets.splice(0)) ws.close();
+  await fake?.stop();
+});
+
+/** A raw socket that collects parsed frames and its close event. */
+async function open(url: string) {
+  const ws = new WebSocket(url);
+  sockets.push(ws);
+  const frames: Array<{ op: number; d: unknown; s: number | null; t: string | null }> = [];
+  const closed = new Promise<CloseEvent>((resolve) => ws.addEventListener("close", resolve));
+  ws.addEventListener("message", (e) => frames.push(JSON.parse(String(e.data))));
+  await new Promise((resolve, reject) => {
+    ws.addEventListener("open", resolve);
+    ws.addEventListener("error", reject);
+  });
+  const next = async (op: number, t?: string) => {
+    for (let i = 0; i < 400; i++) {
+      const found = frames.find((f) => f.op === op && (t === undefined || f.t === t));
+      if (found) return found;
+      await Bun.sleep(5);
+    }
+    throw new Error(`no frame op ${op} ${t ?? ""}`);
+  };
+  return { ws, frames, closed, next, send: (payload: unknown) => ws.send(JSON.stringify(payload)) };
+}
+
+describe("discord fake", () => {
+  test("GET /gateway/bot needs the Bot token and names the socket and the session start limit", async () => {
+    fake = startDiscordFake();
+    const denied = await fetch(`${fake.apiBase}/gateway/bot`);
+    expect(denied.status).toBe(401);
+    const res = await fetch(`${fake.apiBase}/gateway/bot`, { headers: { authorization: `Bot ${fake.token}` } });
+    expect(await res.json()).toEqual({ url: `${fake.wsUrl}/gateway`, shards: 1, session_start_limit: { total: 1000, remaining: 1000, reset_after: 86_400_000, max_concurrency: 1 } });
+    expect(res.headers.get("x-ratelimit-bucket")).toBeTruthy();
+  });
+
+  test("Hello first; a wrong token is closed with 4004", async () => {
+    fake = startDiscordFake();
+    const c = await open(`${fake.wsUrl}/gateway?v=10&encoding=json`);
+    expect(await c.next(GatewayOpcodes.Hello)).toMatchObject({ d: { heartbeat_interval: 41_250 } });
+    c.send({ op: GatewayOpcodes.Identify, d: { token: "wrong", intents: 37377, properties: {} } });
+    expect((await c.closed).code).toBe(4004);
+  });
+
+  test("Identify → READY (with resume_gateway_url) and GUILD_CREATE; heartbeat → ACK; Resume replays what was missed, then RESUMED", async () => {
+    fake = startDiscordFake();
+    const a = await open(`${fake.wsUrl}/gateway?v=10&encoding=json`);
+    a.send({ op: GatewayOpcodes.Identify, d: { token: fake.token, intents: 37377, properties: { os: "linux", browser: "x", device: "x" } } });
+    const readyFrame = await a.next(GatewayOpcodes.Dispatch, "READY");
+    const readyData = readyFrame.d as { session_id: string; resume_gateway_url: string };
+    expect(readyFrame.s).toBe(1);
+    expect(readyData.resume_gateway_url).toBe(`${fake.wsUrl}/resume`);
+    expect(await a.next(GatewayOpcodes.Dispatch, "GUILD_CREATE")).toMatchObject({ s: 2 });
+    a.send({ op: GatewayOpcodes.Heartbeat, d: 2 });
+    await a.next(GatewayOpcodes.HeartbeatAck);
+
+    a.ws.close(4200);
+    await a.closed;
+    fake.userMessage("while you were away");
+    const b = await open(`${readyData.resume_gateway_url}?v=10&encoding=json`);
+    b.send({ op: GatewayOpcodes.Resume, d: { token: fake.token, session_id: readyData.session_id, seq: 2 } });
+    const replayed = await b.next(GatewayOpcodes.Dispatch, "MESSAGE_CREATE");
+    expect(replayed).toMatchObject({ s: 3, d: { content: "while you were away", channel_id: DISCORD_DM } });
+    expect(await b.next(GatewayOpcodes.Dispatch, "RESUMED")).toMatchObject({ s: 4 });
+
+    const c = await open(`${fake.wsUrl}/resume?v=10&encoding=json`);
+    c.send({ op: GatewayOpcodes.Resume, d: { token: fake.token, session_id: "no-such-session", seq: 1 } });
+    expect(await c.next(GatewayOpcodes.InvalidSession)).toMatchObject({ d: false });
+  });
+
+  test("REST: content over 2,000 characters is 400 50035, an empty message 400 50006, an unknown message 404 10008", async () => {
+    fake = startDiscordFake();
+    const post = (body: unknown) =>
+      fetch(`${fake.apiBase}/channels/${DISCORD_DM}/messages`, {
+        method: "POST",
+        headers: { authorization: `Bot ${fake.token}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    expect(await (await post({ content: "x".repeat(2001) })).json()).toMatchObject({ code: 50035, errors: { content: {} } });
+    expect(await (await post({ content: "" })).json()).toMatchObject({ code: 50006 });
+    const ok = await post({ content: "x".repeat(2000), flags: 4 });
+    expect(ok.status).toBe(200);
+    const gone = await fetch(`${fake.apiBase}/channels/${DISCORD_DM}/messages/1`, { method: "DELETE", headers: { authorization: `Bot ${fake.token}` } });
+    expect(gone.status).toBe(404);
+    expect(await gone.json()).toEqual({ message: "Unknown Message", code: 10008 });
+  });
+});
