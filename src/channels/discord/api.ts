@@ -17,6 +17,7 @@ import {
   Routes,
 } from "discord-api-types/v10";
 import type { Logger } from "../../kernel/log.ts";
+import { SendFailed } from "../../message/index.ts";
 import { type Sleep, sleep } from "../../kernel/wait.ts";
 import { VERSION } from "../../version.ts";
 import { readCapped, scrub } from "../net.ts";
@@ -26,17 +27,17 @@ import { type RateLimitBody, RateLimits, routeKey } from "./ratelimit.ts";
 export type DiscordFailure = "unauthorized" | "forbidden" | "not_found" | "formatting" | "rate_limited" | "rejected" | "server" | "network";
 
 /** A REST call failed; the message names the route and Discord's reason, never the token. */
-export class DiscordApiError extends Error {
+export class DiscordApiError extends SendFailed {
   override name = "DiscordApiError";
   constructor(
     message: string,
     readonly kind: DiscordFailure,
-    readonly status?: number,
+    status?: number,
     /** Discord's JSON error code (50013 Missing Permissions, 10008 Unknown Message, …). */
     readonly code?: number,
-    readonly retryAfterMs?: number,
+    retryAfterMs?: number,
   ) {
-    super(message);
+    super(message, kind === "server" || kind === "network" || kind === "rate_limited", status, retryAfterMs);
   }
 }
 

@@ -12,34 +12,39 @@
  * SignalUnavailable; nothing is retried here.
  */
 import type { Subprocess } from "bun";
+import { SendFailed } from "../../message/index.ts";
 import { JSONRPCClient, JSONRPCErrorException, JSONRPCServer, JSONRPCServerAndClient, createJSONRPCErrorResponse } from "json-rpc-2.0";
 
 /** signal-cli answered a request with a JSON-RPC error (its `code`: -1 user error, -3 I/O, -5 rate limit, …). */
-export class SignalRpcError extends Error {
+export class SignalRpcError extends SendFailed {
   override name = "SignalRpcError";
   constructor(
     readonly method: string,
     readonly code: number,
     message: string,
   ) {
-    super(`signal-cli ${method} failed (${code}): ${message}`);
+    // -3 (I/O, the Signal servers unreachable) and -5 (rate limited) heal; the rest (unknown recipient…) do not.
+    super(`signal-cli ${method} failed (${code}): ${message}`, code === -3 || code === -5);
   }
 }
 
-/** No answer within the request's timeout; signal-cli may still act on it. */
-export class SignalTimeout extends Error {
+/** No answer within the request's timeout; signal-cli may still act on it, so it is not tried again (never twice). */
+export class SignalTimeout extends SendFailed {
   override name = "SignalTimeout";
   constructor(
     readonly method: string,
     readonly timeoutMs: number,
   ) {
-    super(`signal-cli did not answer ${method} within ${timeoutMs} ms`);
+    super(`signal-cli did not answer ${method} within ${timeoutMs} ms`, false);
   }
 }
 
-/** signal-cli is not running (not started yet, restarting, or gone mid-request). */
-export class SignalUnavailable extends Error {
+/** signal-cli is not running (not started yet, restarting, or gone mid-request): the send is tried again later. */
+export class SignalUnavailable extends SendFailed {
   override name = "SignalUnavailable";
+  constructor(message: string) {
+    super(message, true);
+  }
 }
 
 /** An error code of our own for the library's timeout, so a timeout is told apart from signal-cli's errors. */

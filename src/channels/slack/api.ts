@@ -17,6 +17,7 @@ import {
 } from "@slack/web-api";
 import type { Logger } from "../../kernel/log.ts";
 import { type Sleep, retryAfterMs, sleep } from "../../kernel/wait.ts";
+import { SendFailed, transientStatus } from "../../message/index.ts";
 import { RateGate, readCapped, scrub } from "../net.ts";
 
 /**
@@ -27,15 +28,17 @@ import { RateGate, readCapped, scrub } from "../net.ts";
 export const SLACK_RETRY_POLICY: RetryOptions = { retries: 3, factor: 2, minTimeout: 500, maxTimeout: 5_000, randomize: true };
 
 /** What a Slack call failed with: Slack's own error code (`msg_too_long`, `channel_not_found`…) or ours (`ratelimited`, `http_502`, `network`). */
-export class SlackApiError extends Error {
+export class SlackApiError extends SendFailed {
   override name = "SlackApiError";
   constructor(
     readonly method: string,
     readonly code: string,
     message: string,
-    readonly retryAfterMs?: number,
+    retryAfterMs?: number,
   ) {
-    super(message);
+    const status = /^http_(\d{3})$/.exec(code)?.[1];
+    const transient = code === "ratelimited" || code === "network" || (status !== undefined && transientStatus(Number(status)));
+    super(message, transient, status !== undefined ? Number(status) : code === "ratelimited" ? 429 : undefined, retryAfterMs);
   }
 }
 

@@ -5,6 +5,8 @@
  * request URLs embed it: `${apiRoot}/bot<token>/<method>`).
  */
 import { Api, GrammyError, HttpError } from "grammy";
+import { retryAfterMs } from "../../kernel/wait.ts";
+import { SendFailed } from "../../message/index.ts";
 import { readCapped } from "../net.ts";
 
 /** Long uploads (50 MB documents) need more than a minute; long polls pass their own shorter signal. */
@@ -26,7 +28,7 @@ export function createTelegramApi(options: TelegramClientOptions): Api {
     timeoutSeconds: CLIENT_TIMEOUT_SECONDS,
     // Never let grammY append the underlying fetch error (it may name the URL) to its messages.
     sensitiveLogs: false,
-    ...(options.fetch ? { fetch: options.fetch as never } : {}),
+    fetch: statusAwareFetch(options.fetch ?? fetch) as never,
   });
 }
 
@@ -67,7 +69,14 @@ export function classify(error: unknown): FailureKind {
     }
     return "rejected";
   }
-  // HttpError: the request failed (refused, reset, timed out, a non-JSON 5xx page).
+  // HttpError: the request failed (refused, reset, timed out), or the server answered a bare HTTP error.
+  const status = statusOf(error);
+  if (status !== undefined) {
+    if (status === 401) return "unauthorized";
+    if (status === 429) return "rate_limited";
+    if (status >= 500 || status === 408) return "server";
+    return "rejected";
+  }
   return "network";
 }
 
@@ -85,7 +94,9 @@ export function retryAfterSeconds(error: unknown): number | undefined {
  */
 export function describeError(error: unknown, token: string): string {
   let text: string;
+  const status = statusOf(error);
   if (error instanceof GrammyError) text = `${error.method}: ${error.error_code} ${error.description}`;
+  else if (status !== undefined && error instanceof HttpError) text = `${error.message.match(/'(\w+)'/)?.[1] ?? "call"}: HTTP ${status}`;
   else if (error instanceof HttpError) {
     const cause = error.error instanceof Error ? `${error.error.name}: ${error.error.message}` : String(error.error);
     text = `${error.message} (${cause})`;
@@ -95,22 +106,66 @@ export function describeError(error: unknown, token: string): string {
 }
 
 /** A Bot API call failed; the message names the method and Telegram's reason, never the token. */
-export class TelegramApiError extends Error {
+export class TelegramApiError extends SendFailed {
   override name = "TelegramApiError";
   constructor(
     message: string,
     readonly kind: FailureKind,
     readonly code?: number,
+    retryAfterMs?: number,
   ) {
-    super(message);
+    super(message, kind === "server" || kind === "network" || kind === "rate_limited", code, retryAfterMs);
   }
+}
+
+/**
+ * A Bot API server answered with an error that is not a Bot API error body
+ * (an HTML 502 from a proxy, an emulator's bare 500): grammY would describe
+ * it from fields the body lacks, so the status travels in this instead.
+ */
+export class TelegramHttpStatus extends Error {
+  override name = "TelegramHttpStatus";
+  constructor(
+    readonly status: number,
+    readonly retryAfterMs?: number,
+  ) {
+    super(`HTTP ${status}`);
+  }
+}
+
+/** fetch for grammY: a non-2xx answer without a Bot API error body becomes a TelegramHttpStatus. */
+export function statusAwareFetch(base: typeof fetch = fetch): typeof fetch {
+  const wrapped = async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
+    const response = await base(input, init);
+    if (response.ok) return response;
+    const body = await response.text();
+    let apiError = false;
+    try {
+      const json = JSON.parse(body) as { ok?: unknown; error_code?: unknown };
+      apiError = json.ok === false && typeof json.error_code === "number";
+    } catch {
+      // not JSON: told by its status below
+    }
+    if (!apiError) throw new TelegramHttpStatus(response.status, retryAfterMs(response.headers.get("retry-after")));
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+  return wrapped as typeof fetch;
+}
+
+/** The HTTP status of a failure, when the server answered: Bot API errors and bare HTTP errors alike. */
+export function statusOf(error: unknown): number | undefined {
+  if (error instanceof GrammyError) return typeof error.error_code === "number" ? error.error_code : undefined;
+  if (error instanceof HttpError && error.error instanceof TelegramHttpStatus) return error.error.status;
+  if (error instanceof TelegramHttpStatus) return error.status;
+  return undefined;
 }
 
 /** Wrap any failure as a token-free TelegramApiError. */
 export function toApiError(error: unknown, token: string): TelegramApiError {
   if (error instanceof TelegramApiError) return error;
-  const code = error instanceof GrammyError ? error.error_code : undefined;
-  return new TelegramApiError(`telegram ${describeError(error, token)}`, classify(error), code);
+  const wait = retryAfterSeconds(error);
+  const bare = error instanceof HttpError && error.error instanceof TelegramHttpStatus ? error.error.retryAfterMs : undefined;
+  return new TelegramApiError(`telegram ${describeError(error, token)}`, classify(error), statusOf(error), wait !== undefined ? wait * 1000 : bare);
 }
 
 /** Download a file `getFile` described: `${apiRoot}/file/bot<token>/<file_path>`. */

@@ -179,7 +179,7 @@ export async function withRateLimit<T>(fn: () => Promise<T>, deps: Pick<PortDeps
       // At least a second, so a zero retry_after cannot spin the loop.
       const waitMs = Math.max(1, retryAfterSeconds(error) ?? 1) * 1000;
       if (waited + waitMs > budget) {
-        throw new TelegramApiError(`telegram rate limit: asked to wait ${waitMs / 1000} s, past the ${budget / 1000} s cap`, "rate_limited", 429);
+        throw new TelegramApiError(`telegram rate limit: asked to wait ${waitMs / 1000} s, past the ${budget / 1000} s cap`, "rate_limited", 429, waitMs);
       }
       deps.log.warn("telegram rate limited; waiting as asked", { retry_after_s: waitMs / 1000 });
       waited += waitMs;

@@ -7,20 +7,22 @@
  */
 import type { Logger } from "../../kernel/log.ts";
 import { type Sleep, retryAfterMs, sleep } from "../../kernel/wait.ts";
+import { SendFailed, transientStatus } from "../../message/index.ts";
 import { RateGate, readCapped, scrub } from "../net.ts";
 
 /** A Graph API failure: the HTTP status and, when Graph sent one, its error code and details. */
-export class WhatsAppApiError extends Error {
+export class WhatsAppApiError extends SendFailed {
   override name = "WhatsAppApiError";
   constructor(
     readonly operation: string,
-    readonly status: number,
+    override readonly status: number,
     readonly code: number | undefined,
     message: string,
     readonly details?: string,
-    readonly retryAfterMs?: number,
+    retryAfterMs?: number,
   ) {
-    super(message);
+    // Status 0: the request never got an answer (refused, reset, timed out): that heals too.
+    super(message, status === 0 || transientStatus(status), status === 0 ? undefined : status, retryAfterMs);
   }
 }
 
