@@ -26,28 +26,32 @@ export async function main(args: string[], ctx: CliContext): Promise<number> {
 
   ctx.stdout(`fermix chat (${session.mode === "daemon" ? "via the running daemon" : "in-process"}) — /help for commands, Ctrl-C stops a reply, Ctrl-D exits\n`);
   let pending: string[] = [];
-  let busy = false;
+  // Turns in flight. A line typed meanwhile is sent at once — a second message waits its turn in the
+  // daemon's queue, and a /stop stops the running reply — so the keyboard never waits for an answer.
+  let busy = 0;
+  let stopSpinner: () => void = () => {};
 
   const runTurn = async (text: string) => {
-    busy = true;
-    // Input keeps flowing during the turn (lines typed meanwhile are ignored below): a paused
-    // readline reads no keys, and in raw mode Ctrl-C is a key, not a signal, so it could not stop the turn.
-    let stopSpinner = spinner(ctx.stderr, ctx.isTTY);
+    busy++;
+    stopSpinner();
+    stopSpinner = spinner(ctx.stderr, ctx.isTTY);
     await session.turn(text, (event) => {
       const shown = renderEvent(event, ctx.isTTY, colors);
       if (shown === null) return;
       stopSpinner();
       (event.type === "error" ? ctx.stderr : ctx.stdout)(shown);
-      stopSpinner = spinner(ctx.stderr, ctx.isTTY);
+      stopSpinner = busy > 0 ? spinner(ctx.stderr, ctx.isTTY) : () => {};
     });
+    busy--;
     stopSpinner();
-    busy = false;
-    rl.setPrompt("› ");
-    rl.prompt();
+    stopSpinner = busy > 0 ? spinner(ctx.stderr, ctx.isTTY) : () => {};
+    if (busy === 0) {
+      rl.setPrompt("› ");
+      rl.prompt();
+    }
   };
 
   rl.on("line", (line) => {
-    if (busy) return;
     if (line.endsWith("\\")) {
       pending.push(line.slice(0, -1));
       rl.setPrompt("… ");
@@ -58,13 +62,13 @@ export async function main(args: string[], ctx: CliContext): Promise<number> {
     pending = [];
     rl.setPrompt("› ");
     if (text === "") {
-      rl.prompt();
+      if (busy === 0) rl.prompt();
       return;
     }
     void runTurn(text);
   });
   rl.on("SIGINT", () => {
-    if (busy) {
+    if (busy > 0) {
       ctx.stderr("\r\u001b[2K(stopping…)\n");
       session.stop();
       return;
@@ -81,7 +85,7 @@ export async function main(args: string[], ctx: CliContext): Promise<number> {
   rl.prompt();
   await new Promise<void>((resolve) => rl.once("close", resolve));
   ctx.shutdown.removeEventListener("abort", onShutdown);
-  if (busy) session.stop();
+  if (busy > 0) session.stop();
   saveHistory(historyFile, (rl as unknown as { history: string[] }).history ?? []);
   ctx.stdout("\n");
   await session.close();

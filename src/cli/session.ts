@@ -38,10 +38,12 @@ export async function openSession(env: Env): Promise<CliSession> {
 
 async function daemonSession(path: string): Promise<CliSession> {
   const decoder = new LineDecoder();
-  let current: { onEvent: (e: ServerEvent) => void; resolve: (outcome: string) => void } | null = null;
-  const finish = (outcome: string) => {
-    const turn = current;
-    current = null;
+  // Turns in flight by id: a chat may send a second message (or a /stop) while a reply is still coming.
+  const turns = new Map<string, { onEvent: (e: ServerEvent) => void; resolve: (outcome: string) => void }>();
+  let next = 0;
+  const finish = (id: string, outcome: string) => {
+    const turn = turns.get(id);
+    turns.delete(id);
     turn?.resolve(outcome);
   };
   const socket: Socket<undefined> = await Bun.connect({
@@ -55,14 +57,18 @@ async function daemonSession(path: string): Promise<CliSession> {
           } catch {
             continue;
           }
-          current?.onEvent(event);
-          if (event.type === "done") finish(event.outcome);
-          if (event.type === "error") finish("failed");
+          const id = event.turn;
+          if (id === undefined) continue;
+          turns.get(id)?.onEvent(event);
+          if (event.type === "done") finish(id, event.outcome);
+          if (event.type === "error") finish(id, "failed");
         }
       },
       close() {
-        current?.onEvent({ type: "error", message: "the daemon closed the connection" });
-        finish("failed");
+        for (const [id, turn] of [...turns]) {
+          turn.onEvent({ type: "error", message: "the daemon closed the connection" });
+          finish(id, "failed");
+        }
       },
     },
   });
@@ -70,8 +76,9 @@ async function daemonSession(path: string): Promise<CliSession> {
     mode: "daemon",
     turn(text, onEvent) {
       return new Promise((resolve) => {
-        current = { onEvent, resolve };
-        socket.write(encodeEvent({ type: "turn", text }));
+        const id = String(++next);
+        turns.set(id, { onEvent, resolve });
+        socket.write(encodeEvent({ type: "turn", text, id }));
       });
     },
     stop() {

@@ -148,3 +148,50 @@ describe("fermix chat in a terminal", () => {
     });
   }
 });
+
+describe("fermix chat: conversation control", () => {
+  for (const mode of ["in-process", "via the running daemon"] as const) {
+    for (const how of ["/stop", "Ctrl-C"] as const) {
+      test(`${mode}, ${how}: a second message typed during a slow reply is dropped with it; nothing of it arrives after; the next one is answered`, async () => {
+        const { fake, home, term } = await setup();
+        if (mode === "via the running daemon") await start.daemon(home);
+        term.start(home.env);
+        await term.waitFor((s) => s.includes(mode) && s.includes("›"), "banner and prompt");
+
+        fake.reply(reply.slow(400, "Slowly, ", "word ", "by ", "word, ", "an ", "essay ", "that ", "never ", "ends."), reply.text("A short answer."));
+        term.type("write a slow essay");
+        term.key("Enter");
+        const [essay] = await fake.waitForRequests(1);
+        const aborted = essay!.untilAborted.then(() => Date.now());
+        // The keyboard is not held by the running reply: a second message goes in, and waits its turn.
+        term.type("and then a second thing");
+        term.key("Enter");
+        await Bun.sleep(300);
+        let stoppedAt: number;
+        if (how === "/stop") {
+          term.type("/stop");
+          term.key("Enter");
+          stoppedAt = Date.now();
+          await term.waitFor((s) => s.includes("Stopped 1 running reply, 1 queued message."), "the Stopped reply");
+        } else {
+          term.key("C-c");
+          stoppedAt = Date.now();
+          await term.waitFor((s) => s.includes("(stopping…)"), "the stop note");
+        }
+        expect((await within(aborted, "the essay request to be aborted")) - stoppedAt).toBeLessThan(1000);
+        await Bun.sleep(1000);
+        // The second message never reached the model, and nothing of the essay was printed.
+        expect(fake.requests).toHaveLength(1);
+        expect(term.screen()).not.toContain("Slowly, word");
+
+        term.type("a short one now");
+        term.key("Enter");
+        await term.waitFor((s) => s.includes("A short answer."), "the next reply");
+        expect(fake.requests).toHaveLength(2);
+        expect(JSON.stringify(fake.requests[1]!.body)).not.toContain("a second thing");
+        term.key("C-d");
+        await term.waitFor(() => term.exited(), "the chat to exit");
+      });
+    }
+  }
+});

@@ -5,12 +5,17 @@
  */
 
 export type ClientEvent =
-  /** Run one turn with this text (slash commands included). */
-  | { type: "turn"; text: string }
-  /** Stop the running turn (Ctrl-C in `fermix chat`). */
+  /**
+   * Run one turn with this text (slash commands included). Several may be in
+   * flight at once — a second message, a /stop — each named by its `id`,
+   * which the daemon puts on every event of that turn.
+   */
+  | { type: "turn"; text: string; id?: string }
+  /** Stop the running turn and drop the queued ones (Ctrl-C in `fermix chat`). */
   | { type: "stop" };
 
-export type ServerEvent =
+/** What the daemon sends back; `turn` names the request it belongs to (absent for clients that sent none). */
+export type ServerEvent = (
   /** One outbound message of the reply, in Markdown. */
   | { type: "message"; text: string }
   /** An attachment the reply carried, named (the file stays where it is). */
@@ -19,7 +24,8 @@ export type ServerEvent =
   | { type: "working" }
   /** The turn is over. */
   | { type: "done"; outcome: string }
-  | { type: "error"; message: string };
+  | { type: "error"; message: string }
+) & { turn?: string };
 
 /** Split a byte stream into JSON lines; malformed lines are reported, not thrown. */
 export class LineDecoder {

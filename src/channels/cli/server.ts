@@ -38,9 +38,11 @@ export async function startControlServer(deps: ControlServerDeps): Promise<UnixS
       return;
     }
     if (event.type === "turn" && typeof event.text === "string") {
+      // Not awaited: the next request on this socket (a second message, a /stop) reaches the gateway at once.
       conn.running++;
+      const id = typeof event.id === "string" ? event.id : undefined;
       void runCliTurn(deps.gateway, event.text, (out) => {
-        if (!conn.closed) conn.write(encodeEvent(out));
+        if (!conn.closed) conn.write(encodeEvent(id === undefined ? out : { ...out, turn: id }));
       }).finally(() => conn.running--);
       return;
     }

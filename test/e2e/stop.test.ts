@@ -1,0 +1,297 @@
+/**
+ * Conversation control on every chat channel, with the compiled binary: the
+ * owner starts a slow streaming answer, sends a second ordinary message, then
+ * /stop. The model's request is aborted within a second of /stop reaching the
+ * daemon; the second message never reaches the model; nothing of the stopped
+ * answer is sent after the "Stopped" reply; the next message is answered
+ * normally; and a restart replays none of what was dropped. In draft mode the
+ * sealed cards stay and only the live one is deleted.
+ */
+import { expect, test } from "bun:test";
+import { type FakeModel, reply } from "../fakes/model-server.ts";
+import { type SlackFake, SLACK_ALICE, SLACK_DM } from "../fakes/slack.ts";
+import { ALICE, type TelegramFake } from "../fakes/telegram.ts";
+import { WA_USER, type WhatsAppFake } from "../fakes/whatsapp.ts";
+import { startDaemon, type RunningDaemon } from "../helpers/binary.ts";
+import { ACP_OFF, CHANNELS_OFF, providerToml, slackToml, telegramToml, whatsappToml } from "../helpers/config.ts";
+import { e2eResources } from "../helpers/e2e.ts";
+import type { TestHome } from "../helpers/home.ts";
+import { nowSeconds, signSlack, signWhatsApp } from "../helpers/sign.ts";
+
+const start = e2eResources();
+const SLACK_SECRET = "e2e-stop-slack-signing-secret-0123";
+const WA_SECRET = "e2e-stop-whatsapp-app-secret-0123";
+
+/** A long answer in paragraphs, streamed slowly (~10 s): long enough to seal draft cards before /stop. */
+const PARAGRAPH = (n: number) => `Paragraph ${n} of the long answer goes on about the weather, the sea and the hills for a while.`;
+const LONG = Array.from({ length: 40 }, (_, i) => `${PARAGRAPH(i + 1)}\n\n`);
+
+/** What the test needs of a channel: send as the owner, and read what the bot sent, in order, with times. */
+interface Surface {
+  /** Send a text as the owner; resolves once the daemon has taken it (its ack). */
+  send(text: string): Promise<number>;
+  /** Every message the bot created or edited, in the order the platform received them. */
+  outbound(): Array<{ at: number; text: string }>;
+  /** The bot's messages as the owner sees them now. */
+  visible(): string[];
+  /** Bot messages deleted so far, by their last text. */
+  deleted(): string[];
+}
+
+function telegramSurface(telegram: TelegramFake): Surface {
+  return {
+    async send(text) {
+      const [update] = telegram.pushMessage(telegram.message.text(text));
+      // Taken: the daemon committed it and asked for the next batch.
+      await telegram.waitForRequest("getUpdates", (r) => Number(r.body.offset) > update!.update_id, 5000);
+      return Date.now();
+    },
+    outbound: () =>
+      [...telegram.calls("sendMessage"), ...telegram.calls("editMessageText")]
+        .filter((c) => String(c.body.chat_id) === String(ALICE.id))
+        .sort((a, b) => a.at - b.at)
+        .map((c) => ({ at: c.at, text: String(c.body.text ?? "") })),
+    visible: () => telegram.visibleTexts(ALICE.id),
+    deleted: () => telegram.botMessages(ALICE.id).filter((e) => e.deleted).map((e) => e.text ?? ""),
+  };
+}
+
+function slackSurface(slack: SlackFake, daemon: () => RunningDaemon): Surface {
+  return {
+    async send(text) {
+      const body = JSON.stringify(slack.events.dm(text));
+      const res = await fetch(new URL("/webhook/slack", daemon().url), {
+        method: "POST",
+        headers: { "content-type": "application/json", ...signSlack(body, SLACK_SECRET, nowSeconds()) },
+        body,
+      });
+      expect(res.status).toBe(200);
+      return Date.now();
+    },
+    outbound: () =>
+      [...slack.calls("chat.postMessage"), ...slack.calls("chat.update")]
+        .sort((a, b) => a.at - b.at)
+        .map((c) => ({ at: c.at, text: String(c.body.text ?? "") })),
+    visible: () => slack.visibleTexts(SLACK_DM),
+    deleted: () => slack.messages(SLACK_DM).filter((m) => m.sender === "bot" && m.deleted).map((m) => m.text),
+  };
+}
+
+function whatsappSurface(wa: WhatsAppFake, daemon: () => RunningDaemon): Surface {
+  return {
+    async send(text) {
+      const body = JSON.stringify(wa.webhook.text(text));
+      const res = await fetch(new URL("/webhook/whatsapp", daemon().url), {
+        method: "POST",
+        headers: { "content-type": "application/json", ...signWhatsApp(body, WA_SECRET) },
+        body,
+      });
+      expect(res.status).toBe(200);
+      return Date.now();
+    },
+    outbound: () =>
+      wa
+        .calls("messages")
+        .filter((c) => (c.body as { type?: string }).type === "text")
+        .map((c) => ({ at: c.at, text: String((c.body as { text?: { body?: string } }).text?.body ?? "") })),
+    visible: () => wa.visibleTexts(WA_USER.wa_id),
+    deleted: () => [],
+  };
+}
+
+async function until(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(25);
+  }
+}
+
+/**
+ * The scenario every channel goes through. `cards`: wait for this many
+ * answer messages on screen before /stop (2 in draft mode: one sealed card,
+ * one live).
+ */
+async function stopScenario(surface: Surface, model: FakeModel, opts: { cards: number; draft: boolean; afterStop?: () => Promise<void> }) {
+  model.reply(reply.slow(250, ...LONG), reply.text("A fresh, ordinary answer."));
+  await surface.send("tell me a long story");
+  await model.waitForRequests(1);
+  const answerOnScreen = () => surface.visible().filter((t) => t.includes("Paragraph")).length;
+  await until(`${opts.cards} answer message(s) on screen`, () => answerOnScreen() >= opts.cards, 20_000);
+  const aborted = model.requests[0]!.untilAborted.then(() => Date.now());
+
+  await surface.send("and while you're at it, the second thing");
+  const stopAt = await surface.send("/stop");
+  const abortedAt = await Promise.race([aborted, Bun.sleep(5000).then(() => Number.POSITIVE_INFINITY)]);
+  // Aborted within a second of /stop reaching the daemon (it may even land before the ack comes back).
+  expect(abortedAt - stopAt).toBeLessThan(1000);
+
+  await until("the Stopped reply", () => surface.visible().some((t) => t.startsWith("Stopped")));
+  const stopped = surface.visible().find((t) => t.startsWith("Stopped"))!;
+  expect(stopped).toContain("1 running reply");
+  expect(stopped).toContain("1 queued message");
+  await Bun.sleep(1500);
+
+  // Nothing of the stopped answer arrives after "Stopped": no new message, no edit.
+  const out = surface.outbound();
+  const stoppedIndex = out.findIndex((o) => o.text.includes("Stopped"));
+  expect(stoppedIndex).toBeGreaterThan(-1);
+  expect(out.slice(stoppedIndex + 1).filter((o) => o.text.includes("Paragraph"))).toEqual([]);
+  // The second message never reached the model.
+  expect(model.requests).toHaveLength(1);
+
+  if (opts.draft) {
+    // The sealed card stays; only the live one went.
+    expect(surface.visible().filter((t) => t.includes("Paragraph 1 "))).toHaveLength(1);
+    expect(surface.deleted().filter((t) => t.includes("Paragraph"))).toHaveLength(1);
+  } else {
+    expect(surface.deleted()).toEqual([]);
+  }
+
+  await opts.afterStop?.();
+
+  // The next message gets an ordinary answer.
+  await surface.send("ok, something else");
+  await until("the next answer", () => surface.visible().some((t) => t.includes("A fresh, ordinary answer.")));
+  expect(model.requests).toHaveLength(2);
+  expect(JSON.stringify(model.requests[1]!.body)).toContain("ok, something else");
+  expect(JSON.stringify(model.requests[1]!.body)).not.toContain("the second thing");
+}
+
+/** A SIGKILL right after "Stopped", then a restart: nothing /stop dropped is replayed, nothing more reaches the model. */
+async function restartReplaysNothing(home: TestHome, daemon: RunningDaemon, model: FakeModel): Promise<RunningDaemon> {
+  await daemon.stop("SIGKILL");
+  const again = await startDaemon(home.env);
+  start.defer(async () => {
+    if (again.proc.exitCode === null) await again.stop("SIGKILL");
+  });
+  await Bun.sleep(1500);
+  expect(model.requests).toHaveLength(1);
+  expect(again.logs()).not.toContain("replaying unfinished inbox entries");
+  return again;
+}
+
+for (const streaming of ["draft", "block"] as const) {
+  test(`Telegram (${streaming}): /stop aborts the model at once, drops the queued message, and has the last word`, async () => {
+    const model = await start.model();
+    const telegram = start.telegram();
+    const home = start.home();
+    home.writeConfig(
+      providerToml(model.url) +
+        ACP_OFF +
+        telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) +
+        `streaming = "${streaming}"\n`,
+    );
+    const daemon = await start.daemon(home);
+    await stopScenario(telegramSurface(telegram), model, {
+      cards: streaming === "draft" ? 2 : 1,
+      draft: streaming === "draft",
+      ...(streaming === "draft" ? { afterStop: async () => void (await restartReplaysNothing(home, daemon, model)) } : {}),
+    });
+  }, 90_000);
+
+  test(`Slack (${streaming}): /stop aborts the model at once, drops the queued message, and has the last word`, async () => {
+    const model = await start.model();
+    const slack = start.slack();
+    const home = start.home();
+    home.writeConfig(
+      providerToml(model.url) +
+        CHANNELS_OFF +
+        slackToml({ botToken: slack.token, signingSecret: SLACK_SECRET, ownerUserId: SLACK_ALICE, apiUrl: slack.apiUrl }) +
+        `streaming = "${streaming}"\n`,
+    );
+    let daemon!: RunningDaemon;
+    const surface = slackSurface(slack, () => daemon);
+    daemon = await start.daemon(home);
+    await stopScenario(surface, model, { cards: streaming === "draft" ? 2 : 1, draft: streaming === "draft" });
+  }, 90_000);
+}
+
+test("WhatsApp (block): /stop aborts the model at once, drops the queued message, has the last word; a restart replays nothing", async () => {
+  const model = await start.model();
+  const wa = start.whatsapp();
+  const home = start.home();
+  home.writeConfig(
+    providerToml(model.url) +
+      CHANNELS_OFF +
+      whatsappToml({
+        accessToken: wa.token,
+        phoneNumberId: wa.phoneNumberId,
+        verifyToken: "e2e-stop-verify",
+        appSecret: WA_SECRET,
+        ownerUserId: WA_USER.wa_id,
+        graphApiBase: wa.graphBase(),
+      }),
+  );
+  let daemon!: RunningDaemon;
+  const surface = whatsappSurface(wa, () => daemon);
+  daemon = await start.daemon(home);
+  await stopScenario(surface, model, {
+    cards: 1,
+    draft: false,
+    afterStop: async () => {
+      daemon = await restartReplaysNothing(home, daemon, model);
+    },
+  });
+}, 90_000);
+
+test("/help during a slow turn is answered before the turn ends, on Telegram and WhatsApp", async () => {
+  const model = await start.model();
+  const telegram = start.telegram();
+  const wa = start.whatsapp();
+  const home = start.home();
+  home.writeConfig(
+    providerToml(model.url) +
+      ACP_OFF +
+      telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) +
+      whatsappToml({
+        accessToken: wa.token,
+        phoneNumberId: wa.phoneNumberId,
+        verifyToken: "e2e-help-verify",
+        appSecret: WA_SECRET,
+        ownerUserId: WA_USER.wa_id,
+        graphApiBase: wa.graphBase(),
+      }),
+  );
+  let daemon!: RunningDaemon;
+  daemon = await start.daemon(home);
+  for (const surface of [telegramSurface(telegram), whatsappSurface(wa, () => daemon)]) {
+    model.reset();
+    model.reply(reply.slow(300, ...LONG.slice(0, 20)));
+    await surface.send("a slow one please");
+    await model.waitForRequests(1);
+    await surface.send("/help");
+    await until("the /help reply", () => surface.visible().some((t) => t.includes("Commands")), 5000);
+    // The slow answer is still being written: /help did not wait for it.
+    expect(model.requests[0]!.aborted).toBe(false);
+    expect(surface.visible().some((t) => t.includes("Paragraph 20"))).toBe(false);
+    await surface.send("/stop");
+    await until("stopped", () => surface.visible().some((t) => t.startsWith("Stopped")));
+  }
+}, 90_000);
+
+test("Telegram: an album sent during a running turn is still one later turn, and the text after it comes after it", async () => {
+  const model = await start.model();
+  const telegram = start.telegram();
+  const home = start.home();
+  home.writeConfig(
+    providerToml(model.url) +
+      ACP_OFF +
+      telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) +
+      `streaming = "off"\nalbum_debounce_ms = 400\n`,
+  );
+  await start.daemon(home);
+  model.reply(reply.slow(200, "Working ", "on ", "the ", "first ", "thing ", "slowly."), reply.text("Two photos, nice."), reply.text("About the text."));
+  const surface = telegramSurface(telegram);
+  await surface.send("first thing");
+  await model.waitForRequests(1);
+  telegram.pushMessage(...telegram.message.album([{ photo: { caption: "front" } }, { photo: {} }]));
+  telegram.pushMessage(telegram.message.text("which one is better?"));
+  await until("three answers", () => surface.visible().some((t) => t.includes("About the text.")), 20_000);
+  const answers = surface.visible().filter((t) => /Working|Two photos|About the text/.test(t));
+  expect(answers.map((t) => t.split(" ")[0])).toEqual(["Working", "Two", "About"]);
+  expect(model.requests).toHaveLength(3);
+  const album = model.requests[1]!.body.input.at(-1).content as Array<{ type: string; text?: string }>;
+  expect(album.filter((c) => c.type === "input_image")).toHaveLength(2);
+  expect(JSON.stringify(model.requests[2]!.body.input.at(-1))).toContain("which one is better?");
+}, 60_000);
