@@ -182,13 +182,13 @@ export function buildCore(options: CoreOptions): Core {
       if (closed) return;
       closed = true;
       clearInterval(sweeper);
-      delivery.close();
+      const retriers = delivery.close();
       background.stop();
       await Promise.race([dispatcher.flush(), Bun.sleep(graceMs)]);
       // Let turns finish for a moment; then abandon them. Their inbox entries stay and replay at next start.
       await Promise.race([supervisor.whenIdle(), Bun.sleep(graceMs)]);
       queue.stopAll(new ShutdownInterrupt());
-      await Promise.race([supervisor.whenIdle(), Bun.sleep(500)]);
+      await Promise.race([Promise.all([supervisor.whenIdle(), retriers]), Bun.sleep(500)]);
       db.close();
     },
   };

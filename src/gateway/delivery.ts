@@ -148,8 +148,9 @@ export class Delivery {
     const first = parts[0];
     if (!first) return "sent";
     if (signal?.aborted) return this.cancel(first.replyKey, "stopped before it was sent");
-    // A chat with a backlog: these parts wait their turn behind it, in order.
-    if (this.retrying.has(chatKeyOf(first))) {
+    // A chat with a backlog, or a channel failing right now: these parts wait their turn behind it, in
+    // order, in the background — the caller (a turn) does not wait for an outage.
+    if (this.retrying.has(chatKeyOf(first)) || (this.failing.has(first.channel) && !SESSION_CHANNELS.has(first.channel))) {
       this.retry(first);
       return "deferred";
     }
@@ -258,9 +259,14 @@ export class Delivery {
     return { resumed, unknown };
   }
 
-  /** Stop the retriers (shutdown); what they held stays pending and resumes at the next start. */
-  close(): void {
+  /**
+   * Stop the retriers (shutdown): their waits end at once, an attempt in
+   * flight finishes (so it is not left "maybe sent"); what they held stays
+   * pending and resumes at the next start. Resolves when they have all returned.
+   */
+  close(): Promise<void> {
     this.closing.abort();
+    return this.idle();
   }
 
   /** Wait until no chat has a backlog (tests, shutdown). */

@@ -81,6 +81,7 @@ export class SlackFake {
   private readonly store = new Map<string, SlackEntry[]>();
   private readonly faults = new FaultQueue<{ status: number; body: Record<string, unknown>; headers?: Record<string, string> }>();
   private lastMicros = 0;
+  private down: number | undefined;
 
   constructor(opts: SlackFakeOptions = {}) {
     this.token = opts.token ?? "xoxb-0000000001-0000000002-FermixFakeSlackToken";
@@ -147,6 +148,18 @@ export class SlackFake {
   rateLimitNext(method: string, retryAfter = 1, times = 1): void {
     this.faults.add(method, { status: 429, body: { ok: false, error: "ratelimited" }, headers: { "retry-after": String(retryAfter) } }, times);
   }
+  /**
+   * A Slack outage: until `end()`, every Web API call is answered with
+   * `status` and a plain-text body (what a load balancer in trouble sends).
+   */
+  outage(status = 500): { end(): void } {
+    this.down = status;
+    return {
+      end: () => {
+        this.down = undefined;
+      },
+    };
+  }
   failUploadNext(status = 500, times = 1): void {
     this.faults.add("upload", { status, body: { ok: false, error: "upload_failed" } }, times);
   }
@@ -194,6 +207,10 @@ export class SlackFake {
     const record = await parseRequest(req, method);
     if (req.method === "GET") Object.assign(record.body, record.query);
     this.http.requests.push(record);
+    if (this.down !== undefined) {
+      record.status = this.down;
+      return new Response("upstream unavailable", { status: this.down, headers: { "content-type": "text/plain" } });
+    }
     const fault = this.faults.take(method);
     if (fault) return jsonReply(record, fault.status, fault.body, fault.headers);
     const bearer = /^Bearer\s+(.+)$/i.exec(record.headers.authorization ?? "")?.[1] ?? str(record.body.token);

@@ -89,7 +89,8 @@ export class DiscordApi {
     this.limits = new RateLimits(options.now ?? Date.now);
     this.fetchFn = options.fetch ?? fetch;
     this.sleepFn = options.sleep ?? sleep;
-    this.maxWait = options.maxRateLimitWaitMs ?? 60_000;
+    // Short waits are sat out here; a longer one goes to the outbox, which waits it out durably.
+    this.maxWait = options.maxRateLimitWaitMs ?? 5_000;
     this.retries = options.rateLimitRetries ?? 3;
   }
 

@@ -25,7 +25,11 @@ import { RateGate, readCapped, scrub } from "../net.ts";
  * attempts suit a chat reply better than the library's default of ten over
  * half an hour. 429s are not its job here (see `SlackApi.call`).
  */
-export const SLACK_RETRY_POLICY: RetryOptions = { retries: 3, factor: 2, minTimeout: 500, maxTimeout: 5_000, randomize: true };
+/**
+ * The Web API client's own retries: one quick one for a blip. Anything longer is the outbox's to retry — durably, with
+ * backoff up to the retry horizon — not a wait hidden inside one send, which a crash would turn into "maybe sent".
+ */
+export const SLACK_RETRY_POLICY: RetryOptions = { retries: 1, factor: 2, minTimeout: 500, maxTimeout: 1_000, randomize: true };
 
 /** What a Slack call failed with: Slack's own error code (`msg_too_long`, `channel_not_found`…) or ours (`ratelimited`, `http_502`, `network`). */
 export class SlackApiError extends SendFailed {
@@ -74,7 +78,7 @@ export class SlackApi {
     const slackApiUrl = options.apiUrl.endsWith("/") ? options.apiUrl : `${options.apiUrl}/`;
     this.apiHost = new URL(slackApiUrl).host;
     this.gate = new RateGate(options.sleep ?? sleep);
-    this.maxWait = options.maxRateLimitWaitMs ?? 30_000;
+    this.maxWait = options.maxRateLimitWaitMs ?? 5_000;
     this.retries = options.rateLimitRetries ?? 3;
     this.fetchFn = options.fetch ?? fetch;
     this.client = new WebClient(options.token, {

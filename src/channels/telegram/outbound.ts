@@ -166,7 +166,8 @@ export function telegramReplyPort(target: ReplyTarget, deps: PortDeps): ReplyPor
  * FormattingRejected.
  */
 export async function withRateLimit<T>(fn: () => Promise<T>, deps: Pick<PortDeps, "token" | "log" | "maxRetryWaitMs" | "sleep">): Promise<T> {
-  const budget = deps.maxRetryWaitMs ?? 60_000;
+  // Short waits are sat out here; a longer Retry-After goes to the outbox, which waits it out durably.
+  const budget = deps.maxRetryWaitMs ?? 5_000;
   const sleep = deps.sleep ?? ((ms: number) => Bun.sleep(ms));
   let waited = 0;
   for (;;) {

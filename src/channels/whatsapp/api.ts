@@ -157,7 +157,8 @@ export class WhatsAppApi {
 
   /** One call with the bearer token: rate limits waited out (capped), transient failures of idempotent calls retried. */
   private async request(operation: string, url: URL, options: RequestOptions): Promise<Response> {
-    const maxWait = this.options.maxRateLimitWaitMs ?? 30_000;
+    // Short waits are sat out here; a longer one goes to the outbox, which waits it out durably.
+    const maxWait = this.options.maxRateLimitWaitMs ?? 5_000;
     const retries = this.options.rateLimitRetries ?? 3;
     for (let attempt = 0; ; attempt++) {
       await this.gate.wait(options.signal);
