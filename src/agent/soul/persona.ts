@@ -104,8 +104,9 @@ export class Persona {
       this.file.write(DEFAULT_SOUL);
     }
     const read = this.file.read();
+    const changed = read.changed || missing;
     const latest = store.latest();
-    if (latest && (!read.changed || read.text === latest.text)) return latest;
+    if (latest && (!changed || read.text === latest.text)) return latest;
     if (!latest) return this.record("initial", missing ? "the shipped default" : null, read.text);
     return this.record("manual", missing ? "SOUL.md was missing: the shipped default was written" : "edited on disk", read.text);
   }

@@ -43,7 +43,7 @@ const SUBCOMMANDS: ReadonlyArray<readonly [string, string]> = [
 ];
 
 /** `--with-context`, also as a phone's autocorrect writes it (an em or en dash for the two hyphens). */
-const WITH_CONTEXT = /(^|\s)(?:--|—|–)with-context(?=\s|$)/gi;
+const WITH_CONTEXT = /^(?:--|—|–)with-context$/i;
 
 /** The subcommand in `/soul`'s arguments. */
 export function parseSoulArgs(args: string): SoulRequest {
@@ -57,9 +57,10 @@ export function parseSoulArgs(args: string): SoulRequest {
     case "reset":
       return rest.length === 0 ? { kind: sub } : { kind: "usage", problem: `\`/soul ${sub}\` takes nothing after it.` };
     case "review": {
-      const withContext = WITH_CONTEXT.test(tail);
-      WITH_CONTEXT.lastIndex = 0;
-      return { kind: "review", instruction: tail.replace(WITH_CONTEXT, " ").trim(), withContext };
+      // Words and the whitespace between them: the flag may stand anywhere; the instruction keeps its line breaks.
+      const pieces = tail.split(/(\s+)/);
+      const instruction = pieces.filter((piece) => !WITH_CONTEXT.test(piece)).join("").replace(/[ \t]{2,}/g, " ").trim();
+      return { kind: "review", instruction, withContext: pieces.some((piece) => WITH_CONTEXT.test(piece)) };
     }
     case "diff":
     case "apply":
