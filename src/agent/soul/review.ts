@@ -68,7 +68,7 @@ const quote = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;"
 export function reviewPrompt(soul: string, options: { instruction?: string; context?: ContextWindow }): { instructions: string; text: string } {
   const request = [options.instruction?.trim() || SUBTLE_REVIEW];
   if (options.context) request.push(EVIDENCE_NOTE);
-  const parts = [`<request>\n${request.join("\n\n")}\n</request>`, `<soul_md>\n${soul}\n</soul_md>`];
+  const parts = [`<request>\n${request.join("\n\n")}\n</request>`, `<soul_md>\n${soul.replace(/\n$/, "")}\n</soul_md>`];
   if (options.context) {
     const messages = options.context.messages.map((m) => `<message>${quote(m)}</message>`);
     parts.push(`<recent_messages>\n${messages.join("\n")}\n</recent_messages>`);

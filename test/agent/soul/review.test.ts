@@ -38,7 +38,7 @@ describe("reviewPrompt", () => {
   test("without an instruction asks for a subtle, voice-preserving review of the whole file", () => {
     const { instructions, text } = reviewPrompt("# Soul\n\nBe kind.\n", {});
     expect(instructions).toContain("complete revised file");
-    expect(text).toContain("<soul_md>\n# Soul\n\nBe kind.\n\n</soul_md>");
+    expect(text).toContain("<soul_md>\n# Soul\n\nBe kind.\n</soul_md>");
     expect(text).toMatch(/subtly[\s\S]*voice/);
     expect(text).not.toContain("<recent_messages>");
   });
