@@ -3,6 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseSoulArgs, spell, tokenRefusal } from "../../src/gateway/commands/soul.ts";
 import { reply } from "../fakes/model-server.ts";
+import { rng } from "../helpers/fuzz.ts";
 import { type Harness, startHarness, TELEGRAM_FRIEND } from "../helpers/gateway.ts";
 
 let h: Harness;
@@ -40,6 +41,18 @@ describe("parsing /soul", () => {
       const parsed = parseSoulArgs(args);
       expect(parsed.kind).toBe("usage");
       expect(parsed.kind === "usage" && parsed.problem).toContain(problem);
+    }
+  });
+
+  test("fuzzed arguments from a chat never throw, and always come out as one of the requests", () => {
+    const words = ["review", "diff", "apply", "history", "revert", "reset", "--with-context", "—with-context", "#3", "0", "-1", "1e9", "\n", "`tok`"];
+    for (let seed = 1; seed <= 2000; seed++) {
+      const r = rng(seed);
+      const args = Array.from({ length: r.int(0, 5) }, () => (r.next() < 0.6 ? r.pick(words) : r.string(r.int(0, 12)))).join(r.pick([" ", "  ", "\n", "\t"]));
+      const parsed = parseSoulArgs(args);
+      expect(["status", "history", "reset", "review", "diff", "apply", "revert", "usage"]).toContain(parsed.kind);
+      if (parsed.kind === "revert") expect(Number.isSafeInteger(parsed.revision) && parsed.revision >= 1).toBe(true);
+      if (parsed.kind === "review") expect(parsed.instruction.split(/\s+/).filter((w) => /^(--|—|–)with-context$/i.test(w))).toEqual([]);
     }
   });
 
