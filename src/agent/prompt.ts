@@ -1,10 +1,9 @@
 /**
- * The system prompt: the persona in `<home>/workspace/SOUL.md` (a default is
- * written on first run, then it is the owner's to edit) plus the facts of the
- * turn the model needs (channel, what it can do there).
+ * The system prompt: the persona in `<home>/workspace/SOUL.md` (the shipped
+ * default below is written on first run, then it is the owner's to shape with
+ * `/soul`; see `soul/persona.ts`) plus the facts of the turn the model needs
+ * (channel, what it can do there).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
 
 export const DEFAULT_SOUL = `# Soul
 
@@ -17,15 +16,6 @@ answers them wherever they message you from.
 - When a message only needs acknowledging ("ok", "thanks", a thumbs-up) and
   the react tool is available, react with one emoji instead of replying.
 `;
-
-/** Read SOUL.md, writing the shipped default first when it does not exist. */
-export function loadSoul(path: string): string {
-  if (!existsSync(path)) {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    writeFileSync(path, DEFAULT_SOUL, { mode: 0o600 });
-  }
-  return readFileSync(path, "utf8");
-}
 
 export interface TurnFacts {
   channel: string;

@@ -1,15 +1,15 @@
 /**
  * Keeps the MainAgent alive: builds it from config (the primary provider and
- * SOUL.md), and rebuilds it when a turn fails unexpectedly or on request
+ * the persona), and rebuilds it when a turn fails unexpectedly or on request
  * (SIGHUP). While it rebuilds, `current()` is null and the gateway answers
- * "restart in progress".
+ * "restart in progress". The persona is read for every turn, so a changed
+ * SOUL.md needs no restart.
  */
 import type { Config, ProviderConfig } from "../config/schema.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { ConversationStore } from "../store/conversations.ts";
 import { type AgentDeps, MainAgent } from "./agent.ts";
 import { Compactor } from "./compaction.ts";
-import { loadSoul } from "./prompt.ts";
 import { createProvider, type ProviderDeps } from "./providers/index.ts";
 import type { Provider } from "./providers/types.ts";
 
@@ -26,7 +26,8 @@ export function primaryProvider(config: Config): PrimaryProvider | null {
 
 export interface AgentSupervisorDeps {
   config: Config;
-  soulPath: string;
+  /** The persona, read for every turn: the /soul service's current SOUL.md (re-read from disk only when it changed). */
+  soul: () => string;
   conversations: ConversationStore;
   log: Logger;
   providerDeps?: ProviderDeps;
@@ -82,11 +83,16 @@ export class AgentSupervisor {
     this.health = { status: "degraded", detail: detail ?? "the last request failed" };
   }
 
+  /** The primary provider and its model, for requests outside a turn (a /soul review); null when none is configured. */
+  primaryModel(): { provider: Provider; model: string } | null {
+    return this.provider && this.primary ? { provider: this.provider, model: this.primary.config.model } : null;
+  }
+
   current(): MainAgent | null {
     return this.agent;
   }
 
-  /** Rebuild the agent (re-reading SOUL.md); turns arriving meanwhile get "restart in progress". */
+  /** Rebuild the agent; turns arriving meanwhile get "restart in progress". */
   restart(reason: string): Promise<void> {
     if (this.restarting) return this.restarting;
     this.deps.log.warn("restarting the agent", { reason });
@@ -109,13 +115,13 @@ export class AgentSupervisor {
 
   private build(): MainAgent | null {
     if (!this.provider || !this.primary) return null;
-    const soul = loadSoul(this.deps.soulPath);
     return new MainAgent({
       provider: this.provider,
       model: this.primary.config.model,
       conversations: this.deps.conversations,
-      soul: () => soul,
+      soul: this.deps.soul,
       ...(this.deps.sections ? { sections: this.deps.sections } : {}),
     });
   }
 }
+

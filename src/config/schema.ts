@@ -141,6 +141,18 @@ const SandboxSchema = Type.Object(
   { default: {} },
 );
 
+const SoulSchema = Type.Object(
+  {
+    confirm_ttl_seconds: Type.Integer({
+      minimum: 1,
+      maximum: 86_400,
+      default: 300,
+      description: "How long a /soul proposal can be applied with its /soul apply token (seconds).",
+    }),
+  },
+  { default: {} },
+);
+
 const owned = {
   owner_user_id: Type.Optional(Id),
   command_allowlist: IdList,
@@ -230,6 +242,7 @@ export const ConfigSchema = Type.Object({
       ultra: UltraSchema,
       skills: SkillsSchema,
       sandbox: SandboxSchema,
+      soul: SoulSchema,
     },
     { default: {} },
   ),

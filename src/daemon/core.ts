@@ -6,6 +6,7 @@
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import type { ProviderDeps } from "../agent/providers/index.ts";
+import { Persona } from "../agent/soul/persona.ts";
 import { AgentSupervisor } from "../agent/supervisor.ts";
 import { createTranscription } from "../agent/transcription/index.ts";
 import { transcriptionSettings } from "../config/transcription.ts";
@@ -23,6 +24,7 @@ import { openDatabase } from "../store/db.ts";
 import { IdempotencyStore } from "../store/idempotency.ts";
 import { Inbox } from "../store/inbox.ts";
 import { Outbox } from "../store/outbox.ts";
+import { SoulStore } from "../store/soul.ts";
 import { ensureHome } from "./home.ts";
 import { createSettler } from "../kernel/settle.ts";
 import type { Logger } from "../kernel/log.ts";
@@ -53,6 +55,8 @@ export interface Core {
   conversations: ConversationStore;
   delivery: Delivery;
   agents: AgentSupervisor;
+  /** SOUL.md and its revisions: the persona every turn reads, changed through /soul. */
+  persona: Persona;
   gateway: Gateway;
   dispatcher: Dispatcher;
   supervisor: TaskSupervisor;
@@ -92,10 +96,20 @@ export function buildCore(options: CoreOptions): Core {
     horizonMs: config.fermix_core.delivery.retry_horizon_minutes * 60_000,
     maxParts: config.fermix_core.max_reply_parts,
   });
+  const persona = new Persona({
+    store: new SoulStore(db),
+    path: paths.soul,
+    conversations,
+    model: () => agents.primaryModel(),
+    ttlMs: config.fermix_core.soul.confirm_ttl_seconds * 1000,
+    log: log.child({ component: "soul" }),
+  });
+  // SOUL.md exists (the shipped default on first run) and its history starts before the first turn.
+  persona.sync();
   const providerLog = log.child({ component: "provider" });
   const agents = new AgentSupervisor({
     config,
-    soulPath: paths.soul,
+    soul: () => persona.current(),
     conversations,
     log: log.child({ component: "agent" }),
     providerDeps: {
@@ -133,6 +147,7 @@ export function buildCore(options: CoreOptions): Core {
     idempotency,
     background,
     queue,
+    persona,
     ...(options.streaming ? { stream: streamFactory({ channels: config.fermix_channels, telemetry, log }) } : {}),
     vision: agents.primary?.config.vision ?? true,
     model: agents.primary?.config.model ?? "none",
@@ -168,6 +183,7 @@ export function buildCore(options: CoreOptions): Core {
     conversations,
     delivery,
     agents,
+    persona,
     gateway,
     dispatcher,
     supervisor,

@@ -6,6 +6,7 @@
 import type { Database } from "bun:sqlite";
 import type { MainAgent } from "../agent/agent.ts";
 import type { Compactor } from "../agent/compaction.ts";
+import type { Persona } from "../agent/soul/persona.ts";
 import type { Tool } from "../agent/tools/types.ts";
 import type { TranscriptionEngine } from "../agent/transcription/index.ts";
 import type { Config } from "../config/schema.ts";
@@ -85,6 +86,8 @@ export interface GatewayDeps {
   idempotency: IdempotencyStore;
   background: BackgroundWork;
   queue: ConversationQueue;
+  /** SOUL.md and its revisions, for /soul. */
+  persona?: Persona;
   /**
    * Tools the composition root offers besides react and send_attachment
    * (workspace, memory, jobs, skills…), for one turn: each feature decides

@@ -20,6 +20,7 @@ export class ConversationStore {
   private readonly appendStmt: Statement;
   private readonly newWindowStmt: Statement;
   private readonly compactStmt: Statement;
+  private readonly recentUserStmt: Statement;
 
   constructor(
     private readonly db: Database,
@@ -43,6 +44,9 @@ export class ConversationStore {
     this.compactStmt = db.query(
       "UPDATE messages SET compacted = 1 WHERE conversation = ?1 AND id = ?2",
     );
+    this.recentUserStmt = db.query(
+      "SELECT content AS text FROM messages WHERE conversation = ?1 AND role = 'user' ORDER BY id DESC LIMIT ?2",
+    );
   }
 
   private window(key: string): number {
@@ -57,6 +61,11 @@ export class ConversationStore {
   append(key: string, role: HistoryRole, text: string): number {
     this.touchStmt.run(key, this.now());
     return (this.appendStmt.get(key, this.window(key), role, text, this.now()) as { id: number }).id;
+  }
+
+  /** The latest `limit` messages sent in the conversation (any window, compacted or not), newest first. */
+  recentUserTexts(key: string, limit: number): string[] {
+    return (this.recentUserStmt.all(key, limit) as Array<{ text: string }>).map((row) => row.text);
   }
 
   /** `/new`: later turns start from an empty window; nothing is deleted. */

@@ -141,4 +141,37 @@ export const MIGRATIONS: readonly Migration[] = [
       SELECT channel, chat_id, thread_id, MAX(updated_at) FROM outbox WHERE thread_id IS NOT NULL GROUP BY channel, chat_id, thread_id;
     `,
   },
+  {
+    version: 9,
+    name: "soul revisions and proposals",
+    sql: `
+    -- Every text SOUL.md has had, oldest first: the revision number is the row id. origin says
+    -- how it came about; note holds what the owner should see beside it (a review's instruction,
+    -- the revision a revert went back to).
+    CREATE TABLE soul_revisions (
+      id INTEGER PRIMARY KEY,
+      origin TEXT NOT NULL CHECK (origin IN ('initial', 'review', 'revert', 'reset', 'manual')),
+      note TEXT,
+      text TEXT NOT NULL,
+      created_at INTEGER NOT NULL
+    ) STRICT;
+
+    -- /soul proposals waiting for "/soul apply TOKEN": single use (used_at), bound to the sender
+    -- and the conversation that made them, until expires_at. Only a hash of the token is kept.
+    CREATE TABLE soul_proposals (
+      token_hash TEXT PRIMARY KEY,
+      kind TEXT NOT NULL CHECK (kind IN ('review', 'revert', 'reset')),
+      note TEXT,
+      base_revision INTEGER NOT NULL,
+      text TEXT NOT NULL,
+      channel TEXT NOT NULL,
+      sender_id TEXT NOT NULL,
+      conversation TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      expires_at INTEGER NOT NULL,
+      used_at INTEGER
+    ) STRICT, WITHOUT ROWID;
+    CREATE INDEX soul_proposals_expiry ON soul_proposals (expires_at);
+    `,
+  },
 ];

@@ -102,6 +102,8 @@ export interface TelegramOptions {
   /** The Telegram fake's `url`; left out, polling would go to api.telegram.org. */
   apiRoot?: string;
   ownerUserId?: string;
+  allowedUserIds?: readonly string[];
+  commandAllowlist?: readonly string[];
 }
 
 /** A Telegram channel table (long polling against `apiRoot`). */
@@ -111,6 +113,8 @@ export function telegramToml(o: TelegramOptions): string {
     bot_token: o.botToken,
     api_root: o.apiRoot,
     owner_user_id: o.ownerUserId,
+    allowed_user_ids: o.allowedUserIds,
+    command_allowlist: o.commandAllowlist,
   });
 }
 

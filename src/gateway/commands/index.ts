@@ -3,11 +3,13 @@
  * their role gates. Handlers only talk to the services they are given; the
  * gateway decides when each runs (`/stop` at once, ahead of the queue).
  */
+import type { Persona } from "../../agent/soul/persona.ts";
 import { sleep } from "../../kernel/wait.ts";
 import type { BackgroundWork } from "../background.ts";
 import type { Stopped } from "../queue.ts";
 import type { InboundMessage } from "../../message/index.ts";
 import type { Role } from "../trust.ts";
+import { SOUL_COMMAND } from "./soul.ts";
 
 /** A command that cannot do what was asked, for a reason the user should read (not a fault): replied, not logged as an error. */
 export class CommandRefused extends Error {
@@ -29,6 +31,8 @@ export interface CommandContext {
   compact(): Promise<boolean>;
   /** Start `/background` work; throws BackgroundLimitReached at the cap. */
   startBackground(prompt: string): number;
+  /** SOUL.md and its revisions (/soul); null where the gateway was built without them. */
+  persona: Persona | null;
 }
 
 export interface CommandSpec {
@@ -153,6 +157,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       await ctx.reply(parts.length ? `Stopped ${parts.join(", ")}.` : "Nothing was running.");
     },
   },
+  SOUL_COMMAND,
 ];
 
 /** The command for a name or alias. */
