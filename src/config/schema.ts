@@ -109,6 +109,18 @@ const SandboxSchema = Type.Object(
   { default: {} },
 );
 
+const HttpSchema = Type.Object(
+  {
+    bind: Type.Optional(
+      Type.String({ minLength: 1, description: "Address the HTTP server binds (default 127.0.0.1); FERMIX_HTTP_BIND overrides it. Changing it needs a restart." }),
+    ),
+    port: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 65_535, description: "Port of the HTTP server (default 4030); PORT overrides it. Changing it needs a restart." }),
+    ),
+  },
+  { default: {}, description: "Where the HTTP server (health, webhooks, setup page) listens. The environment wins over these keys." },
+);
+
 const owned = {
   owner_user_id: Type.Optional(Id),
   command_allowlist: IdList,
@@ -198,6 +210,7 @@ export const ConfigSchema = Type.Object({
       ultra: UltraSchema,
       skills: SkillsSchema,
       sandbox: SandboxSchema,
+      http: HttpSchema,
     },
     { default: {} },
   ),
