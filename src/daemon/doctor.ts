@@ -6,7 +6,7 @@
 import { Database } from "bun:sqlite";
 import { existsSync, statSync } from "node:fs";
 import { CAN_EDIT, channelReadiness } from "../config/channels.ts";
-import { type HttpSettings, resolveHttp } from "../config/http.ts";
+import { type HttpConfig, type HttpSettings, resolveHttp } from "../config/http.ts";
 import { type LoadedConfig, loadConfig } from "../config/index.ts";
 import { ConfigError, type Env, PROVIDER_KEY_ENV } from "../config/load.ts";
 import { pathsFor, resolveHome } from "../config/paths.ts";
@@ -78,7 +78,7 @@ export async function runDoctor({ env, probeDaemon = isFermixListening }: Doctor
     rows.push(transcriptionRow(loaded));
   }
 
-  rows.push(await portRow(env, probeDaemon));
+  rows.push(await portRow(env, loaded?.config.fermix_core.http ?? {}, probeDaemon));
   return rows;
 }
 
@@ -133,10 +133,10 @@ function transcriptionRow(loaded: LoadedConfig): DoctorRow {
   );
 }
 
-async function portRow(env: Env, probeDaemon: (settings: HttpSettings) => Promise<boolean>): Promise<DoctorRow> {
+async function portRow(env: Env, fromConfig: HttpConfig, probeDaemon: (settings: HttpSettings) => Promise<boolean>): Promise<DoctorRow> {
   let settings: HttpSettings;
   try {
-    settings = resolveHttp(env);
+    settings = resolveHttp(env, fromConfig);
   } catch (error) {
     return row("port", "fail", error instanceof Error ? error.message : String(error));
   }
