@@ -77,6 +77,8 @@ export async function reloadDaemon(deps: ReloadDeps): Promise<ReloadOutcome> {
     }
   }
 
+  await settle(deps.channels, [...channels.started, ...channels.restarted]);
+
   const restartRequired: string[] = [];
   const wanted = resolveHttp(deps.env, next.config.fermix_core.http);
   if (wanted.hostname !== deps.http.hostname || wanted.port !== deps.http.port) {
@@ -95,4 +97,10 @@ export async function reloadDaemon(deps: ReloadDeps): Promise<ReloadOutcome> {
     restart_required: restartRequired.join("; "),
   });
   return { loaded: next, result: { ok: true, restart_required: restartRequired, channels, provider_changed: providerChanged, health: deps.report() } };
+}
+
+/** Give channels just (re)started a moment to leave "starting" (a first short poll), so the health shown is their real one. */
+async function settle(channels: ChannelSupervisor, names: ChannelName[], patienceMs = 3000): Promise<void> {
+  const deadline = Date.now() + patienceMs;
+  while (names.some((name) => channels.state(name)?.status === "starting") && Date.now() < deadline) await Bun.sleep(25);
 }

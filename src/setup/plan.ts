@@ -83,17 +83,24 @@ export function planSetup(input: PlanInput): SetupPlan {
   return { text, secrets, resolved, changed };
 }
 
+const NEW_FILE_HEADER = `# Fermix configuration, written by \`fermix setup\`. Edit it freely: setup keeps
+# the keys it does not manage and your comments. Credentials live in the OS
+# keychain or secrets.toml, never here.
+`;
+
 /**
  * The new table as TOML, patched into the current text. Tables that are new
  * get a `[header]` of their own first, so they read like a hand-written file
  * instead of dotted keys at the top.
  */
 export function renderToml(currentText: string, table: Table): string {
-  let base = currentText;
+  let base = currentText.trim() === "" ? NEW_FILE_HEADER : currentText;
   const existing = (currentText.trim() === "" ? {} : parseToml(currentText)) as Table;
-  for (const path of leafTables(table, [])) {
+  // The core's tables first, then the channels', as in the documentation.
+  const order = (path: string[]) => (path[0] === "fermix_core" ? 0 : 1);
+  for (const path of leafTables(table, []).sort((a, b) => order(a) - order(b))) {
     if (isTable(getPath(existing, path.join(".")))) continue;
-    const candidate = `${base.replace(/\n*$/, base === "" ? "" : "\n")}\n[${path.map(tomlKey).join(".")}]\n`;
+    const candidate = `${base.replace(/\n*$/, "\n")}\n[${path.map(tomlKey).join(".")}]\n`;
     try {
       parseToml(candidate);
       base = candidate;
