@@ -18,9 +18,8 @@ import { SETUP_CHANNELS } from "../setup/fields.ts";
 import { applySetup, type CurrentSetup } from "../setup/write.ts";
 import type { CliContext } from "./context.ts";
 import { channelsStep } from "./setup-channels.ts";
-import { daemonRunning, reloadDaemon } from "./setup-daemon.ts";
+import { daemonRunning, describeReload, reloadDaemon } from "./setup-daemon.ts";
 import type { SetupArgs } from "./setup-args.ts";
-import { describeReload } from "./setup.ts";
 import { type Io, loaderCheck, type Prompts, prompts, WizardCancelled } from "./setup-prompts.ts";
 
 export interface WizardInput {

@@ -14,10 +14,9 @@ import { describeChannel, describeProvider, describeTranscription } from "../set
 import { telegramGetMe, TelegramSetupError } from "../setup/telegram.ts";
 import { type AppliedSetup, applySetup, type CurrentSetup, readCurrentSetup } from "../setup/write.ts";
 import { SETUP_CHANNELS } from "../setup/fields.ts";
-import type { ReloadResult } from "../kernel/health.ts";
 import { type CliContext, UsageError } from "./context.ts";
 import { parseSetupArgs } from "./setup-args.ts";
-import { daemonRunning, reloadDaemon } from "./setup-daemon.ts";
+import { daemonReport } from "./setup-daemon.ts";
 
 export { setupHelp } from "./setup-args.ts";
 
@@ -127,23 +126,3 @@ export function writtenReport(applied: AppliedSetup): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** Reload a running daemon and say what came of it; or say how to start one. */
-export async function daemonReport(controlSocket: string): Promise<string> {
-  if (!(await daemonRunning(controlSocket))) return "no daemon is running: start it with `fermix run`, or in the background with `fermix service install`\n";
-  const result = await reloadDaemon(controlSocket);
-  return describeReload(result);
-}
-
-export function describeReload(result: ReloadResult | { error: string }): string {
-  if ("error" in result) return `the running daemon did not reload: ${result.error}\n`;
-  if (!result.ok) return `the running daemon kept its previous config: ${result.error}\n`;
-  const lines = [`the running daemon reloaded: health ${result.health.status}`];
-  const { started, stopped, restarted } = result.channels;
-  const moved = [...started.map((c) => `${c} started`), ...restarted.map((c) => `${c} restarted`), ...stopped.map((c) => `${c} stopped`)];
-  if (moved.length > 0) lines.push(`  channels: ${moved.join(", ")}`);
-  for (const failure of result.health.failures) lines.push(`  ${failure}`);
-  if (result.restart_required.length > 0) {
-    lines.push(`  restart required to apply: ${result.restart_required.join("; ")} (fermix service install restarts the service, or restart \`fermix run\`)`);
-  }
-  return `${lines.join("\n")}\n`;
-}
