@@ -9,6 +9,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join } from "node:path";
+import { build as buildPlist } from "plist";
 import type { Env } from "../config/load.ts";
 import { resolveHome } from "../config/paths.ts";
 
@@ -91,9 +92,10 @@ export function logPath(ctx: ServiceContext): string {
   return join(ctx.fermixHome, "logs", "fermix.log");
 }
 
-/** A value for a systemd setting: quoted, with the specifier and variable characters escaped. */
-function systemdQuote(value: string): string {
-  return `"${value.replaceAll("\\", "\\\\").replaceAll('"', '\\"').replaceAll("%", "%%").replaceAll("$", "$$$$")}"`;
+/** A value for a systemd setting: quoted, with `%` specifiers escaped (and `$`, in a command line, where it expands variables). */
+function systemdQuote(value: string, commandLine = false): string {
+  const escaped = value.replaceAll("\\", "\\\\").replaceAll('"', '\\"').replaceAll("%", "%%");
+  return `"${commandLine ? escaped.replaceAll("$", "$$$$") : escaped}"`;
 }
 
 export function systemdUnit(ctx: ServiceContext): string {
@@ -107,7 +109,7 @@ Wants=network-online.target
 
 [Service]
 Type=simple
-ExecStart=${systemdQuote(ctx.execPath)} run
+ExecStart=${systemdQuote(ctx.execPath, true)} run
 ExecReload=/bin/kill -HUP $MAINPID
 Restart=on-failure
 RestartSec=5
@@ -119,45 +121,20 @@ WantedBy=default.target
 `;
 }
 
-const xml = (value: string) => value.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
-
+/** The launchd agent: run at load, kept alive, logs to <home>/logs/fermix.log. */
 export function launchdPlist(ctx: ServiceContext): string {
-  const env = Object.entries(ctx.environment)
-    .map(([k, v]) => `      <key>${xml(k)}</key>\n      <string>${xml(v)}</string>`)
-    .join("\n");
-  return `<?xml version="1.0" encoding="UTF-8"?>
-<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-<!-- Written by \`fermix service install\`; \`fermix service uninstall\` removes it. -->
-<plist version="1.0">
-  <dict>
-    <key>Label</key>
-    <string>${LAUNCHD_LABEL}</string>
-    <key>ProgramArguments</key>
-    <array>
-      <string>${xml(ctx.execPath)}</string>
-      <string>run</string>
-    </array>
-    <key>EnvironmentVariables</key>
-    <dict>
-${env}
-    </dict>
-    <key>WorkingDirectory</key>
-    <string>${xml(ctx.fermixHome)}</string>
-    <key>RunAtLoad</key>
-    <true/>
-    <key>KeepAlive</key>
-    <true/>
-    <key>ThrottleInterval</key>
-    <integer>5</integer>
-    <key>ProcessType</key>
-    <string>Background</string>
-    <key>StandardOutPath</key>
-    <string>${xml(logPath(ctx))}</string>
-    <key>StandardErrorPath</key>
-    <string>${xml(logPath(ctx))}</string>
-  </dict>
-</plist>
-`;
+  return buildPlist({
+    Label: LAUNCHD_LABEL,
+    ProgramArguments: [ctx.execPath, "run"],
+    EnvironmentVariables: ctx.environment,
+    WorkingDirectory: ctx.fermixHome,
+    RunAtLoad: true,
+    KeepAlive: true,
+    ThrottleInterval: 5,
+    ProcessType: "Background",
+    StandardOutPath: logPath(ctx),
+    StandardErrorPath: logPath(ctx),
+  });
 }
 
 export interface ServiceReport {
