@@ -46,12 +46,13 @@ export function parseSetupArgs(args: readonly string[]): SetupArgs {
 
 const flagLine = (f: SetupField) => {
   const kind = f.kind === "boolean" ? "true|false" : f.kind === "integer" ? "N" : f.kind === "list" ? "A,B" : "VALUE";
-  return `  --${`${f.flag} ${kind}`.padEnd(40)} ${f.help}`;
+  return `  --${`${f.flag} ${kind}`.padEnd(36)} ${f.help}`;
 };
 
 export function setupHelp(): string {
-  const channels = ["telegram", "whatsapp", "slack", "discord", "signal", "acp"]
-    .map((name) => `${name[0]!.toUpperCase()}${name.slice(1)}:\n${CHANNEL_FIELDS.filter((f) => f.flag.startsWith(`${name}-`)).map(flagLine).join("\n")}`)
+  const titles = { telegram: "Telegram", whatsapp: "WhatsApp", slack: "Slack", discord: "Discord", signal: "Signal", acp: "ACP (editors)" };
+  const channels = Object.entries(titles)
+    .map(([name, title]) => `${title}:\n${CHANNEL_FIELDS.filter((f) => f.flag.startsWith(`${name}-`)).map(flagLine).join("\n")}`)
     .join("\n\n");
   return `Usage: fermix setup [--reconfigure] [--yes [--check]] [flags]
 
@@ -81,7 +82,7 @@ Options:
   --no-service       do not offer to install the background service
 
 Provider (made the primary one):
-  --${`${PROVIDER_NAME_FLAG} NAME`.padEnd(40)} its table name (default: openai, the local server's kind, or custom)
+  --${`${PROVIDER_NAME_FLAG} NAME`.padEnd(36)} its table name (default: openai, the local server's kind, or custom)
 ${PROVIDER_FIELDS.map(flagLine).join("\n")}
 
 ${channels}

@@ -44,6 +44,6 @@ test("setup --help documents every flag, the fixed names included", async () => 
     "--slack-bot-token", "--whatsapp-access-token", "--discord-bot-token", "--signal-account",
     "--transcription-backend", "--transcription-model", "--transcription-api-key", "--http-port",
   ]) {
-    expect(r.stdout).toContain(`  ${flag} `);
+    expect(r.stdout).toMatch(new RegExp(`^  ${flag}[ ,]`, "m"));
   }
 });
