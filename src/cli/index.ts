@@ -3,7 +3,7 @@
  * when that subcommand runs, so `fermix --version` and `fermix doctor` never
  * pay for the daemon's imports.
  */
-import { VERSION } from "../version.ts";
+import { VERSION, VERSION_LINE } from "../version.ts";
 import { type CliContext, type Subcommand, UsageError } from "./context.ts";
 import { formatError } from "./errors.ts";
 
@@ -129,7 +129,7 @@ export async function runCli(argv: string[], ctx: CliContext): Promise<number> {
     return first === undefined ? 2 : 0;
   }
   if (first === "--version" || first === "-v" || first === "version") {
-    ctx.stdout(`fermix ${VERSION}\n`);
+    ctx.stdout(`${VERSION_LINE}\n`);
     return 0;
   }
   const spec = COMMANDS[first];

@@ -8,10 +8,13 @@ const home = makeHome();
 afterAll(() => home.cleanup());
 
 describe("fermix binary", () => {
-  test("--version prints the baked-in version", async () => {
+  test("--version prints the baked-in version, commit and target", async () => {
     const r = await runFermix(["--version"], home.env);
     expect(r.exitCode).toBe(0);
-    expect(r.stdout).toBe(`fermix ${pkg.version}\n`);
+    // The commit is the one the binary was built from: a hash (+dirty with uncommitted changes), or "unknown" outside git.
+    const commit = "([0-9a-f]{12}(\\+dirty)?|unknown)";
+    const target = `${process.platform}-${process.arch}`;
+    expect(r.stdout).toMatch(new RegExp(`^fermix ${pkg.version.replaceAll(".", "\\.")} \\(${commit}, ${target}\\)\n$`));
   });
 
   test("help lists every subcommand", async () => {
