@@ -23,8 +23,28 @@ function answered<T>(value: unknown): T {
   return value as T;
 }
 
+/** Break a message at spaces to fit the terminal beside clack's three-column guide (it does not wrap log lines itself). */
+export function wrapText(text: string, width: number): string {
+  return text
+    .split("\n")
+    .map((line) => {
+      const out: string[] = [];
+      let current = "";
+      for (const word of line.split(" ")) {
+        if (current !== "" && current.length + 1 + word.length > width) {
+          out.push(current);
+          current = word;
+        } else current = current === "" ? word : `${current} ${word}`;
+      }
+      out.push(current);
+      return out.join("\n");
+    })
+    .join("\n");
+}
+
 /** The prompts, bound to one terminal. */
 export function prompts(io: Io) {
+  const fit = (text: string) => wrapText(text, Math.max(40, ((io.output as { columns?: number }).columns ?? 80) - 4));
   return {
     io,
     async text(message: string, options: { initial?: string; placeholder?: string; validate?: (v: string) => string | undefined } = {}): Promise<string> {
@@ -57,11 +77,11 @@ export function prompts(io: Io) {
       clack.note(message, title, io);
     },
     log: {
-      step: (message: string) => clack.log.step(message, io),
-      info: (message: string) => clack.log.info(message, io),
-      success: (message: string) => clack.log.success(message, io),
-      warn: (message: string) => clack.log.warn(message, io),
-      error: (message: string) => clack.log.error(message, io),
+      step: (message: string) => clack.log.step(fit(message), io),
+      info: (message: string) => clack.log.info(fit(message), io),
+      success: (message: string) => clack.log.success(fit(message), io),
+      warn: (message: string) => clack.log.warn(fit(message), io),
+      error: (message: string) => clack.log.error(fit(message), io),
     },
     intro: (title: string) => clack.intro(title, io),
     outro: (message: string) => clack.outro(message, io),

@@ -61,20 +61,23 @@ export async function runWizard({ ctx, current, args, terminal }: WizardInput): 
     changes.push(...(await channelsStep({ ask, config: start.config, env: ctx.env, controlSocket: current.paths.controlSocket, pairTimeoutMs: PAIR_TIMEOUT_MS })));
     ask.log.step(`3/4 Voice notes — now: ${describeTranscription(start.config)}`);
     changes.push(...(await transcriptionStep(ask, start.config)));
-    if (!(await review(ask, current, changes))) {
+    const decision = await review(ask, current, changes);
+    if (decision === "declined") {
       ask.outro("Nothing was written.");
       return 0;
     }
-    const applied = await applySetup(current, changes);
-    ask.log.success(`Wrote ${applied.configPath}${applied.backupPath ? ` (the previous one is ${applied.backupPath})` : ""}`);
-    const secrets = Object.keys(applied.plan.secrets).length;
-    if (secrets > 0) ask.log.success(`Stored ${secrets} secret${secrets === 1 ? "" : "s"} in ${applied.secretStore}`);
     const running = await daemonRunning(current.paths.controlSocket);
-    if (running) {
-      const spin = ask.spinner();
-      spin.start("Telling the running daemon to reload");
-      const result = await reloadDaemon(current.paths.controlSocket);
-      spin.stop(describeReload(result).trimEnd());
+    if (decision === "write") {
+      const applied = await applySetup(current, changes);
+      ask.log.success(`Wrote ${applied.configPath}${applied.backupPath ? ` (the previous one is ${applied.backupPath})` : ""}`);
+      const secrets = Object.keys(applied.plan.secrets).length;
+      if (secrets > 0) ask.log.success(`Stored ${secrets} secret${secrets === 1 ? "" : "s"} in ${applied.secretStore}`);
+      if (running) {
+        const spin = ask.spinner();
+        spin.start("Telling the running daemon to reload");
+        const result = await reloadDaemon(current.paths.controlSocket);
+        spin.stop(describeReload(result).trimEnd());
+      }
     }
     ask.log.step("4/4 Background service");
     const service = args.noService ? "skipped" : await serviceStep(ask, ctx);
@@ -211,19 +214,20 @@ async function transcriptionStep(ask: Prompts, config: Config): Promise<SetupCha
 }
 
 /** Show what will change (secrets by name only) and ask before writing. */
-async function review(ask: Prompts, current: CurrentSetup, changes: SetupChange[]): Promise<boolean> {
+async function review(ask: Prompts, current: CurrentSetup, changes: SetupChange[]): Promise<"write" | "unchanged" | "declined"> {
   const plan = planSetup({ currentText: current.text, currentSecrets: current.secrets, changes, filePath: current.paths.config });
   if (plan.changed.length === 0 && current.exists) {
-    ask.log.info("Nothing to change.");
-    return false;
+    ask.log.info("Nothing to change in config.toml.");
+    return "unchanged";
   }
+  const written = Bun.TOML.parse(plan.text) as Record<string, unknown>;
   const lines = plan.changed.map((path) => {
     if (isSecretPath(path)) return `${path} = (secret, to ${current.store.kind === "keychain" ? "the keychain" : "secrets.toml"})`;
-    const value = path.split(".").reduce<unknown>((node, part) => (node as Record<string, unknown> | undefined)?.[part], Bun.TOML.parse(plan.text));
+    const value = path.split(".").reduce<unknown>((node, part) => (node as Record<string, unknown> | undefined)?.[part], written);
     return `${path} = ${value === undefined ? "(removed)" : JSON.stringify(value)}`;
   });
   ask.note(lines.join("\n"), `Changes to ${current.paths.config}`);
-  return ask.confirm("Write them?");
+  return (await ask.confirm("Write them?")) ? "write" : "declined";
 }
 
 async function serviceStep(ask: Prompts, ctx: CliContext): Promise<"installed" | "running" | "skipped" | "unsupported"> {
@@ -246,7 +250,7 @@ async function serviceStep(ask: Prompts, ctx: CliContext): Promise<"installed" |
 }
 
 function nextStep(daemonRunning: boolean, service: string): string {
-  if (daemonRunning) return "Done. The running daemon has the new configuration: send your bot a message.";
+  if (daemonRunning) return "Done. The daemon is running with this configuration: send your bot a message.";
   if (service === "installed" || service === "running") return "Done. Fermix runs as a service: `fermix service status`, `fermix service logs`.";
   return "Done. Next: `fermix run` (or `fermix service install` to run it in the background).";
 }

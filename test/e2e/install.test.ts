@@ -26,7 +26,8 @@ async function release(name: string, archive: string, options: { corrupt?: boole
   if (!options.noSums) await writeChecksums([join(dir, ASSET)], join(dir, "SHA256SUMS"));
   if (options.corrupt) {
     const bytes = readFileSync(join(dir, ASSET));
-    bytes[bytes.length >> 1] ^= 0xff;
+    const middle = bytes.length >> 1;
+    bytes[middle] = bytes[middle]! ^ 0xff;
     writeFileSync(join(dir, ASSET), bytes);
   }
 }

@@ -5,14 +5,16 @@
  * transcription; the daemon started afterwards is ready, answers the paired
  * owner and finds its secrets in secrets.toml. Then `--reconfigure` pairs a
  * new owner through that running daemon, changing that one value only.
+ * The last step installs the service (fake systemctl on PATH).
  */
 import { expect, test } from "bun:test";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { reply } from "../fakes/model-server.ts";
 import { ALICE, BOB } from "../fakes/telegram.ts";
-import { BINARY, ensureBinary, type RunningDaemon } from "../helpers/binary.ts";
+import { BINARY, ensureBinary, runFermix, type RunningDaemon } from "../helpers/binary.ts";
 import { e2eResources } from "../helpers/e2e.ts";
+import { makeFakeBin } from "../helpers/fake-bin.ts";
 import { startTerminal, type TerminalSession } from "../helpers/tmux.ts";
 
 const start = e2eResources();
@@ -155,3 +157,44 @@ test("without a terminal, setup refuses the wizard and points at the flags", asy
   expect(stderr).toContain("setup asks its questions in a terminal, and this is not one");
   expect(stderr).toContain("--yes");
 });
+
+test("--reconfigure keeping every answer writes nothing, and the last step installs the service (fake systemctl on PATH)", async () => {
+  const fake = makeFakeBin();
+  start.defer(() => fake.cleanup());
+  const home = start.home({ PATH: fake.path, USER: "alice", FERMIX_SETUP_PROBES: "127.0.0.1:9" });
+  const flags = await runFermix(["setup", "--yes", "--model", "gpt-5.1", "--api-key", "sk-aaaaaaaaaaaa", "--slack-owner", "U1", "--slack-bot-token", "xoxb-1", "--slack-signing-secret", "s3cr3tt"], home.env);
+  expect(flags.exitCode).toBe(0);
+  const config = readFileSync(join(home.home, "config.toml"), "utf8");
+
+  const w = terminal([BINARY, "setup", "--reconfigure"], home.env);
+  expect(await w.waitFor("Which model provider?")).toContain("Keep openai (gpt-5.1)");
+  w.keys("Enter");
+  expect(await w.waitFor("Which channels should Fermix serve?")).toContain("Slack (now: on, owner U1)");
+  w.keys("Enter");
+  await w.waitFor("Bot token (xoxb-…) (leave empty to keep the stored one)");
+  w.keys("Enter");
+  await w.waitFor("Signing secret (leave empty to keep the stored one)");
+  w.keys("Enter");
+  await w.waitFor("Owner id (empty: set it later");
+  w.keys("Enter");
+  await w.waitFor("Slack Events API");
+  await w.waitFor("Which speech-to-text backend transcribes voice notes?");
+  w.keys("Down", "Down", "Down");
+  w.keys("Enter");
+  await w.waitFor("Nothing to change in config.toml.");
+  await w.waitFor("Run Fermix in the background, now and at every login or boot (a systemd user service)?");
+  w.keys("Left");
+  w.keys("Enter");
+  expect(await w.exited()).toBe(0);
+  const screen = await w.waitFor("Done. Fermix runs as a service");
+  expect(screen).toContain("enabled and started fermix.service");
+  expect(screen).toContain("loginctl enable-linger alice");
+  expect(readFileSync(join(home.home, "config.toml"), "utf8")).toBe(config);
+  expect(readFileSync(join(home.env.HOME!, ".config", "systemd", "user", "fermix.service"), "utf8")).toContain(`ExecStart="${BINARY}" run`);
+  expect(fake.calls()).toEqual([
+    "systemctl --user daemon-reload",
+    "systemctl --user enable fermix.service",
+    "systemctl --user restart fermix.service",
+    "loginctl show-user alice --property=Linger",
+  ]);
+}, 60_000);

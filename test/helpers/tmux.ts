@@ -26,15 +26,17 @@ export function startTerminal(command: string[], env: Record<string, string | un
   const socket = `fermix-test-${process.pid}-${++sessions}`;
   const dir = mkdtempSync(join(tmpdir(), "fermix-tmux-"));
   const exitFile = join(dir, "exit");
-  const quoted = command.map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(" ");
-  const envArgs = Object.entries({ TERM: "xterm-256color", ...env }).flatMap(([k, v]) => (v === undefined ? [] : ["-e", `${k}=${v}`]));
+  const quote = (a: string) => `'${a.replaceAll("'", `'\\''`)}'`;
+  // env -i: exactly this environment (the shell tmux starts may set PATH from the machine's profile).
+  const assignments = Object.entries({ TERM: "xterm-256color", ...env }).flatMap(([k, v]) => (v === undefined ? [] : [quote(`${k}=${v}`)]));
+  const quoted = ["env", "-i", ...assignments, ...command.map(quote)].join(" ");
   const tmux = (...args: string[]) => {
     const r = Bun.spawnSync(["tmux", "-L", socket, "-f", "/dev/null", ...args], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
     if (r.exitCode !== 0) throw new Error(`tmux ${args[0]} failed: ${r.stderr.toString()}`);
     return r.stdout.toString();
   };
   tmux(
-    "new-session", "-d", "-s", "t", "-x", String(size.columns), "-y", String(size.rows), ...envArgs,
+    "new-session", "-d", "-s", "t", "-x", String(size.columns), "-y", String(size.rows),
     `${quoted}; echo $? > '${exitFile}'; sleep 300`,
   );
   tmux("set-option", "-g", "history-limit", "5000");
