@@ -144,11 +144,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     let reloading: Promise<unknown> = Promise.resolve();
     const reload = (): Promise<ReloadResult> => {
       const next = reloading.then(() =>
-        reloadDaemon({ env, log, http, current: () => loaded, core, channels, adapters, buildAdapter, report }).then((outcome) => {
-          if (outcome.loaded) loaded = outcome.loaded;
-          if (outcome.result.ok) restartRequired = outcome.result.restart_required;
-          return { ...outcome.result, health: report() };
-        }),
+        reloadDaemon({ env, log, http, current: () => loaded, adopt: (next) => (loaded = next), core, channels, adapters, buildAdapter, report }).then(
+          (result) => {
+            if (result.ok) restartRequired = result.restart_required;
+            return { ...result, health: report() };
+          },
+        ),
       );
       reloading = next.catch(() => {});
       return next;

@@ -24,6 +24,8 @@ export interface ReloadDeps {
   /** Where the HTTP server listens now. */
   http: HttpSettings;
   current: () => LoadedConfig;
+  /** Make `next` the config in force (health, the adapters' start context), before channels restart. */
+  adopt: (next: LoadedConfig) => void;
   core: Core;
   channels: ChannelSupervisor;
   /** The daemon's adapters by channel, kept in step with the supervisor's. */
@@ -32,13 +34,7 @@ export interface ReloadDeps {
   report: () => HealthReport;
 }
 
-export interface ReloadOutcome {
-  /** The new config, when it loaded. */
-  loaded?: LoadedConfig;
-  result: ReloadResult;
-}
-
-export async function reloadDaemon(deps: ReloadDeps): Promise<ReloadOutcome> {
+export async function reloadDaemon(deps: ReloadDeps): Promise<ReloadResult> {
   const { log } = deps;
   const before = deps.current();
   const empty = { started: [], stopped: [], restarted: [] };
@@ -48,7 +44,7 @@ export async function reloadDaemon(deps: ReloadDeps): Promise<ReloadOutcome> {
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     log.error("config reload failed; keeping the running config", { error: message });
-    return { result: { ok: false, error: message, restart_required: [], channels: empty, provider_changed: false, health: deps.report() } };
+    return { ok: false, error: message, restart_required: [], channels: empty, provider_changed: false, health: deps.report() };
   }
   log.redactor.add(...next.secretValues);
   for (const warning of next.warnings) log.warn(warning, { component: "config" });
@@ -57,6 +53,7 @@ export async function reloadDaemon(deps: ReloadDeps): Promise<ReloadOutcome> {
     !Bun.deepEquals(before.config.fermix_core.providers, next.config.fermix_core.providers) ||
     !Bun.deepEquals(before.config.fermix_core.compaction, next.config.fermix_core.compaction);
   deps.core.reconfigure(next);
+  deps.adopt(next);
 
   const channels: ReloadResult["channels"] = { started: [], stopped: [], restarted: [] };
   for (const name of CHANNEL_NAMES) {
@@ -96,7 +93,7 @@ export async function reloadDaemon(deps: ReloadDeps): Promise<ReloadOutcome> {
     restarted: channels.restarted.join(","),
     restart_required: restartRequired.join("; "),
   });
-  return { loaded: next, result: { ok: true, restart_required: restartRequired, channels, provider_changed: providerChanged, health: deps.report() } };
+  return { ok: true, restart_required: restartRequired, channels, provider_changed: providerChanged, health: deps.report() };
 }
 
 /** Give channels just (re)started a moment to leave "starting" (a first short poll), so the health shown is their real one. */
