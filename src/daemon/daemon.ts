@@ -75,12 +75,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
   const adapters = new Map<ChannelName, ChannelAdapter>();
   const missing = new Map<ChannelName, ChannelRuntimeState>();
+  /** Past the first start: a refusal now comes from a reload. */
+  let started = false;
   /** The adapter for a channel the config says to serve (undefined: not served, or not in this build). */
   const buildAdapter = async (name: ChannelName, config: Config): Promise<ChannelAdapter | undefined> => {
     missing.delete(name);
     core.channels.delete(name);
     const readiness = channelReadiness(config, name);
-    if (readiness.kind === "refused") log.warn("channel refused", { channel: name, reason: readiness.reason });
+    if (readiness.kind === "refused") log.warn(started ? "channel refused on reload" : "channel refused at start", { channel: name, reason: readiness.reason });
     if (readiness.kind === "unconfigured") log.warn("channel enabled but not configured", { channel: name, missing: readiness.missing.join(",") });
     if (readiness.kind !== "servable") return undefined;
     const load = ADAPTERS[name];
@@ -100,6 +102,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const adapter = await buildAdapter(name, loaded.config);
     if (adapter) adapters.set(name, adapter);
   }
+  started = true;
 
   const channels = new ChannelSupervisor(
     adapters,
@@ -141,9 +144,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       });
 
     // One reload at a time: SIGHUP and the control socket may ask together.
-    let reloading: Promise<unknown> = Promise.resolve();
+    let reloads: Promise<unknown> = Promise.resolve();
     const reload = (): Promise<ReloadResult> => {
-      const next = reloading.then(() =>
+      const next = reloads.then(() =>
         reloadDaemon({ env, log, http, current: () => loaded, adopt: (next) => (loaded = next), core, channels, adapters, buildAdapter, report }).then(
           (result) => {
             if (result.ok) restartRequired = result.restart_required;
@@ -151,7 +154,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           },
         ),
       );
-      reloading = next.catch(() => {});
+      reloads = next.catch(() => {});
       return next;
     };
 
