@@ -3,10 +3,12 @@
 #
 # From a checkout:   ./install.sh            (installs Bun if missing, builds, installs dist/fermix)
 # Without one:       curl -fsSL <release-url>/install.sh | sh
-#                    (downloads the release binary for this OS and architecture)
+#                    (downloads the release archive for this OS and architecture,
+#                    verifies it against the release's SHA256SUMS, unpacks it)
 #
-# Idempotent: running it again replaces the binary and leaves your shell rc alone
-# when the PATH line is already there.
+# Idempotent: running it again upgrades the binary in place (the installed one
+# stays when the new one does not run) and leaves your shell rc alone when the
+# install directory is already on PATH or the line is already there.
 set -eu
 
 BUN_VERSION="1.4.4"
@@ -20,8 +22,9 @@ Installs the fermix binary into a directory on your PATH.
 
 From a source checkout it makes sure Bun ${BUN_VERSION} is present (installing it
 with npm when it is missing), installs dependencies, builds dist/fermix and
-copies it. Piped from curl with no checkout, it downloads the release binary
-for this platform.
+copies it. Piped from curl with no checkout, it downloads the release archive
+for this platform, verifies its SHA-256 checksum and unpacks it. An existing
+fermix is upgraded in place; it is kept when the new one does not run.
 
 Options:
   --dir DIR           install into DIR (default: \$FERMIX_INSTALL_DIR or ~/.local/bin)
@@ -33,8 +36,8 @@ Options:
 Environment:
   FERMIX_INSTALL_DIR  default install directory
   FERMIX_RELEASE_URL  base URL of the releases (default ${DEFAULT_RELEASE_URL});
-                      binaries are fetched from <url>/download/v<version>/fermix-<os>-<arch>
-                      or <url>/latest/download/fermix-<os>-<arch>
+                      archives are fetched from <url>/download/v<version>/fermix-<os>-<arch>.tar.xz
+                      or <url>/latest/download/fermix-<os>-<arch>.tar.xz, beside SHA256SUMS
 USAGE
 }
 
@@ -107,24 +110,45 @@ build_from_checkout() {
   SOURCE="$SCRIPT_DIR/dist/fermix"
 }
 
-download_release() {
-  detect_platform
-  base="${FERMIX_RELEASE_URL:-$DEFAULT_RELEASE_URL}"
-  asset="fermix-${OS}-${ARCH}"
-  if [ -n "$VERSION" ]; then url="$base/download/v${VERSION}/${asset}"; else url="$base/latest/download/${asset}"; fi
-  TMP=$(mktemp "${TMPDIR:-/tmp}/fermix.XXXXXX")
-  trap 'rm -f "$TMP"' EXIT
-  say "downloading $url"
+fetch() {
   if command -v curl >/dev/null 2>&1; then
-    curl -fsSL "$url" -o "$TMP" || die "download failed: $url"
+    curl -fsSL "$1" -o "$2"
   elif command -v wget >/dev/null 2>&1; then
-    wget -q "$url" -O "$TMP" || die "download failed: $url"
+    wget -q "$1" -O "$2"
   else
     die "neither curl nor wget is available to download fermix"
   fi
-  chmod 755 "$TMP"
-  "$TMP" --version >/dev/null 2>&1 || die "the downloaded file does not run on this machine ($OS-$ARCH): $url"
-  SOURCE="$TMP"
+}
+
+sha256_of() {
+  if command -v sha256sum >/dev/null 2>&1; then
+    sha256sum "$1" | awk '{ print $1 }'
+  elif command -v shasum >/dev/null 2>&1; then
+    shasum -a 256 "$1" | awk '{ print $1 }'
+  else
+    die "neither sha256sum nor shasum is available to verify the download"
+  fi
+}
+
+download_release() {
+  detect_platform
+  command -v tar >/dev/null 2>&1 || die "tar is needed to unpack the release"
+  command -v xz >/dev/null 2>&1 || die "xz is needed to unpack the release (Debian/Ubuntu: apt install xz-utils; Fedora: dnf install xz)"
+  base="${FERMIX_RELEASE_URL:-$DEFAULT_RELEASE_URL}"
+  asset="fermix-${OS}-${ARCH}.tar.xz"
+  if [ -n "$VERSION" ]; then dir="$base/download/v${VERSION}"; else dir="$base/latest/download"; fi
+  WORK=$(mktemp -d "${TMPDIR:-/tmp}/fermix.XXXXXX")
+  trap 'rm -rf "$WORK"' EXIT
+  say "downloading $dir/$asset"
+  fetch "$dir/$asset" "$WORK/$asset" || die "download failed: $dir/$asset"
+  fetch "$dir/SHA256SUMS" "$WORK/SHA256SUMS" || die "cannot download $dir/SHA256SUMS to verify $asset; nothing was installed"
+  expected=$(awk -v a="$asset" '$2 == a || $2 == ("*" a) { print $1; exit }' "$WORK/SHA256SUMS")
+  [ -n "$expected" ] || die "SHA256SUMS lists no checksum for $asset; nothing was installed"
+  actual=$(sha256_of "$WORK/$asset")
+  [ "$actual" = "$expected" ] || die "checksum mismatch for $asset (SHA256SUMS says $expected, the download is $actual): corrupted or tampered with; nothing was installed"
+  say "verified $asset: sha256 $actual matches SHA256SUMS"
+  tar -xJf "$WORK/$asset" -C "$WORK" fermix || die "cannot unpack $asset"
+  SOURCE="$WORK/fermix"
 }
 
 add_to_path() {
@@ -143,12 +167,28 @@ add_to_path() {
   say "added $INSTALL_DIR to PATH in $rc (open a new shell, or run: $line)"
 }
 
+# Whether the directory was on PATH before this script ran: then `fermix` works by name right away.
+case ":${PATH}:" in *":$INSTALL_DIR:"*) ON_PATH=1 ;; *) ON_PATH=0 ;; esac
+
 if [ "$IN_CHECKOUT" = 1 ]; then build_from_checkout; else download_release; fi
 
 mkdir -p "$INSTALL_DIR" || die "cannot create $INSTALL_DIR"
-# Copy then rename, so a running fermix is never left with a half-written binary.
-cp "$SOURCE" "$INSTALL_DIR/.fermix.new" && chmod 755 "$INSTALL_DIR/.fermix.new" && mv -f "$INSTALL_DIR/.fermix.new" "$INSTALL_DIR/fermix" \
-  || die "cannot write $INSTALL_DIR/fermix"
+TARGET="$INSTALL_DIR/fermix"
+OLD=""
+[ -x "$TARGET" ] && OLD=$("$TARGET" --version 2>/dev/null || true)
+# Copy next to the target, check that it runs there, then rename over the old one:
+# a running fermix is never left with a half-written binary, and a new one that
+# does not run never replaces one that does.
+cp "$SOURCE" "$INSTALL_DIR/.fermix.new" && chmod 755 "$INSTALL_DIR/.fermix.new" || die "cannot write $INSTALL_DIR"
+if ! NEW=$("$INSTALL_DIR/.fermix.new" --version 2>/dev/null) || [ -z "$NEW" ]; then
+  rm -f "$INSTALL_DIR/.fermix.new"
+  [ -n "$OLD" ] && die "the new fermix does not run on this machine ($(uname -s) $(uname -m)); kept the installed one: $OLD"
+  die "the new fermix does not run on this machine ($(uname -s) $(uname -m))"
+fi
+mv -f "$INSTALL_DIR/.fermix.new" "$TARGET" || die "cannot write $TARGET"
+if [ -n "$OLD" ]; then say "upgraded $TARGET: $OLD -> $NEW"; else say "installed $NEW to $TARGET"; fi
+if [ -n "$OLD" ] && { [ -f "${XDG_CONFIG_HOME:-$HOME/.config}/systemd/user/fermix.service" ] || [ -f "$HOME/Library/LaunchAgents/ai.fermix.daemon.plist" ]; }; then
+  say "the service still runs the previous binary: restart it with: fermix service install"
+fi
 add_to_path
-say "installed $("$INSTALL_DIR/fermix" --version) to $INSTALL_DIR/fermix"
-say "next: fermix setup, then fermix run (or: $INSTALL_DIR/fermix run)"
+if [ "$ON_PATH" = 1 ]; then say "next: fermix setup"; else say "next: $TARGET setup"; fi

@@ -15,6 +15,14 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
+// SIGHUP asks a running daemon to reload its config (`systemctl --user reload fermix`). It is
+// caught only once a command listens for it: for the others it still ends the process (a closed terminal).
+const reloadListeners = new Set<() => void>();
+const onReload = (listener: () => void) => {
+  if (reloadListeners.size === 0) process.on("SIGHUP", () => reloadListeners.forEach((l) => l()));
+  reloadListeners.add(listener);
+};
+
 runCli(process.argv.slice(2), {
   env: process.env,
   stdout: (text) => void process.stdout.write(text),
@@ -22,6 +30,7 @@ runCli(process.argv.slice(2), {
   isTTY: Boolean(process.stdout.isTTY),
   shutdown: shutdown.signal,
   terminal: () => ({ input: process.stdin, output: process.stdout }),
+  onReload,
 }).then(
   (code) => process.exit(code),
   (error) => {

@@ -41,22 +41,44 @@ export class AgentSupervisor {
   private agent: MainAgent | null = null;
   private health: { status: "ready" | "degraded"; detail?: string } = { status: "ready" };
   private restarting: Promise<void> | null = null;
-  readonly primary: PrimaryProvider | null;
-  readonly provider: Provider | null;
-  readonly compactor: Compactor | null;
+  private built: { primary: PrimaryProvider | null; provider: Provider | null; compactor: Compactor | null } = {
+    primary: null,
+    provider: null,
+    compactor: null,
+  };
 
   constructor(private readonly deps: AgentSupervisorDeps) {
-    this.primary = primaryProvider(deps.config);
-    this.provider = this.primary ? createProvider(this.primary.name, this.primary.config, deps.providerDeps) : null;
-    const compaction = deps.config.fermix_core.compaction;
-    this.compactor =
-      this.provider && this.primary
-        ? new Compactor(this.provider, this.primary.config.model, deps.conversations, {
+    this.reconfigure(deps.config);
+  }
+
+  get primary(): PrimaryProvider | null {
+    return this.built.primary;
+  }
+  get provider(): Provider | null {
+    return this.built.provider;
+  }
+  get compactor(): Compactor | null {
+    return this.built.compactor;
+  }
+
+  /**
+   * Build the provider, compactor and agent from `config` (the daemon's
+   * reload: a new primary provider takes the next turn; a turn already
+   * running finishes on the agent it started with).
+   */
+  reconfigure(config: Config): void {
+    const primary = primaryProvider(config);
+    const provider = primary ? createProvider(primary.name, primary.config, this.deps.providerDeps) : null;
+    const compaction = config.fermix_core.compaction;
+    const compactor =
+      provider && primary
+        ? new Compactor(provider, primary.config.model, this.deps.conversations, {
             enabled: compaction.enabled,
             threshold: compaction.threshold,
-            contextWindow: this.primary.config.context_window,
+            contextWindow: primary.config.context_window,
           })
         : null;
+    this.built = { primary, provider, compactor };
     this.agent = this.build();
   }
 

@@ -9,6 +9,8 @@ export interface CliContext {
   shutdown: AbortSignal;
   /** The terminal streams, for line editing (`fermix chat`); opened on first use. */
   terminal: () => { input: NodeJS.ReadStream; output: NodeJS.WriteStream };
+  /** Call `listener` on each reload request (SIGHUP). */
+  onReload?: (listener: () => void) => void;
 }
 
 /** A subcommand module: parses its own arguments, returns the exit code. */

@@ -3,13 +3,15 @@
  * when that subcommand runs, so `fermix --version` and `fermix doctor` never
  * pay for the daemon's imports.
  */
-import { VERSION } from "../version.ts";
+import { VERSION, VERSION_LINE } from "../version.ts";
 import { type CliContext, type Subcommand, UsageError } from "./context.ts";
 import { formatError } from "./errors.ts";
 
 interface CommandSpec {
   summary: string;
   usage: string;
+  /** A usage text built when asked for (its pieces live in the command's own modules). */
+  help?: () => Promise<string>;
   load: () => Promise<Subcommand>;
 }
 
@@ -59,10 +61,26 @@ and exits when either side closes. Start the daemon first with \`fermix run\`.`,
   },
   setup: {
     summary: "configure providers and channels (interactive, or with flags)",
-    usage: `Usage: fermix setup [--reconfigure] [flags]
+    usage: `Usage: fermix setup [--reconfigure] [--yes [--check]] [flags]`,
+    help: () => import("./setup-args.ts").then((m) => m.setupHelp()),
+    load: () => import("./setup.ts"),
+  },
+  service: {
+    summary: "run fermix in the background: a systemd user service or a launchd agent",
+    usage: `Usage: fermix service install|uninstall|status|logs
 
-Writes <home>/config.toml and stores credentials in the keychain.`,
-    load: () => import("./unavailable.ts").then((m) => m.unavailable("setup")),
+  install     write the unit (Linux: ~/.config/systemd/user/fermix.service;
+              macOS: ~/Library/LaunchAgents/ai.fermix.daemon.plist) that runs
+              this binary's \`fermix run\` with the current FERMIX_HOME, PORT,
+              FERMIX_HTTP_BIND and PATH; enable and (re)start it. Running it
+              again replaces the unit and restarts the service.
+  uninstall   stop and disable the service, remove the unit
+  status      whether it is installed and running (exit 3 when not)
+  logs        its recent log lines (journalctl --user, or <home>/logs/fermix.log
+              on macOS); --follow to keep reading, --lines=N (default 100)
+
+\`systemctl --user reload fermix\` (SIGHUP) makes the daemon re-read its config.`,
+    load: () => import("./service.ts"),
   },
   doctor: {
     summary: "check the configuration offline; exit 1 when something would fail",
@@ -104,20 +122,20 @@ export async function runCli(argv: string[], ctx: CliContext): Promise<number> {
     if (topic) {
       const spec = COMMANDS[topic];
       if (!spec) return usageError(ctx, `unknown command "${topic}"`);
-      ctx.stdout(`${spec.usage}\n`);
+      ctx.stdout(`${spec.help ? await spec.help() : spec.usage}\n`);
       return 0;
     }
     ctx.stdout(helpText());
     return first === undefined ? 2 : 0;
   }
   if (first === "--version" || first === "-v" || first === "version") {
-    ctx.stdout(`fermix ${VERSION}\n`);
+    ctx.stdout(`${VERSION_LINE}\n`);
     return 0;
   }
   const spec = COMMANDS[first];
   if (!spec) return usageError(ctx, `unknown command "${first}"`);
   if (wantsHelp(rest)) {
-    ctx.stdout(`${spec.usage}\n`);
+    ctx.stdout(`${spec.help ? await spec.help() : spec.usage}\n`);
     return 0;
   }
   try {

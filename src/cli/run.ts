@@ -8,6 +8,7 @@ export async function main(args: string[], ctx: CliContext): Promise<number> {
   if (args.length > 0) throw new UsageError(`unexpected argument "${args[0]}"`);
   const log = createLogger(ctx.env);
   const daemon = await startDaemon({ env: ctx.env, log, presenter });
+  ctx.onReload?.(() => void daemon.reload());
   await new Promise<void>((resolve) => {
     if (ctx.shutdown.aborted) return resolve();
     ctx.shutdown.addEventListener("abort", () => resolve(), { once: true });

@@ -1,4 +1,7 @@
-/** Where the HTTP server listens: `FERMIX_HTTP_BIND` (default 127.0.0.1) and `PORT` (default 4030). */
+/**
+ * Where the HTTP server listens: `FERMIX_HTTP_BIND` and `PORT`, else the
+ * config's `[fermix_core.http]` bind and port, else 127.0.0.1:4030.
+ */
 import { ConfigError } from "./errors.ts";
 import type { Env } from "./load.ts";
 
@@ -10,10 +13,16 @@ export interface HttpSettings {
   port: number;
 }
 
-export function resolveHttp(env: Env): HttpSettings {
-  const bind = env.FERMIX_HTTP_BIND?.trim() || DEFAULT_BIND;
+/** The `[fermix_core.http]` keys, when a config is at hand. */
+export interface HttpConfig {
+  bind?: string | undefined;
+  port?: number | undefined;
+}
+
+export function resolveHttp(env: Env, fromConfig: HttpConfig = {}): HttpSettings {
+  const bind = env.FERMIX_HTTP_BIND?.trim() || fromConfig.bind || DEFAULT_BIND;
   const rawPort = env.PORT?.trim();
-  if (rawPort === undefined || rawPort === "") return { hostname: bind, port: DEFAULT_PORT };
+  if (rawPort === undefined || rawPort === "") return { hostname: bind, port: fromConfig.port ?? DEFAULT_PORT };
   const port = Number(rawPort);
   if (!/^\d+$/.test(rawPort) || !Number.isInteger(port) || port > 65_535) {
     throw new ConfigError("the environment", [{ key: "PORT", value: rawPort, allowed: "an integer from 0 to 65535" }]);

@@ -153,6 +153,18 @@ const SoulSchema = Type.Object(
   { default: {} },
 );
 
+const HttpSchema = Type.Object(
+  {
+    bind: Type.Optional(
+      Type.String({ minLength: 1, description: "Address the HTTP server binds (default 127.0.0.1); FERMIX_HTTP_BIND overrides it. Changing it needs a restart." }),
+    ),
+    port: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 65_535, description: "Port of the HTTP server (default 4030); PORT overrides it. Changing it needs a restart." }),
+    ),
+  },
+  { default: {}, description: "Where the HTTP server (health, webhooks, setup page) listens. The environment wins over these keys." },
+);
+
 const owned = {
   owner_user_id: Type.Optional(Id),
   command_allowlist: IdList,
@@ -243,6 +255,7 @@ export const ConfigSchema = Type.Object({
       skills: SkillsSchema,
       sandbox: SandboxSchema,
       soul: SoulSchema,
+      http: HttpSchema,
     },
     { default: {} },
   ),

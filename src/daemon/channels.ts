@@ -18,7 +18,7 @@ export class ChannelSupervisor {
   private stopped = false;
 
   constructor(
-    private readonly adapters: ReadonlyMap<ChannelName, ChannelAdapter>,
+    private readonly adapters: Map<ChannelName, ChannelAdapter>,
     private readonly context: (name: ChannelName) => AdapterContext,
     private readonly log: Logger,
   ) {}
@@ -40,6 +40,29 @@ export class ChannelSupervisor {
     return this.adapters.get(name)?.state();
   }
 
+  /** The channels with an adapter, started or retrying. */
+  names(): ChannelName[] {
+    return [...this.adapters.keys()];
+  }
+
+  /** Stop one channel's adapter and forget it (a reload turned it off or is replacing it). */
+  async remove(name: ChannelName): Promise<void> {
+    const adapter = this.adapters.get(name);
+    clearTimeout(this.timers.get(name));
+    this.timers.delete(name);
+    this.failures.delete(name);
+    this.adapters.delete(name);
+    await adapter?.stop().catch(() => {});
+  }
+
+  /** Put `adapter` in place of the channel's current one and start it, waiting at most `patienceMs`. */
+  async replace(name: ChannelName, adapter: ChannelAdapter, patienceMs = START_PATIENCE_MS): Promise<void> {
+    await this.remove(name);
+    if (this.stopped) return;
+    this.adapters.set(name, adapter);
+    await Promise.race([this.start(name, FIRST_RETRY_MS), Bun.sleep(patienceMs)]);
+  }
+
   async stopAll(): Promise<void> {
     this.stopped = true;
     for (const timer of this.timers.values()) clearTimeout(timer);
@@ -47,16 +70,19 @@ export class ChannelSupervisor {
   }
 
   private async start(name: ChannelName, retryMs: number): Promise<void> {
-    const adapter = this.adapters.get(name)!;
+    const adapter = this.adapters.get(name);
+    if (!adapter) return;
     try {
       await adapter.start(this.context(name));
       if (this.failures.delete(name)) this.log.info("channel recovered", { channel: name });
     } catch (error) {
+      // Replaced or removed by a reload while it was starting: its failure is not the channel's any more.
+      if (this.adapters.get(name) !== adapter) return;
       const detail = `start failed: ${error instanceof Error ? error.message : String(error)}`;
       this.failures.set(name, detail);
       this.log.error("channel failed to start; retrying", { channel: name, error: detail, retry_ms: retryMs });
       await adapter.stop().catch(() => {});
-      if (this.stopped) return;
+      if (this.stopped || this.adapters.get(name) !== adapter) return;
       this.timers.set(
         name,
         setTimeout(() => void this.start(name, Math.min(retryMs * 2, MAX_RETRY_MS)), retryMs),

@@ -14,9 +14,9 @@ import type { LoadedConfig } from "../config/index.ts";
 import { BackgroundWork } from "../gateway/background.ts";
 import { Delivery, type Presenter } from "../gateway/delivery.ts";
 import { Dispatcher } from "../gateway/dispatch.ts";
-import { type ChannelAccess, Gateway } from "../gateway/ingest.ts";
+import { type ChannelAccess, Gateway, type GatewayDeps } from "../gateway/ingest.ts";
 import { streamFactory } from "../gateway/presenter.ts";
-import type { GatewayChannel } from "../message/index.ts";
+import type { GatewayChannel, InboundMessage } from "../message/index.ts";
 import { ConversationQueue, ShutdownInterrupt } from "../gateway/queue.ts";
 import { TaskSupervisor } from "../gateway/supervisor.ts";
 import { ConversationStore } from "../store/conversations.ts";
@@ -42,9 +42,12 @@ export interface CoreOptions {
   streaming?: boolean;
   providerDeps?: ProviderDeps;
   handoffCapacity?: number;
+  /** Each message dropped for an unauthorized sender (setup's owner pairing). */
+  onUnknownSender?: (message: InboundMessage) => void;
 }
 
 export interface Core {
+  /** The config in force: replaced by reconfigure(). */
   loaded: LoadedConfig;
   db: Database;
   log: Logger;
@@ -64,6 +67,8 @@ export interface Core {
   background: BackgroundWork;
   /** The channels reachable for replies and media, registered as they start. */
   channels: Map<GatewayChannel, ChannelAccess>;
+  /** Apply a reloaded config: the agent on the new primary provider, the gateway on the new trust and streaming rules. */
+  reconfigure(next: LoadedConfig): void;
   /** Replay the inbox and resume the outbox: what a crash left behind. */
   recover(): Promise<void>;
   /** Stop background work, wait briefly for turns in flight, close the database. */
@@ -134,13 +139,22 @@ export function buildCore(options: CoreOptions): Core {
   });
   const queue = new ConversationQueue();
   const background = new BackgroundWork();
-  const gateway = new Gateway({
+  const configDependent = (current: LoadedConfig) => ({
+    config: current.config,
+    compactor: agents.compactor,
+    ...(options.streaming ? { stream: streamFactory({ channels: current.config.fermix_channels, telemetry, log }) } : {}),
+    vision: agents.primary?.config.vision ?? true,
+    model: agents.primary?.config.model ?? "none",
+    waitingNoticeMs: current.config.fermix_core.delivery.waiting_notice_ms,
+    transcription: createTranscription(transcriptionSettings(current.config)),
+  });
+  const gatewayDeps: GatewayDeps = {
     onActivity: createSettler(),
-    config,
+    ...(options.onUnknownSender ? { onUnknownSender: options.onUnknownSender } : {}),
+    ...configDependent(loaded),
     db,
     channel: (name) => channels.get(name),
     agent: agents,
-    compactor: agents.compactor,
     conversations,
     inbox,
     delivery,
@@ -148,15 +162,11 @@ export function buildCore(options: CoreOptions): Core {
     background,
     queue,
     persona,
-    ...(options.streaming ? { stream: streamFactory({ channels: config.fermix_channels, telemetry, log }) } : {}),
-    vision: agents.primary?.config.vision ?? true,
-    model: agents.primary?.config.model ?? "none",
     workspace: paths.workspace,
-    waitingNoticeMs: config.fermix_core.delivery.waiting_notice_ms,
-    transcription: createTranscription(transcriptionSettings(config)),
     telemetry,
     log: log.child({ component: "gateway" }),
-  });
+  };
+  const gateway = new Gateway(gatewayDeps);
   const supervisor = new TaskSupervisor(options.handoffCapacity ?? HANDOFF_CAPACITY, log.child({ component: "supervisor" }));
   const dispatcher = new Dispatcher({
     db,
@@ -172,7 +182,7 @@ export function buildCore(options: CoreOptions): Core {
   });
 
   let closed = false;
-  return {
+  const core: Core = {
     loaded,
     db,
     log,
@@ -190,6 +200,12 @@ export function buildCore(options: CoreOptions): Core {
     queue,
     background,
     channels,
+    reconfigure(next) {
+      core.loaded = next;
+      agents.reconfigure(next.config);
+      // The gateway reads its deps on every message: the next one sees the new config.
+      Object.assign(gatewayDeps, configDependent(next));
+    },
     async recover() {
       delivery.resume();
       dispatcher.replay();
@@ -208,4 +224,5 @@ export function buildCore(options: CoreOptions): Core {
       db.close();
     },
   };
+  return core;
 }

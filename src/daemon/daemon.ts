@@ -14,7 +14,7 @@ import { channelReadiness } from "../config/channels.ts";
 import { resolveHttp } from "../config/http.ts";
 import { currentMtime, type LoadedConfig, loadConfig } from "../config/index.ts";
 import type { Env } from "../config/load.ts";
-import { CHANNEL_NAMES, type ChannelName } from "../config/schema.ts";
+import { CHANNEL_NAMES, type ChannelName, type Config } from "../config/schema.ts";
 import type { Presenter } from "../gateway/delivery.ts";
 import { createApp } from "../http/app.ts";
 import { type HttpServer, serveHttp } from "../http/server.ts";
@@ -22,8 +22,11 @@ import { SetupGate } from "../http/setup.ts";
 import { webhookRoutes } from "../http/webhooks/index.ts";
 import { VERSION } from "../version.ts";
 import { ChannelSupervisor } from "./channels.ts";
+import { UnknownSenderWatch } from "./pairing.ts";
+import { reloadDaemon } from "./reload.ts";
 import { buildCore, type Core } from "./core.ts";
 import { buildHealthReport, type ChannelRuntimeState, type HealthReport } from "./health.ts";
+import type { ReloadResult } from "../kernel/health.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
 
@@ -36,55 +39,75 @@ export interface DaemonOptions {
 
 export interface Daemon {
   url: URL;
-  loaded: LoadedConfig;
+  /** The config in force (replaced by reload()). */
+  readonly loaded: LoadedConfig;
   core: Core;
   telemetry: Telemetry;
   report(): HealthReport;
+  /**
+   * Re-read config.toml and the secrets and apply them without a restart:
+   * the agent on the new primary provider, channels whose config changed
+   * restarted (started, stopped). What only a restart applies is reported.
+   */
+  reload(): Promise<ReloadResult>;
   /** Close the server, the channels and the database; remove the sockets. Idempotent. */
   stop(): Promise<void>;
 }
 
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { env, log } = options;
-  const loaded = await loadConfig(env);
+  let loaded = await loadConfig(env);
   log.redactor.add(...loaded.secretValues);
   for (const warning of loaded.warnings) log.warn(warning, { component: "config" });
-  const http = resolveHttp(env);
+  const http = resolveHttp(env, loaded.config.fermix_core.http);
   if (!loaded.fileExists) log.warn("no config.toml yet: run `fermix setup`", { path: loaded.paths.config });
 
+  const pairing = new UnknownSenderWatch();
   const core = buildCore({
     loaded,
     log,
     presenter: options.presenter,
     streaming: true,
+    onUnknownSender: (message) => pairing.notify(message),
     ...(options.providerDeps ? { providerDeps: options.providerDeps } : {}),
   });
   if (!core.agents.configured) log.warn("no model provider configured: turns will be answered with a pointer to `fermix setup`");
 
   const adapters = new Map<ChannelName, ChannelAdapter>();
   const missing = new Map<ChannelName, ChannelRuntimeState>();
-  for (const name of CHANNEL_NAMES) {
-    const readiness = channelReadiness(loaded.config, name);
-    if (readiness.kind === "refused") log.warn("channel refused at start", { channel: name, reason: readiness.reason });
+  /** Past the first start: a refusal now comes from a reload. */
+  let started = false;
+  /** The adapter for a channel the config says to serve (undefined: not served, or not in this build). */
+  const buildAdapter = async (name: ChannelName, config: Config): Promise<ChannelAdapter | undefined> => {
+    missing.delete(name);
+    core.channels.delete(name);
+    const readiness = channelReadiness(config, name);
+    if (readiness.kind === "refused") log.warn(started ? "channel refused on reload" : "channel refused at start", { channel: name, reason: readiness.reason });
     if (readiness.kind === "unconfigured") log.warn("channel enabled but not configured", { channel: name, missing: readiness.missing.join(",") });
-    if (readiness.kind !== "servable") continue;
+    if (readiness.kind !== "servable") return undefined;
     const load = ADAPTERS[name];
     if (!load) {
       missing.set(name, { status: "failed", process_alive: false, detail: "adapter not available in this build" });
-      continue;
+      return undefined;
     }
-    const adapter = (await load())(loaded.config);
-    adapters.set(name, adapter);
+    const adapter = (await load())(config);
     core.channels.set(name, {
       port: (target) => adapter.replyPort(target),
       fetchMedia: (media, signal, maxBytes) => adapter.fetchMedia(media, signal, maxBytes),
       inboundMediaCap: adapter.inboundMediaCap,
     });
+    return adapter;
+  };
+  for (const name of CHANNEL_NAMES) {
+    const adapter = await buildAdapter(name, loaded.config);
+    if (adapter) adapters.set(name, adapter);
   }
+  started = true;
 
   const channels = new ChannelSupervisor(
     adapters,
     (name) => ({
+      // Read when the adapter starts: after a reload, the new config.
       config: loaded.config,
       paths: loaded.paths,
       db: core.db,
@@ -98,6 +121,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   );
   const sockets: string[] = [];
   let server: HttpServer | undefined;
+  /** Changes a reload saw that only a restart applies. */
+  let restartRequired: string[] = [];
   let control: UnixSocketListener<unknown> | undefined;
   const closeAll = async () => {
     await server?.stop();
@@ -115,10 +140,25 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         loaded,
         channels: new Map([...missing, ...[...adapters.keys()].map((name) => [name, channels.state(name)!] as const)]),
         databaseReady: true,
-        restartRequired: currentMtime(loaded.paths.config) !== loaded.fileMtimeMs,
+        restartRequired: restartRequired.length > 0 || currentMtime(loaded.paths.config) !== loaded.fileMtimeMs,
         ...(core.agents.primary ? { providers: new Map([[core.agents.primary.name, core.agents.providerState()]]) } : {}),
         sendTrouble: (channel) => core.delivery.trouble(channel),
       });
+
+    // One reload at a time: SIGHUP and the control socket may ask together.
+    let reloads: Promise<unknown> = Promise.resolve();
+    const reload = (): Promise<ReloadResult> => {
+      const next = reloads.then(() =>
+        reloadDaemon({ env, log, http, current: () => loaded, adopt: (next) => (loaded = next), core, channels, adapters, buildAdapter, report }).then(
+          (result) => {
+            if (result.ok) restartRequired = result.restart_required;
+            return { ...result, health: report() };
+          },
+        ),
+      );
+      reloads = next.catch(() => {});
+      return next;
+    };
 
     const app = createApp({
       report,
@@ -126,7 +166,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       log: log.child({ component: "http" }),
       mounts: [
         webhookRoutes({
-          config: loaded.config,
+          config: () => loaded.config,
           submit: (channel, items) => core.dispatcher.submit(channel, items),
           log: log.child({ component: "webhook" }),
           slackBotInThread: (channel, threadTs) => core.outbox.hasRepliedInThread("slack", channel, threadTs),
@@ -139,6 +179,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       gateway: core.gateway,
       queue: core.queue,
       log: log.child({ component: "control" }),
+      reload,
+      awaitSender: (channel, signal) => {
+        if (!adapters.has(channel as ChannelName)) return Promise.reject(new Error(`${channel} is not running in the daemon`));
+        return pairing.next(channel, signal);
+      },
     })) as UnixSocketListener<unknown>;
     sockets.push(loaded.paths.controlSocket);
 
@@ -149,10 +194,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     let stopping: Promise<void> | undefined;
     return {
       url: server.url,
-      loaded,
+      get loaded() {
+        return loaded;
+      },
       core,
       telemetry: core.telemetry,
       report,
+      reload,
       stop: () =>
         (stopping ??= closeAll().then(() => {
           log.info("fermix stopped");

@@ -6,12 +6,13 @@
 import { Database } from "bun:sqlite";
 import { existsSync, statSync } from "node:fs";
 import { CAN_EDIT, channelReadiness } from "../config/channels.ts";
-import { type HttpSettings, resolveHttp } from "../config/http.ts";
+import { type HttpConfig, type HttpSettings, resolveHttp } from "../config/http.ts";
 import { type LoadedConfig, loadConfig } from "../config/index.ts";
 import { ConfigError, type Env, PROVIDER_KEY_ENV } from "../config/load.ts";
 import { pathsFor, resolveHome } from "../config/paths.ts";
 import { CHANNEL_NAMES } from "../config/schema.ts";
 import { transcriptionSettings } from "../config/transcription.ts";
+import { defaultServiceContext, servicePlatform, serviceStatus } from "../setup/service.ts";
 import { MIGRATIONS } from "../store/migrations.ts";
 import { findSignalCli } from "../channels/signal/files.ts";
 import { discordDoctorRows } from "./doctor-discord.ts";
@@ -83,8 +84,20 @@ export async function runDoctor({ env, probeDaemon = isFermixListening }: Doctor
     rows.push(transcriptionRow(loaded));
   }
 
-  rows.push(await portRow(env, probeDaemon));
+  rows.push(await portRow(env, loaded?.config.fermix_core.http ?? {}, probeDaemon));
+  rows.push(await serviceRow(env));
   return rows;
+}
+
+/** Whether the background service is installed, and whether its manager says it runs. */
+async function serviceRow(env: Env): Promise<DoctorRow> {
+  const platform = servicePlatform();
+  if (!platform) return row("service", "ok", `no service manager on ${process.platform}: run fermix under your own supervisor`);
+  const status = await serviceStatus(defaultServiceContext(env, platform));
+  if (!status.installed) return row("service", "ok", "not installed: `fermix service install` runs fermix in the background and at boot");
+  if (status.active === true) return row("service", "ok", `installed and active (${status.detail})`);
+  if (status.active === undefined) return row("service", "warn", status.detail);
+  return row("service", "warn", `installed but not running (${status.detail}): see fermix service status and fermix service logs`);
 }
 
 function homeRow(home: string): DoctorRow {
@@ -156,10 +169,10 @@ function transcriptionRow(loaded: LoadedConfig): DoctorRow {
   }
 }
 
-async function portRow(env: Env, probeDaemon: (settings: HttpSettings) => Promise<boolean>): Promise<DoctorRow> {
+async function portRow(env: Env, fromConfig: HttpConfig, probeDaemon: (settings: HttpSettings) => Promise<boolean>): Promise<DoctorRow> {
   let settings: HttpSettings;
   try {
-    settings = resolveHttp(env);
+    settings = resolveHttp(env, fromConfig);
   } catch (error) {
     return row("port", "fail", error instanceof Error ? error.message : String(error));
   }

@@ -12,7 +12,7 @@ import type { TranscriptionEngine } from "../agent/transcription/index.ts";
 import type { Config } from "../config/schema.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
-import type { FetchedMedia, GatewayChannel, InboundMedia, ReplyPort, ReplyTarget } from "../message/index.ts";
+import type { FetchedMedia, GatewayChannel, InboundMedia, InboundMessage, ReplyPort, ReplyTarget } from "../message/index.ts";
 import type { ProviderEvent } from "../message/stream.ts";
 import type { ConversationStore } from "../store/conversations.ts";
 import type { IdempotencyStore } from "../store/idempotency.ts";
@@ -75,6 +75,8 @@ export interface ChannelAccess {
 export interface GatewayDeps {
   /** Called as each message arrives (the daemon's memory settler). */
   onActivity?: () => void;
+  /** Called with each message dropped because its sender is not authorized (setup's owner pairing listens). */
+  onUnknownSender?: (message: InboundMessage) => void;
   config: Config;
   db: Database;
   channel: (name: GatewayChannel) => ChannelAccess | undefined;

@@ -85,6 +85,7 @@ export class Gateway {
     const role = roleFor(deps.config, message.channel, message.senderId, message.senderAliases);
     if (role === null) {
       log.info("message from an unauthorized sender dropped", { sender: message.senderId });
+      deps.onUnknownSender?.(message);
       return "dropped";
     }
     deps.telemetry.emit("channel.message", { measurements: { count: 1 }, metadata: { channel: message.channel, direction: "inbound" } });

@@ -61,3 +61,19 @@ export interface HealthReport {
 export function healthHttpStatus(report: HealthReport): 200 | 503 {
   return report.status === "ready" ? 200 : 503;
 }
+
+/** What a config reload did (the daemon's `reload()`, over SIGHUP, the control socket or the setup page). */
+export interface ReloadResult {
+  /** False when the new config did not load: the daemon kept running on the old one. */
+  ok: boolean;
+  /** Why the new config did not load (the loader's message). */
+  error?: string;
+  /** Changes that only a restart applies (listen address, port…), in words; empty when none. */
+  restart_required: string[];
+  /** Channels started, stopped or restarted because their config changed. */
+  channels: { started: ChannelName[]; stopped: ChannelName[]; restarted: ChannelName[] };
+  /** Whether the providers changed (the agent was rebuilt on the new primary). */
+  provider_changed: boolean;
+  /** The health report right after the reload. */
+  health: HealthReport;
+}

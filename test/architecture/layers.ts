@@ -17,6 +17,9 @@ export const FLOORS: readonly (readonly string[])[] = [
   ["cli"],
   ["daemon"],
   ["http"],
+  // Setup's steps (validate, merge, write config and secrets, probe, check): shared by the
+  // terminal wizard (cli/) and the web page (http/); below them, above the adapters.
+  ["setup"],
   ["channels"],
   ["gateway"],
   // Siblings: the agent and the presentation layer never import each other.

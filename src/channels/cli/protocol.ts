@@ -1,8 +1,11 @@
 /**
  * The control socket's protocol between `fermix ask`/`chat` and the daemon:
  * one JSON object per line each way. Small on purpose: a turn goes in,
- * the reply's messages and a `done` come back.
+ * the reply's messages and a `done` come back. `fermix setup` uses two
+ * more: `reload` (answered `reloaded`) and `await_sender` (answered
+ * `sender`, `timeout` or `error`).
  */
+import type { ReloadResult } from "../../kernel/health.ts";
 
 export type ClientEvent =
   /**
@@ -12,7 +15,11 @@ export type ClientEvent =
    */
   | { type: "turn"; text: string; id?: string }
   /** Stop the running turn and drop the queued ones (Ctrl-C in `fermix chat`). */
-  | { type: "stop" };
+  | { type: "stop" }
+  /** Re-read config.toml and the secrets and apply them (what SIGHUP does), answered with what changed. */
+  | { type: "reload" }
+  /** Owner pairing: the next message on `channel` from a sender it does not know, within `timeout_ms`. */
+  | { type: "await_sender"; channel: string; timeout_ms?: number };
 
 /** What the daemon sends back; `turn` names the request it belongs to (absent for clients that sent none). */
 export type ServerEvent = (
@@ -24,8 +31,20 @@ export type ServerEvent = (
   | { type: "working" }
   /** The turn is over. */
   | { type: "done"; outcome: string }
+  | { type: "reloaded"; result: ReloadResult }
+  /** The sender an `await_sender` waited for. */
+  | { type: "sender"; channel: string; sender_id: string; sender_name?: string }
+  /** `await_sender` saw nobody within its timeout. */
+  | { type: "timeout" }
   | { type: "error"; message: string }
 ) & { turn?: string };
+
+/** Someone the channel does not know who just wrote to it (the daemon's answer to `await_sender`). */
+export interface UnknownSender {
+  channel: string;
+  senderId: string;
+  senderName?: string;
+}
 
 /** Split a byte stream into JSON lines; malformed lines are reported, not thrown. */
 export class LineDecoder {

@@ -10,7 +10,8 @@ import type { Gateway } from "../../gateway/ingest.ts";
 import type { ConversationQueue } from "../../gateway/queue.ts";
 import type { Logger } from "../../kernel/log.ts";
 import { drainPending, lineWriter, listenUnix, type Writer } from "../../kernel/unix-socket.ts";
-import { type ClientEvent, encodeEvent, LineDecoder } from "./protocol.ts";
+import type { ReloadResult } from "../../kernel/health.ts";
+import { type ClientEvent, encodeEvent, LineDecoder, type UnknownSender } from "./protocol.ts";
 import { CLI_CHAT_ID, runCliTurn } from "./turn.ts";
 
 interface Connection {
@@ -20,6 +21,8 @@ interface Connection {
   closed: boolean;
   /** Turns this connection started that have not finished. */
   running: number;
+  /** Aborted when the connection closes: ends its `await_sender` waits. */
+  gone: AbortController;
 }
 
 export interface ControlServerDeps {
@@ -27,7 +30,15 @@ export interface ControlServerDeps {
   gateway: Gateway;
   queue: ConversationQueue;
   log: Logger;
+  /** Re-read and apply the config (the daemon's reload); absent: `reload` is refused. */
+  reload?: () => Promise<ReloadResult>;
+  /** The next unknown sender on a channel; rejects at once when that channel is not running here. */
+  awaitSender?: (channel: string, signal: AbortSignal) => Promise<UnknownSender>;
 }
+
+/** How long an `await_sender` waits when the client names no timeout, and at most. */
+const SENDER_WAIT_MS = 120_000;
+const SENDER_WAIT_MAX_MS = 15 * 60_000;
 
 export async function startControlServer(deps: ControlServerDeps): Promise<UnixSocketListener<Connection>> {
   const cliConversation = conversationKey({ channel: "cli", chatId: CLI_CHAT_ID });
@@ -46,13 +57,38 @@ export async function startControlServer(deps: ControlServerDeps): Promise<UnixS
       }).finally(() => conn.running--);
       return;
     }
+    if (event.type === "reload") {
+      if (!deps.reload) return conn.write(encodeEvent({ type: "error", message: "reload is not available" }));
+      void deps.reload().then(
+        (result) => conn.write(encodeEvent({ type: "reloaded", result })),
+        (error) => conn.write(encodeEvent({ type: "error", message: error instanceof Error ? error.message : String(error) })),
+      );
+      return;
+    }
+    if (event.type === "await_sender" && typeof event.channel === "string") {
+      if (!deps.awaitSender) return conn.write(encodeEvent({ type: "error", message: "pairing is not available" }));
+      const timeoutMs = Math.min(Math.max(Number(event.timeout_ms) || SENDER_WAIT_MS, 0), SENDER_WAIT_MAX_MS);
+      const timedOut = AbortSignal.timeout(timeoutMs);
+      void deps.awaitSender(event.channel, AbortSignal.any([timedOut, conn.gone.signal])).then(
+        (sender) =>
+          conn.write(
+            encodeEvent({ type: "sender", channel: sender.channel, sender_id: sender.senderId, ...(sender.senderName ? { sender_name: sender.senderName } : {}) }),
+          ),
+        (error) => {
+          if (conn.closed) return;
+          if (timedOut.aborted) return conn.write(encodeEvent({ type: "timeout" }));
+          conn.write(encodeEvent({ type: "error", message: error instanceof Error ? error.message : String(error) }));
+        },
+      );
+      return;
+    }
     conn.write(encodeEvent({ type: "error", message: "unknown request" }));
   };
 
   return listenUnix<Connection>(deps.path, {
     open(socket) {
       const pending = { queue: [] as Uint8Array[] };
-      socket.data = { decoder: new LineDecoder(), pending, write: lineWriter(socket, pending), closed: false, running: 0 };
+      socket.data = { decoder: new LineDecoder(), pending, write: lineWriter(socket, pending), closed: false, running: 0, gone: new AbortController() };
     },
     data(socket, chunk) {
       for (const line of socket.data.decoder.push(chunk)) {
@@ -71,6 +107,7 @@ export async function startControlServer(deps: ControlServerDeps): Promise<UnixS
     },
     close(socket) {
       socket.data.closed = true;
+      socket.data.gone.abort();
       // A client that goes away mid-turn (Ctrl-C on ask, a closed terminal) takes its turn with it.
       if (socket.data.running > 0) deps.queue.stop(cliConversation);
     },

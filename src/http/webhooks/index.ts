@@ -17,7 +17,8 @@ import type { GatewayChannel } from "../../message/index.ts";
 import { accepted, failure, isJsonContent, plainText, rawBody, type WebhookFailure } from "./respond.ts";
 
 export interface WebhookDeps {
-  config: Config;
+  /** The config, or a getter for the one in force (the daemon reloads it; secrets are read per request). */
+  config: Config | (() => Config);
   submit(channel: GatewayChannel, items: Submission[]): Promise<unknown>;
   log: Logger;
   nowSeconds?: () => number;
@@ -26,13 +27,12 @@ export interface WebhookDeps {
 }
 
 export function webhookRoutes(deps: WebhookDeps) {
-  const { config, log } = deps;
-  const whatsapp = config.fermix_channels.whatsapp;
-  const slack = config.fermix_channels.slack;
+  const { log } = deps;
+  const config = typeof deps.config === "function" ? deps.config : () => deps.config as Config;
   // A disabled channel keeps its route, but without secrets every request is not_configured.
-  const waVerifyToken = whatsapp.enabled ? whatsapp.verify_token : undefined;
-  const waAppSecret = whatsapp.enabled ? whatsapp.app_secret : undefined;
-  const slackSecret = slack.enabled ? slack.signing_secret : undefined;
+  const waVerifyToken = () => (config().fermix_channels.whatsapp.enabled ? config().fermix_channels.whatsapp.verify_token : undefined);
+  const waAppSecret = () => (config().fermix_channels.whatsapp.enabled ? config().fermix_channels.whatsapp.app_secret : undefined);
+  const slackSecret = () => (config().fermix_channels.slack.enabled ? config().fermix_channels.slack.signing_secret : undefined);
   const now = deps.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
 
   const refuse = (channel: GatewayChannel, reason: WebhookFailure) => {
@@ -59,7 +59,7 @@ export function webhookRoutes(deps: WebhookDeps) {
         mode: query.get("hub.mode") ?? undefined,
         token: query.get("hub.verify_token") ?? undefined,
         challenge: query.get("hub.challenge") ?? undefined,
-        verifyToken: waVerifyToken,
+        verifyToken: waVerifyToken(),
       });
       return result.ok ? plainText(result.challenge) : refuse("whatsapp", result.reason);
     })
@@ -67,11 +67,12 @@ export function webhookRoutes(deps: WebhookDeps) {
       "/webhook/whatsapp",
       async ({ request }) => {
         const body = await rawBody(request);
-        if (body === null) return refuse("whatsapp", waAppSecret ? "missing_raw_body" : "not_configured");
+        const appSecret = waAppSecret();
+        if (body === null) return refuse("whatsapp", appSecret ? "missing_raw_body" : "not_configured");
         const verdict = verifyWhatsAppSignature({
           rawBody: body,
           signatureHeader: request.headers.get("x-hub-signature-256") ?? undefined,
-          appSecret: waAppSecret,
+          appSecret,
         });
         if (!verdict.ok) return refuse("whatsapp", verdict.reason);
         if (!isJsonContent(request)) return refuse("whatsapp", "unsupported_transport");
@@ -88,12 +89,13 @@ export function webhookRoutes(deps: WebhookDeps) {
       "/webhook/slack",
       async ({ request }) => {
         const body = await rawBody(request);
-        if (body === null) return refuse("slack", slackSecret ? "missing_raw_body" : "not_configured");
+        const signingSecret = slackSecret();
+        if (body === null) return refuse("slack", signingSecret ? "missing_raw_body" : "not_configured");
         const verdict = verifySlackRequest({
           rawBody: body,
           timestampHeader: request.headers.get("x-slack-request-timestamp") ?? undefined,
           signatureHeader: request.headers.get("x-slack-signature") ?? undefined,
-          signingSecret: slackSecret,
+          signingSecret,
           nowSeconds: now(),
         });
         if (!verdict.ok) return refuse("slack", verdict.reason);

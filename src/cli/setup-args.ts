@@ -1,0 +1,104 @@
+/** `fermix setup`'s command line: its options, its value flags (from setup's field table), and its --help. */
+import { ALL_FIELDS, CHANNEL_FIELDS, HTTP_FIELDS, PROVIDER_FIELDS, type SetupField, TRANSCRIPTION_FIELDS } from "../setup/fields.ts";
+import { PROVIDER_NAME_FLAG } from "../setup/changes.ts";
+import { UsageError } from "./context.ts";
+
+export interface SetupArgs {
+  /** Value flags by name (no dashes) → the raw string given. */
+  flags: Record<string, string>;
+  yes: boolean;
+  reconfigure: boolean;
+  check: boolean;
+  noService: boolean;
+}
+
+const SWITCHES: Record<string, keyof Omit<SetupArgs, "flags">> = {
+  "--yes": "yes",
+  "-y": "yes",
+  "--reconfigure": "reconfigure",
+  "--check": "check",
+  "--no-service": "noService",
+};
+
+export function parseSetupArgs(args: readonly string[]): SetupArgs {
+  const known = new Set([...ALL_FIELDS.map((f) => f.flag), PROVIDER_NAME_FLAG]);
+  const parsed: SetupArgs = { flags: {}, yes: false, reconfigure: false, check: false, noService: false };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const switchName = SWITCHES[arg];
+    if (switchName) {
+      parsed[switchName] = true;
+      continue;
+    }
+    const match = /^--([a-z][a-z0-9-]*)(?:=(.*))?$/s.exec(arg);
+    if (!match || !known.has(match[1]!)) throw new UsageError(`unknown option "${arg.split("=")[0]}"`);
+    const name = match[1]!;
+    let value = match[2];
+    if (value === undefined) {
+      value = args[++i];
+      if (value === undefined) throw new UsageError(`--${name} needs a value`);
+    }
+    parsed.flags[name] = value;
+  }
+  if (parsed.check && !parsed.yes) throw new UsageError("--check goes with --yes (the wizard checks as it goes)");
+  return parsed;
+}
+
+const flagLine = (f: SetupField) => {
+  const kind = f.kind === "boolean" ? "true|false" : f.kind === "integer" ? "N" : f.kind === "list" ? "A,B" : "VALUE";
+  return `  --${`${f.flag} ${kind}`.padEnd(36)} ${f.help}`;
+};
+
+export function setupHelp(): string {
+  const titles = { telegram: "Telegram", whatsapp: "WhatsApp", slack: "Slack", discord: "Discord", signal: "Signal", acp: "ACP (editors)" };
+  const channels = Object.entries(titles)
+    .map(([name, title]) => `${title}:\n${CHANNEL_FIELDS.filter((f) => f.flag.startsWith(`${name}-`)).map(flagLine).join("\n")}`)
+    .join("\n\n");
+  return `Usage: fermix setup [--reconfigure] [--yes [--check]] [flags]
+
+In a terminal, without --yes: a guided setup. The model provider (a local
+server answering on its usual port is offered with its models), the channels
+and their owners (Telegram pairs by a message to your bot), voice-note
+transcription, and the background service. Every step shows what is
+configured now and can be skipped.
+
+With --yes, setup writes the values given as flags and asks nothing. It
+contacts no service unless --check is given. Without --yes, the flags given
+preset those answers in the wizard.
+
+A bad value fails with the config loader's message, before anything is
+written. config.toml is written atomically (mode 0600; the previous file is
+kept as config.toml.bak), keeping the keys setup does not manage and their
+comments. Credentials go to the OS keychain, or <home>/secrets.toml (0600)
+where there is none; never to config.toml. A running daemon is told to reload
+and its health is shown.
+
+Options:
+  --reconfigure      change an existing configuration, starting from its values
+                     (without it, setup will not touch an existing config.toml)
+  --yes, -y          non-interactive: write what the flags say
+  --check            with --yes: check the provider (GET <base_url>/models) and
+                     the Telegram token (getMe) first; write nothing if one fails
+  --no-service       do not offer to install the background service
+
+Provider (made the primary one):
+  --${`${PROVIDER_NAME_FLAG} NAME`.padEnd(36)} its table name (default: openai, the local server's kind, or custom)
+${PROVIDER_FIELDS.map(flagLine).join("\n")}
+
+${channels}
+
+A channel named by any of its flags is turned on. On a fresh home, Telegram
+(on by default) is written off unless a flag names it.
+
+Transcription (voice notes):
+${TRANSCRIPTION_FIELDS.map(flagLine).join("\n")}
+
+HTTP:
+${HTTP_FIELDS.map(flagLine).join("\n")}
+
+Environment:
+  FERMIX_HOME            home directory (default ~/.fermix)
+  FERMIX_SECRET_STORE    file | keychain: force where credentials go
+  FERMIX_SETUP_PROBES    host:port,… to look for local model servers
+                         (default: 127.0.0.1 on 11434, 8080, 1234, 8000)`;
+}

@@ -1,0 +1,256 @@
+/**
+ * The interactive face of setup: provider, channels, transcription, then
+ * the service. Each step shows what is configured and can be skipped; the
+ * answers become changes that src/setup/ validates and writes, exactly as
+ * the flags and the web page do.
+ */
+import { ConfigError } from "../config/errors.ts";
+import { parseConfigText, type Resolved } from "../config/load.ts";
+import type { Config, ProviderConfig } from "../config/schema.ts";
+import { apiFor, changesFromFlags, OPENAI_BASE_URL, providerChanges, providerNameFor, type ProviderAnswer } from "../setup/changes.ts";
+import { checkProvider } from "../setup/check.ts";
+import { isSecretPath } from "../setup/fields.ts";
+import { planSetup, type SetupChange } from "../setup/plan.ts";
+import { type LocalServer, probeLocalServers, probeTargets } from "../setup/probe.ts";
+import { defaultServiceContext, installService, servicePlatform, serviceStatus } from "../setup/service.ts";
+import { describeChannel, describeProvider, describeTranscription } from "../setup/summary.ts";
+import { SETUP_CHANNELS } from "../setup/fields.ts";
+import { applySetup, type CurrentSetup } from "../setup/write.ts";
+import type { CliContext } from "./context.ts";
+import { channelsStep } from "./setup-channels.ts";
+import { daemonRunning, describeReload, reloadDaemon } from "./setup-daemon.ts";
+import type { SetupArgs } from "./setup-args.ts";
+import { type Io, loaderCheck, type Prompts, prompts, WizardCancelled } from "./setup-prompts.ts";
+
+export interface WizardInput {
+  ctx: CliContext;
+  current: CurrentSetup;
+  args: SetupArgs;
+  terminal: Io;
+}
+
+const PAIR_TIMEOUT_MS = 120_000;
+const TRANSCRIPTION_MODELS: Record<string, string> = { openai: "gpt-4o-mini-transcribe", deepgram: "nova-3" };
+
+export async function runWizard({ ctx, current, args, terminal }: WizardInput): Promise<number> {
+  const ask = prompts(terminal);
+  ask.intro("Fermix setup");
+  const file = parseConfigText(current.text, current.paths.config);
+  // Flags given without --yes preset their answers: the steps start from them.
+  const presets = changesFromFlags(args.flags, file, false);
+  let start: Resolved;
+  try {
+    start = planSetup({ currentText: current.text, currentSecrets: current.secrets, changes: presets, filePath: current.paths.config }).resolved;
+  } catch (error) {
+    ask.log.error(error instanceof Error ? error.message : String(error));
+    ask.outro("Fix config.toml (or move it away), then run fermix setup again.");
+    return 1;
+  }
+  try {
+    if (current.exists && !args.reconfigure) {
+      ask.note(summary(start.config), `Configured now (${current.paths.config})`);
+      if (!(await ask.confirm("Change it? Every step starts from what is there and can be skipped."))) {
+        ask.outro("Nothing changed.");
+        return 0;
+      }
+    }
+    const changes: SetupChange[] = [...presets];
+    ask.log.step(`1/4 Model provider — now: ${describeProvider(start.config)}`);
+    changes.push(...(await providerStep(ask, start.config, file, ctx.env)));
+    ask.log.step("2/4 Channels");
+    changes.push(...(await channelsStep({ ask, config: start.config, env: ctx.env, controlSocket: current.paths.controlSocket, pairTimeoutMs: PAIR_TIMEOUT_MS })));
+    ask.log.step(`3/4 Voice notes — now: ${describeTranscription(start.config)}`);
+    changes.push(...(await transcriptionStep(ask, start.config)));
+    const decision = await review(ask, current, changes);
+    if (decision === "declined") {
+      ask.outro("Nothing was written.");
+      return 0;
+    }
+    const running = await daemonRunning(current.paths.controlSocket);
+    if (decision === "write") {
+      const applied = await applySetup(current, changes);
+      ask.log.success(`Wrote ${applied.configPath}${applied.backupPath ? ` (the previous one is ${applied.backupPath})` : ""}`);
+      const secrets = Object.keys(applied.plan.secrets).length;
+      if (secrets > 0) ask.log.success(`Stored ${secrets} secret${secrets === 1 ? "" : "s"} in ${applied.secretStore}`);
+      if (running) {
+        const spin = ask.spinner();
+        spin.start("Telling the running daemon to reload");
+        const result = await reloadDaemon(current.paths.controlSocket);
+        spin.stop(describeReload(result).trimEnd());
+      }
+    }
+    ask.log.step("4/4 Background service");
+    const service = args.noService ? "skipped" : await serviceStep(ask, ctx);
+    ask.outro(nextStep(running, service));
+    return 0;
+  } catch (error) {
+    if (error instanceof WizardCancelled) {
+      ask.cancel("Setup cancelled; nothing was written.");
+      return 130;
+    }
+    if (error instanceof ConfigError) {
+      ask.log.error(error.message);
+      ask.outro("Nothing was written.");
+      return 1;
+    }
+    throw error;
+  }
+}
+
+function summary(config: Config): string {
+  return [
+    `provider       ${describeProvider(config)}`,
+    ...SETUP_CHANNELS.map((name) => `${name.padEnd(15)}${describeChannel(config, name)}`),
+    `transcription  ${describeTranscription(config)}`,
+  ].join("\n");
+}
+
+async function providerStep(ask: Prompts, config: Config, file: Record<string, unknown>, env: Record<string, string | undefined>): Promise<SetupChange[]> {
+  const primary = Object.entries(config.fermix_core.providers).find(([, p]) => p.primary);
+  const spin = ask.spinner();
+  spin.start("Looking for model servers on this machine");
+  const servers = await probeLocalServers(probeTargets(env));
+  spin.stop(servers.length === 0 ? "No local model server answered" : `Found ${servers.map((s) => `${s.label} (${s.models.length} model${s.models.length === 1 ? "" : "s"})`).join(", ")}`);
+  const choice = await ask.select<string>(
+    "Which model provider?",
+    [
+      ...(primary ? [{ value: "keep", label: `Keep ${primary[0]} (${primary[1].model})` }] : []),
+      ...servers.map((s, i) => ({ value: `local:${i}`, label: `${s.label} at ${s.baseUrl}`, hint: s.models.slice(0, 3).join(", ") || "no models listed" })),
+      { value: "openai", label: "OpenAI (Responses API)", hint: "needs an API key" },
+      { value: "custom", label: "Another OpenAI-compatible server", hint: "OpenRouter, vLLM, a remote Ollama… by its base URL" },
+      ...(primary ? [] : [{ value: "skip", label: "Skip for now" }]),
+    ],
+    primary ? "keep" : servers.length > 0 ? "local:0" : "openai",
+  );
+  if (choice === "keep" || choice === "skip") return [];
+  for (;;) {
+    const answer = await providerAnswer(ask, choice, servers, primary, env);
+    const check = await ask.confirm(`Check the connection now (GET ${answer.base_url}/models)?`);
+    if (!check) return providerChanges(file, answer);
+    const spinCheck = ask.spinner();
+    spinCheck.start(`Asking ${answer.base_url} for its models`);
+    const stored = primary && primary[0] === answer.name ? primary[1].api_key : undefined;
+    const result = await checkProvider({ baseUrl: answer.base_url, apiKey: answer.api_key ?? stored, model: answer.model });
+    if (result.ok) {
+      spinCheck.stop(`${answer.base_url} answers and has ${answer.model}`);
+      return providerChanges(file, answer);
+    }
+    spinCheck.error(result.message);
+    const next = await ask.select("What now?", [
+      { value: "again", label: "Enter the provider again" },
+      { value: "keep", label: "Keep these values anyway" },
+      { value: "skip", label: "Skip the provider for now" },
+    ]);
+    if (next === "keep") return providerChanges(file, answer);
+    if (next === "skip") return [];
+  }
+}
+
+async function providerAnswer(
+  ask: Prompts,
+  choice: string,
+  servers: LocalServer[],
+  primary: [string, ProviderConfig] | undefined,
+  env: Record<string, string | undefined>,
+): Promise<ProviderAnswer> {
+  const server = choice.startsWith("local:") ? servers[Number(choice.slice(6))] : undefined;
+  let baseUrl = server?.baseUrl ?? OPENAI_BASE_URL;
+  if (choice === "custom") {
+    baseUrl = await ask.text("Base URL of the API (including /v1)", {
+      ...(primary && primary[1].base_url !== OPENAI_BASE_URL ? { initial: primary[1].base_url } : { placeholder: "https://openrouter.ai/api/v1" }),
+      validate: loaderCheck("fermix_core.providers.custom.base_url"),
+    });
+  }
+  const same = primary && primary[1].base_url === baseUrl ? primary : undefined;
+  const name = same?.[0] ?? server?.id ?? providerNameFor(baseUrl);
+  const at = (key: string) => `fermix_core.providers.${name}.${key}`;
+  const api = choice === "custom" ? await ask.select("Which API does it speak?", [
+    { value: "chat" as const, label: "Chat completions (/chat/completions)", hint: "almost every compatible server" },
+    { value: "responses" as const, label: "Responses (/responses)", hint: "OpenAI's newer API" },
+  ], same?.[1].api ?? "chat") : apiFor(baseUrl);
+  const model =
+    server && server.models.length > 0
+      ? await ask.select("Which model?", server.models.map((m) => ({ value: m, label: m })), same?.[1].model ?? server.models[0])
+      : await ask.text("Model", { initial: same?.[1].model ?? (name === "openai" ? "gpt-5.1" : ""), validate: loaderCheck(at("model")) });
+  const keyNote = same?.[1].api_key ? "leave empty to keep the stored key" : name === "openai" && env.OPENAI_API_KEY ? "leave empty to use OPENAI_API_KEY" : server || choice === "custom" ? "leave empty if the server needs none" : "";
+  const key = await ask.secret(`API key${keyNote ? ` (${keyNote})` : ""}`, { validate: loaderCheck(at("api_key"), (raw) => raw.trim(), true) });
+  const vision = await ask.confirm("Does the model understand images (vision)?", same?.[1].vision ?? !server);
+  const window = await ask.text("Context window, in tokens", {
+    initial: String(same?.[1].context_window ?? (name === "openai" ? 400_000 : server ? 32_768 : 128_000)),
+    validate: loaderCheck(at("context_window"), (raw) => (/^\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw.trim())),
+  });
+  return { name, api, base_url: baseUrl, model, ...(key ? { api_key: key } : {}), vision, context_window: Number(window) };
+}
+
+async function transcriptionStep(ask: Prompts, config: Config): Promise<SetupChange[]> {
+  const now = config.fermix_core.transcription;
+  const configured = Boolean(now.backend || now.model || now.api_key);
+  const backend = await ask.select<string>(
+    "Which speech-to-text backend transcribes voice notes?",
+    [
+      ...(configured ? [{ value: "keep", label: `Keep ${describeTranscription(config)}` }] : []),
+      { value: "openai", label: "OpenAI", hint: "gpt-4o-mini-transcribe" },
+      { value: "deepgram", label: "Deepgram", hint: "nova-3" },
+      { value: "xai", label: "xAI" },
+      ...(configured ? [] : [{ value: "skip", label: "Skip (voice notes are refused with a reply until a key is set)" }]),
+    ],
+    configured ? "keep" : "openai",
+  );
+  if (backend === "keep" || backend === "skip") return [];
+  const at = (key: string) => `fermix_core.transcription.${key}`;
+  const model = await ask.text("Model (empty: the backend's default)", {
+    initial: now.backend === backend && now.model ? now.model : (TRANSCRIPTION_MODELS[backend] ?? ""),
+    validate: loaderCheck(at("model"), (raw) => raw.trim(), true),
+  });
+  const fallback = backend === "openai" ? "the openai provider's key, or OPENAI_API_KEY" : backend === "xai" ? "XAI_API_KEY" : "DEEPGRAM_API_KEY";
+  const key = await ask.secret(`API key (${now.api_key ? "leave empty to keep the stored one" : `leave empty to use ${fallback}`})`, {
+    validate: loaderCheck(at("api_key"), (raw) => raw.trim(), true),
+  });
+  return [
+    { path: at("backend"), value: backend },
+    { path: at("model"), value: model === "" ? undefined : model },
+    ...(key ? [{ path: at("api_key"), value: key }] : []),
+  ];
+}
+
+/** Show what will change (secrets by name only) and ask before writing. */
+async function review(ask: Prompts, current: CurrentSetup, changes: SetupChange[]): Promise<"write" | "unchanged" | "declined"> {
+  const plan = planSetup({ currentText: current.text, currentSecrets: current.secrets, changes, filePath: current.paths.config });
+  if (plan.changed.length === 0 && current.exists) {
+    ask.log.info("Nothing to change in config.toml.");
+    return "unchanged";
+  }
+  const written = Bun.TOML.parse(plan.text) as Record<string, unknown>;
+  const lines = plan.changed.map((path) => {
+    if (isSecretPath(path)) return `${path} = (secret, to ${current.store.kind === "keychain" ? "the keychain" : "secrets.toml"})`;
+    const value = path.split(".").reduce<unknown>((node, part) => (node as Record<string, unknown> | undefined)?.[part], written);
+    return `${path} = ${value === undefined ? "(removed)" : JSON.stringify(value)}`;
+  });
+  ask.note(lines.join("\n"), `Changes to ${current.paths.config}`);
+  return (await ask.confirm("Write them?")) ? "write" : "declined";
+}
+
+async function serviceStep(ask: Prompts, ctx: CliContext): Promise<"installed" | "running" | "skipped" | "unsupported"> {
+  const platform = servicePlatform();
+  if (!platform) {
+    ask.log.info("No service manager here (systemd or launchd): run `fermix run` under your own supervisor.");
+    return "unsupported";
+  }
+  const service = defaultServiceContext(ctx.env, platform);
+  const status = await serviceStatus(service);
+  if (status.installed && status.active) {
+    ask.log.info(`The service is installed and running (${status.detail}).`);
+    return "running";
+  }
+  const what = platform === "systemd" ? "a systemd user service" : "a launchd agent";
+  if (!(await ask.confirm(`Run Fermix in the background, now and at every login or boot (${what})?`, false))) return "skipped";
+  const report = await installService(service);
+  for (const line of report.lines) (report.ok ? ask.log.info : ask.log.warn)(line);
+  return report.ok ? "installed" : "skipped";
+}
+
+function nextStep(daemonRunning: boolean, service: string): string {
+  if (daemonRunning) return "Done. The daemon is running with this configuration: send your bot a message.";
+  if (service === "installed" || service === "running") return "Done. Fermix runs as a service: `fermix service status`, `fermix service logs`.";
+  return "Done. Next: `fermix run` (or `fermix service install` to run it in the background).";
+}

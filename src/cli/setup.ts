@@ -1,0 +1,128 @@
+/**
+ * `fermix setup`, the terminal face of src/setup/: the guided wizard in a
+ * terminal (setup-wizard.ts), or, with --yes, the values given as flags
+ * written without a question. Either way the same module validates, merges
+ * and writes, and a running daemon is told to reload.
+ */
+import { ConfigError } from "../config/errors.ts";
+import { parseConfigText } from "../config/load.ts";
+import { ALL_FIELDS, PROVIDER_SLOT } from "../setup/fields.ts";
+import { changesFromFlags, UnknownFlag } from "../setup/changes.ts";
+import { checkProvider } from "../setup/check.ts";
+import { planSetup, type SetupChange } from "../setup/plan.ts";
+import { describeChannel, describeProvider, describeTranscription } from "../setup/summary.ts";
+import { telegramGetMe, TelegramSetupError } from "../setup/telegram.ts";
+import { type AppliedSetup, applySetup, type CurrentSetup, readCurrentSetup } from "../setup/write.ts";
+import { SETUP_CHANNELS } from "../setup/fields.ts";
+import { type CliContext, UsageError } from "./context.ts";
+import { parseSetupArgs } from "./setup-args.ts";
+import { daemonReport } from "./setup-daemon.ts";
+
+export { setupHelp } from "./setup-args.ts";
+
+export async function main(args: string[], ctx: CliContext): Promise<number> {
+  const parsed = parseSetupArgs(args);
+  const current = await readCurrentSetup(ctx.env);
+  if (!parsed.yes) {
+    const terminal = ctx.isTTY ? ctx.terminal() : undefined;
+    if (!terminal?.input.isTTY) {
+      ctx.stderr(
+        "fermix: setup asks its questions in a terminal, and this is not one.\n" +
+          "Give the values as flags with --yes instead, e.g.\n" +
+          "  fermix setup --yes --model gpt-5.1 --api-key sk-… --telegram-bot-token 123:ABC --telegram-owner 123456789\n" +
+          "See `fermix setup --help` for every flag.\n",
+      );
+      return 2;
+    }
+    const { runWizard } = await import("./setup-wizard.ts");
+    return runWizard({ ctx, current, args: parsed, terminal });
+  }
+  return withFlags(ctx, current, parsed.flags, parsed.reconfigure, parsed.check);
+}
+
+/** `--yes`: write what the flags say; contact nothing unless --check. */
+async function withFlags(ctx: CliContext, current: CurrentSetup, flags: Record<string, string>, reconfigure: boolean, check: boolean): Promise<number> {
+  if (Object.keys(flags).length === 0) throw new UsageError("--yes needs values to write: give them as flags (see fermix setup --help)");
+  if (current.exists && !reconfigure) {
+    ctx.stderr(`fermix: ${current.paths.config} exists; add --reconfigure to change it (keys you do not name are kept)\n`);
+    return 1;
+  }
+  let changes: SetupChange[];
+  try {
+    changes = changesFromFlags(flags, parseConfigText(current.text, current.paths.config), !current.exists);
+  } catch (error) {
+    if (error instanceof UnknownFlag) throw new UsageError(error.message);
+    throw error;
+  }
+  try {
+    if (check) {
+      const plan = planSetup({ currentText: current.text, currentSecrets: current.secrets, changes, filePath: current.paths.config });
+      const failures = await liveChecks(plan.resolved.config, changes);
+      for (const line of failures.ok) ctx.stdout(`check: ${line}\n`);
+      if (failures.failed.length > 0) {
+        for (const line of failures.failed) ctx.stderr(`fermix: check failed: ${line}\n`);
+        ctx.stderr("fermix: nothing was written\n");
+        return 1;
+      }
+    }
+    const applied = await applySetup(current, changes);
+    ctx.stdout(writtenReport(applied));
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      ctx.stderr(`fermix: ${error.message}\n${flagsFor(error).map((f) => `  (set by --${f})\n`).join("")}fermix: nothing was written\n`);
+      return 1;
+    }
+    throw error;
+  }
+  ctx.stdout(await daemonReport(current.paths.controlSocket));
+  return 0;
+}
+
+/** The flags behind a loader error's keys, so the user knows which one to fix. */
+function flagsFor(error: ConfigError): string[] {
+  return error.issues.flatMap((issue) => {
+    const field = ALL_FIELDS.find((f) => new RegExp(`^${f.path.replace(PROVIDER_SLOT, "[^.]+").replaceAll(".", "\\.")}$`).test(issue.key));
+    return field ? [field.flag] : [];
+  });
+}
+
+/** --check: the provider's model list and the Telegram token, for what the flags changed. */
+async function liveChecks(config: import("../config/schema.ts").Config, changes: readonly SetupChange[]): Promise<{ ok: string[]; failed: string[] }> {
+  const ok: string[] = [];
+  const failed: string[] = [];
+  const touched = (prefix: string) => changes.some((c) => c.path.startsWith(prefix));
+  const primary = Object.entries(config.fermix_core.providers).find(([, p]) => p.primary);
+  if (primary && touched("fermix_core.providers.")) {
+    const [name, p] = primary;
+    const result = await checkProvider({ baseUrl: p.base_url, apiKey: p.api_key, model: p.model });
+    if (result.ok) ok.push(`provider ${name}: ${p.base_url} answers and lists ${p.model}`);
+    else failed.push(`provider ${name}: ${result.message}`);
+  }
+  const telegram = config.fermix_channels.telegram;
+  if (telegram.enabled && telegram.bot_token && touched("fermix_channels.telegram.")) {
+    try {
+      const bot = await telegramGetMe(telegram.bot_token, { apiRoot: telegram.api_root });
+      ok.push(`telegram: the token belongs to @${bot.username}`);
+    } catch (error) {
+      failed.push(`telegram: ${error instanceof TelegramSetupError ? error.message : String(error)}`);
+    }
+  }
+  return { ok, failed };
+}
+
+/** What was written and where, and what is configured now (secrets only as "set"). */
+export function writtenReport(applied: AppliedSetup): string {
+  const { config } = applied.plan.resolved;
+  const lines: string[] = [];
+  if (!applied.wrote) lines.push(`nothing changed in ${applied.configPath}`);
+  else {
+    lines.push(`wrote ${applied.configPath}${applied.backupPath ? ` (the previous one is ${applied.backupPath})` : ""}`);
+    const secrets = Object.keys(applied.plan.secrets).length;
+    if (secrets > 0) lines.push(`stored ${secrets} secret${secrets === 1 ? "" : "s"} in ${applied.secretStore}`);
+  }
+  lines.push(`provider:      ${describeProvider(config)}`);
+  for (const name of SETUP_CHANNELS) lines.push(`${`${name}:`.padEnd(15)}${describeChannel(config, name)}`);
+  lines.push(`transcription: ${describeTranscription(config)}`);
+  return `${lines.join("\n")}\n`;
+}
+

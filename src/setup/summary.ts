@@ -1,0 +1,47 @@
+/**
+ * What is configured now, in words, per setup step: each step of the wizard
+ * (and of the web page) shows it before asking. Secrets appear only as "set".
+ */
+import { allowlistKey, channelReadiness } from "../config/channels.ts";
+import { resolveHttp } from "../config/http.ts";
+import type { Env } from "../config/load.ts";
+import type { Config } from "../config/schema.ts";
+import type { SetupChannel } from "./fields.ts";
+
+export function describeProvider(config: Config): string {
+  const entries = Object.entries(config.fermix_core.providers);
+  const primary = entries.find(([, p]) => p.primary) ?? entries[0];
+  if (!primary) return "none configured";
+  const [name, p] = primary;
+  const key = p.api_key ? "key set" : "no key";
+  const others = entries.length > 1 ? `; ${entries.length - 1} more provider${entries.length > 2 ? "s" : ""}` : "";
+  return `${name}: ${p.model} at ${p.base_url} (${p.api ?? "responses"}, ${key}, vision ${p.vision ? "on" : "off"})${others}`;
+}
+
+export function describeChannel(config: Config, name: SetupChannel): string {
+  const readiness = channelReadiness(config, name);
+  if (readiness.kind === "disabled") return "off";
+  const section = config.fermix_channels[name] as Record<string, unknown>;
+  const owner = typeof section.owner_user_id === "string" ? `owner ${section.owner_user_id}` : undefined;
+  const allowed = (section[allowlistKey(name)] as string[] | undefined) ?? [];
+  const who = [owner, allowed.length > 0 ? `${allowed.length} allowed` : undefined].filter(Boolean).join(", ");
+  if (readiness.kind === "unconfigured") return `on, but missing ${readiness.missing.join(", ")}${who ? ` (${who})` : ""}`;
+  if (readiness.kind === "refused") return "on, but nobody may talk to it (no owner or allowlist)";
+  return `on, ${who}`;
+}
+
+export function describeTranscription(config: Config): string {
+  const t = config.fermix_core.transcription;
+  if (!t.backend && !t.model && !t.api_key) return "not set up (voice notes use openai with the openai provider's key, if any)";
+  return `${t.backend ?? "openai"}${t.model ? `, ${t.model}` : ""}, ${t.api_key ? "key set" : "no key of its own"}`;
+}
+
+/** Where a webhook channel's platform must send events: the local address, and the public one to register. */
+export function webhookHint(config: Config, env: Env, channel: "whatsapp" | "slack"): string {
+  const { hostname, port } = resolveHttp(env, config.fermix_core.http);
+  return (
+    `Register https://<your public host>/webhook/${channel} with the platform, served by a TLS reverse proxy ` +
+    `that forwards to http://${hostname}:${port}/webhook/${channel}. ` +
+    `The daemon listens on ${hostname}; set FERMIX_HTTP_BIND (or [fermix_core.http] bind) to an address the proxy reaches.`
+  );
+}

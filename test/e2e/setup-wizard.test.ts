@@ -1,0 +1,200 @@
+/**
+ * `fermix setup` as a person uses it: the compiled binary in a real terminal
+ * (tmux), against the fake model (found on a probed port) and the Telegram
+ * fake. The wizard configures the provider, Telegram with owner pairing and
+ * transcription; the daemon started afterwards is ready, answers the paired
+ * owner and finds its secrets in secrets.toml. Then `--reconfigure` pairs a
+ * new owner through that running daemon, changing that one value only.
+ * The last step installs the service (fake systemctl on PATH).
+ */
+import { expect, test } from "bun:test";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { reply } from "../fakes/model-server.ts";
+import { ALICE, BOB } from "../fakes/telegram.ts";
+import { BINARY, ensureBinary, runFermix, type RunningDaemon } from "../helpers/binary.ts";
+import { e2eResources } from "../helpers/e2e.ts";
+import { makeFakeBin } from "../helpers/fake-bin.ts";
+import { startTerminal, type TerminalSession } from "../helpers/tmux.ts";
+
+const start = e2eResources();
+const TRANSCRIPTION_KEY = "sk-transcribe-test-0000";
+
+async function healthOf(d: RunningDaemon) {
+  return (await (await fetch(new URL("/health/ready", d.url))).json()) as { status: string; channels: Array<{ name: string; status: string }> };
+}
+
+function terminal(command: string[], env: Record<string, string | undefined>): TerminalSession {
+  const session = startTerminal(command, env);
+  start.defer(() => session.close());
+  return session;
+}
+
+test("the wizard: provider, Telegram paired by a message, transcription; then the daemon is ready and answers the owner; --reconfigure changes only the owner", async () => {
+  ensureBinary();
+  const model = await start.model();
+  const telegram = start.telegram();
+  const home = start.home({ FERMIX_SETUP_PROBES: `127.0.0.1:${model.port}` });
+  const screens: string[] = [];
+  const see = async (w: TerminalSession, text: string | RegExp, timeoutMs?: number) => {
+    const screen = await w.waitFor(text, timeoutMs);
+    screens.push(screen);
+    return screen;
+  };
+
+  const w = terminal([BINARY, "setup", "--telegram-api-root", telegram.url, "--no-service"], home.env);
+  expect(await see(w, "Which model provider?")).toContain(`OpenAI-compatible server at ${model.url}`);
+  w.keys("Enter");
+  await see(w, "Which model?");
+  w.keys("Enter");
+  await see(w, "API key (leave empty if the server needs none)");
+  w.keys("Enter");
+  await see(w, "Does the model understand images");
+  w.keys("Enter");
+  await see(w, "Context window, in tokens");
+  w.keys("Enter");
+  await see(w, "Check the connection now");
+  w.keys("Enter");
+  await see(w, `${model.url} answers and has fake-model`);
+  await see(w, "Which channels should Fermix serve?");
+  w.keys("Enter");
+  await see(w, "Bot token (from @BotFather)");
+  w.type(telegram.token);
+  w.keys("Enter");
+  await see(w, "The token belongs to @fermix_test_bot");
+  await see(w, "Who owns this bot?");
+  w.keys("Enter");
+  await see(w, "Waiting for a message to @fermix_test_bot");
+  telegram.pushMessage(telegram.message.text("it's me, pair me"));
+  await see(w, "Make Alice Liddell (@alice), id 111111111, the owner?");
+  w.keys("Enter");
+  await see(w, "Which speech-to-text backend transcribes voice notes?");
+  w.keys("Enter");
+  await see(w, "Model (empty: the backend's default)");
+  w.keys("Enter");
+  await see(w, "API key (leave empty to use the openai provider's key");
+  w.type(TRANSCRIPTION_KEY);
+  w.keys("Enter");
+  const review = await see(w, "Write them?");
+  expect(review).toContain('fermix_channels.telegram.owner_user_id = "111111111"');
+  expect(review).toContain("fermix_channels.telegram.bot_token = (secret, to secrets.toml)");
+  w.keys("Enter");
+  expect(await w.exited()).toBe(0);
+  expect(await see(w, "Done. Next: `fermix run`")).toContain("Stored 2 secrets in");
+
+  // What the wizard wrote: config.toml without a credential, the credentials in the 0600 fallback store.
+  const config = readFileSync(join(home.home, "config.toml"), "utf8");
+  const secrets = readFileSync(join(home.home, "secrets.toml"), "utf8");
+  expect(config).not.toContain(telegram.token);
+  expect(config).not.toContain(TRANSCRIPTION_KEY);
+  expect(secrets).toContain(telegram.token);
+  expect(secrets).toContain(TRANSCRIPTION_KEY);
+  expect(statSync(join(home.home, "config.toml")).mode & 0o777).toBe(0o600);
+  expect(statSync(join(home.home, "secrets.toml")).mode & 0o777).toBe(0o600);
+  expect(Bun.TOML.parse(config)).toMatchObject({
+    fermix_core: {
+      providers: { local: { base_url: model.url, model: "fake-model", api: "chat", primary: true } },
+      transcription: { backend: "openai", model: "gpt-4o-mini-transcribe" },
+    },
+    fermix_channels: { telegram: { enabled: true, owner_user_id: String(ALICE.id), api_root: telegram.url } },
+  });
+  for (const screen of screens) expect(screen).not.toContain(telegram.token);
+
+  // The daemon started afterwards: ready, and it answers the paired owner (the pairing message itself is not answered).
+  const d = await start.daemon(home);
+  const deadline = Date.now() + 8000;
+  while ((await healthOf(d)).status !== "ready" && Date.now() < deadline) await Bun.sleep(50);
+  expect((await healthOf(d)).status).toBe("ready");
+  model.reply(reply.text("Hello Alice, set up and running"));
+  telegram.pushMessage(telegram.message.text("are you there?"));
+  expect((await telegram.waitForTexts(ALICE.id, (t) => t.length > 0, 10_000)).join("\n")).toContain("Hello Alice, set up and running");
+  expect(model.requests).toHaveLength(1);
+
+  // --reconfigure while the daemon polls the same token: pairing goes through the daemon, and only the owner changes.
+  const before = readFileSync(join(home.home, "config.toml"), "utf8");
+  const r = terminal([BINARY, "setup", "--reconfigure", "--no-service"], home.env);
+  expect(await see(r, "Which model provider?")).toContain("Keep local (fake-model)");
+  r.keys("Enter");
+  await see(r, "Which channels should Fermix serve?");
+  r.keys("Enter");
+  await see(r, "Bot token (from @BotFather) (leave empty to keep the stored one)");
+  r.keys("Enter");
+  await see(r, "Who owns this bot?");
+  r.keys("Enter");
+  await see(r, "Waiting for a message to @fermix_test_bot");
+  await Bun.sleep(300);
+  telegram.pushMessage(telegram.message.text("me too", { from: BOB }));
+  // The daemon knows the sender's name, not the @username.
+  await see(r, "Make Bob, id 222222222, the owner?");
+  r.keys("Enter");
+  await see(r, /Which speech-to-text backend[\s\S]*Keep openai, gpt-4o-mini-transcribe, key set/);
+  r.keys("Enter");
+  const changes = await see(r, "Write them?");
+  expect(changes).toContain('fermix_channels.telegram.owner_user_id = "222222222"');
+  expect(changes.slice(changes.lastIndexOf("Changes to"))).not.toContain("fermix_core");
+  r.keys("Enter");
+  expect(await r.exited()).toBe(0);
+  expect(await see(r, "the running daemon reloaded: health ready")).toContain("channels: telegram restarted");
+
+  const after = readFileSync(join(home.home, "config.toml"), "utf8");
+  expect(after).toBe(before.replace(`owner_user_id = "${ALICE.id}"`, `owner_user_id = "${BOB.id}"`));
+  expect(readFileSync(join(home.home, "config.toml.bak"), "utf8")).toBe(before);
+  expect(readFileSync(join(home.home, "secrets.toml"), "utf8")).toBe(secrets);
+  expect(telegram.botMessages(BOB.id)).toEqual([]);
+
+  // The new owner is answered by the reloaded daemon, without a restart.
+  model.reply(reply.text("Hello Bob"));
+  telegram.pushMessage(telegram.message.text("now me", { from: BOB }));
+  expect((await telegram.waitForTexts(BOB.id, (t) => t.length > 0, 10_000)).join("\n")).toContain("Hello Bob");
+  expect(await d.stop()).toBe(0);
+}, 90_000);
+
+test("without a terminal, setup refuses the wizard and points at the flags", async () => {
+  const home = start.home();
+  const proc = Bun.spawn([ensureBinary(), "setup"], { env: home.env as Record<string, string>, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+  expect(code).toBe(2);
+  expect(stderr).toContain("setup asks its questions in a terminal, and this is not one");
+  expect(stderr).toContain("--yes");
+});
+
+test("--reconfigure keeping every answer writes nothing, and the last step installs the service (fake systemctl on PATH)", async () => {
+  const fake = makeFakeBin();
+  start.defer(() => fake.cleanup());
+  const home = start.home({ PATH: fake.path, USER: "alice", FERMIX_SETUP_PROBES: "127.0.0.1:9" });
+  const flags = await runFermix(["setup", "--yes", "--model", "gpt-5.1", "--api-key", "sk-aaaaaaaaaaaa", "--slack-owner", "U1", "--slack-bot-token", "xoxb-1", "--slack-signing-secret", "s3cr3tt"], home.env);
+  expect(flags.exitCode).toBe(0);
+  const config = readFileSync(join(home.home, "config.toml"), "utf8");
+
+  const w = terminal([BINARY, "setup", "--reconfigure"], home.env);
+  expect(await w.waitFor("Which model provider?")).toContain("Keep openai (gpt-5.1)");
+  w.keys("Enter");
+  expect(await w.waitFor("Which channels should Fermix serve?")).toContain("Slack (now: on, owner U1)");
+  w.keys("Enter");
+  await w.waitFor("Bot token (xoxb-…) (leave empty to keep the stored one)");
+  w.keys("Enter");
+  await w.waitFor("Signing secret (leave empty to keep the stored one)");
+  w.keys("Enter");
+  await w.waitFor("Owner id (empty: set it later");
+  w.keys("Enter");
+  await w.waitFor("Slack Events API");
+  await w.waitFor("Which speech-to-text backend transcribes voice notes?");
+  w.keys("Down", "Down", "Down");
+  w.keys("Enter");
+  await w.waitFor("Nothing to change in config.toml.");
+  await w.waitFor("Run Fermix in the background, now and at every login or boot (a systemd user service)?");
+  w.keys("Left");
+  w.keys("Enter");
+  expect(await w.exited()).toBe(0);
+  const screen = await w.waitFor("Done. Fermix runs as a service");
+  expect(screen).toContain("enabled and started fermix.service");
+  expect(screen).toContain("loginctl enable-linger alice");
+  expect(readFileSync(join(home.home, "config.toml"), "utf8")).toBe(config);
+  expect(readFileSync(join(home.env.HOME!, ".config", "systemd", "user", "fermix.service"), "utf8")).toContain(`ExecStart="${BINARY}" run`);
+  expect(fake.calls()).toEqual([
+    "systemctl --user daemon-reload",
+    "systemctl --user enable fermix.service",
+    "systemctl --user restart fermix.service",
+    "loginctl show-user alice --property=Linger",
+  ]);
+}, 60_000);
