@@ -86,7 +86,7 @@ test("--yes configures every channel from flags alone: credentials in secrets.to
     expect(rows.find((row) => row.check === `channel ${name}`)).toEqual({ check: `channel ${name}`, status: "ok", detail: "enabled, credentials and owner/allowlist set" });
   }
   expect(rows.find((row) => row.check === "provider openai")?.status).toBe("ok");
-  expect(rows.find((row) => row.check === "transcription")).toEqual({ check: "transcription", status: "ok", detail: "deepgram, api key set" });
+  expect(rows.find((row) => row.check === "transcription")).toEqual({ check: "transcription", status: "ok", detail: "deepgram (nova-3) via https://api.deepgram.com/v1: api key set" });
 });
 
 test("a bad flag fails with the config loader's own message (the flag named), and nothing is written", async () => {
