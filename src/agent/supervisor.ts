@@ -54,6 +54,8 @@ export class AgentSupervisor {
             enabled: compaction.enabled,
             threshold: compaction.threshold,
             contextWindow: this.primary.config.context_window,
+            // Remembered facts in the instructions take room in the context window like history does.
+            reservedChars: deps.config.fermix_core.memory.enabled ? deps.config.fermix_core.memory.prompt_chars : 0,
           })
         : null;
     this.agent = this.build();

@@ -5,15 +5,24 @@
  */
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
+import { jobTools } from "../agent/jobs/tools.ts";
+import { memorySection } from "../agent/memory/section.ts";
+import { memoryTools } from "../agent/memory/tools.ts";
 import type { ProviderDeps } from "../agent/providers/index.ts";
+import type { Tool } from "../agent/tools/types.ts";
 import { AgentSupervisor } from "../agent/supervisor.ts";
 import { createTranscription } from "../agent/transcription/index.ts";
 import { transcriptionSettings } from "../config/transcription.ts";
 import type { LoadedConfig } from "../config/index.ts";
+import { ownerTimeZone } from "../config/timezone.ts";
 import { BackgroundWork } from "../gateway/background.ts";
 import { Delivery, type Presenter } from "../gateway/delivery.ts";
 import { Dispatcher } from "../gateway/dispatch.ts";
-import { type ChannelAccess, Gateway } from "../gateway/ingest.ts";
+import { type ChannelAccess, Gateway, type GatewayDeps } from "../gateway/ingest.ts";
+import type { ToolScope } from "../gateway/deps.ts";
+import { jobRunner } from "../gateway/jobs/run.ts";
+import { Scheduler, targetConversation } from "../gateway/jobs/scheduler.ts";
+import { targetResolver } from "../gateway/jobs/targets.ts";
 import { streamFactory } from "../gateway/presenter.ts";
 import type { GatewayChannel } from "../message/index.ts";
 import { ConversationQueue, ShutdownInterrupt } from "../gateway/queue.ts";
@@ -22,6 +31,8 @@ import { ConversationStore } from "../store/conversations.ts";
 import { openDatabase } from "../store/db.ts";
 import { IdempotencyStore } from "../store/idempotency.ts";
 import { Inbox } from "../store/inbox.ts";
+import { JobStore } from "../store/jobs.ts";
+import { MemoryStore } from "../store/memory.ts";
 import { Outbox } from "../store/outbox.ts";
 import { ensureHome } from "./home.ts";
 import { createSettler } from "../kernel/settle.ts";
@@ -51,6 +62,11 @@ export interface Core {
   inbox: Inbox;
   outbox: Outbox;
   conversations: ConversationStore;
+  /** Long-term memory (facts kept across conversations). */
+  memory: MemoryStore;
+  jobs: JobStore;
+  /** Runs scheduled jobs; started by the daemon only (`fermix ask` without a daemon stores jobs for it). */
+  scheduler: Scheduler;
   delivery: Delivery;
   agents: AgentSupervisor;
   gateway: Gateway;
@@ -81,6 +97,9 @@ export function buildCore(options: CoreOptions): Core {
   const inbox = new Inbox(db, idempotency);
   const outbox = new Outbox(db);
   const conversations = new ConversationStore(db);
+  const memory = new MemoryStore(db);
+  const jobs = new JobStore(db);
+  const memorySettings = config.fermix_core.memory;
   const channels = new Map<GatewayChannel, ChannelAccess>();
   const delivery = new Delivery({
     outbox,
@@ -97,6 +116,7 @@ export function buildCore(options: CoreOptions): Core {
     config,
     soulPath: paths.soul,
     conversations,
+    ...(memorySettings.enabled ? { sections: memorySection(memory, { items: memorySettings.prompt_items, chars: memorySettings.prompt_chars }) } : {}),
     log: log.child({ component: "agent" }),
     providerDeps: {
       ...options.providerDeps,
@@ -120,7 +140,13 @@ export function buildCore(options: CoreOptions): Core {
   });
   const queue = new ConversationQueue();
   const background = new BackgroundWork();
-  const gateway = new Gateway({
+  const resolveTarget = targetResolver({ config, conversations, running: (channel) => channels.has(channel) });
+  // Tools each feature offers a turn, one line per feature.
+  const features: Array<(scope: ToolScope) => Tool[]> = [
+    () => (memorySettings.enabled ? memoryTools(memory) : []),
+    () => jobTools({ store: jobs, timezone: ownerTimeZone(config), now: Date.now, resolveTarget, changed: () => scheduler.wake() }),
+  ];
+  const gatewayDeps: GatewayDeps = {
     onActivity: createSettler(),
     config,
     db,
@@ -141,6 +167,16 @@ export function buildCore(options: CoreOptions): Core {
     transcription: createTranscription(transcriptionSettings(config)),
     telemetry,
     log: log.child({ component: "gateway" }),
+    extraTools: (scope) => features.flatMap((offer) => offer(scope)),
+    upcomingJobs: (conversation) => jobs.live().filter((job) => job.origin.conversation === conversation || targetConversation(job) === conversation),
+  };
+  const gateway = new Gateway(gatewayDeps);
+  const scheduler = new Scheduler({
+    jobs,
+    background,
+    run: jobRunner({ gateway: gatewayDeps, outbox }),
+    telemetry,
+    log: log.child({ component: "scheduler" }),
   });
   const supervisor = new TaskSupervisor(options.handoffCapacity ?? HANDOFF_CAPACITY, log.child({ component: "supervisor" }));
   const dispatcher = new Dispatcher({
@@ -166,6 +202,9 @@ export function buildCore(options: CoreOptions): Core {
     inbox,
     outbox,
     conversations,
+    memory,
+    jobs,
+    scheduler,
     delivery,
     agents,
     gateway,
@@ -182,6 +221,8 @@ export function buildCore(options: CoreOptions): Core {
       if (closed) return;
       closed = true;
       clearInterval(sweeper);
+      // First the scheduler, so the runs the stop cuts short stay claimed (they run again at the next start).
+      scheduler.stop();
       delivery.close();
       background.stop();
       await Promise.race([dispatcher.flush(), Bun.sleep(graceMs)]);

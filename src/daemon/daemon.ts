@@ -118,6 +118,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         restartRequired: currentMtime(loaded.paths.config) !== loaded.fileMtimeMs,
         ...(core.agents.primary ? { providers: new Map([[core.agents.primary.name, core.agents.providerState()]]) } : {}),
         sendTrouble: (channel) => core.delivery.trouble(channel),
+        memoryStore: core.memory.check(),
       });
 
     const app = createApp({
@@ -144,6 +145,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
     await channels.startAll();
     await core.recover();
+    core.scheduler.start();
     log.info("fermix listening", { url: server.url.href, version: VERSION, home: loaded.paths.home });
 
     let stopping: Promise<void> | undefined;

@@ -14,6 +14,7 @@ import { CHANNEL_NAMES } from "../config/schema.ts";
 import { transcriptionSettings } from "../config/transcription.ts";
 import { MIGRATIONS } from "../store/migrations.ts";
 import { findSignalCli } from "../channels/signal/files.ts";
+import { memoryAndJobRows } from "./doctor-memory.ts";
 import { providerHealth } from "./health.ts";
 
 export type RowStatus = "ok" | "warn" | "fail";
@@ -79,6 +80,7 @@ export async function runDoctor({ env, probeDaemon = isFermixListening }: Doctor
       }
     }
     rows.push(transcriptionRow(loaded));
+    rows.push(...memoryAndJobRows(loaded.config, paths.database));
   }
 
   rows.push(await portRow(env, probeDaemon));

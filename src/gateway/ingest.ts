@@ -230,6 +230,7 @@ export class Gateway {
       newWindow: () => deps.conversations.newWindow(conversation),
       compact: async () => (deps.compactor ? deps.compactor.compact(conversation) : false),
       startBackground: (prompt) => startBackgroundTurn(deps, { message, conversation, target, rawPort, say, prompt }),
+      upcomingJobs: () => deps.upcomingJobs?.(conversation) ?? [],
     };
   }
 }

@@ -20,6 +20,7 @@ export class ConversationStore {
   private readonly appendStmt: Statement;
   private readonly newWindowStmt: Statement;
   private readonly compactStmt: Statement;
+  private readonly chatStmt: Statement;
 
   constructor(
     private readonly db: Database,
@@ -43,6 +44,7 @@ export class ConversationStore {
     this.compactStmt = db.query(
       "UPDATE messages SET compacted = 1 WHERE conversation = ?1 AND id = ?2",
     );
+    this.chatStmt = db.query("SELECT 1 AS found FROM conversations WHERE substr(key, 1, length(?1)) = ?1 LIMIT 1");
   }
 
   private window(key: string): number {
@@ -57,6 +59,11 @@ export class ConversationStore {
   append(key: string, role: HistoryRole, text: string): number {
     this.touchStmt.run(key, this.now());
     return (this.appendStmt.get(key, this.window(key), role, text, this.now()) as { id: number }).id;
+  }
+
+  /** Whether Fermix has talked in this chat (any thread of it): where a scheduled job may deliver. */
+  hasChat(channel: string, chatId: string): boolean {
+    return this.chatStmt.get(`${channel}:${chatId}:`) !== null;
   }
 
   /** `/new`: later turns start from an empty window; nothing is deleted. */
