@@ -70,7 +70,7 @@ export class MemoryStore {
     this.searchStmt = db.query(
       `SELECT ${COLUMNS} FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
        WHERE memories_fts MATCH ?1 AND m.scope = ?2
-       ORDER BY bm25(memories_fts) / (1.0 + MAX(0, ?3 - COALESCE(m.last_used_at, m.created_at)) / ?4), m.id DESC
+       ORDER BY bm25(memories_fts) / (1.0 + MAX(0, ?3 - COALESCE(m.last_used_at, m.created_at)) / CAST(?4 AS REAL)), m.id DESC
        LIMIT ?5`,
     );
     this.recentStmt = db.query(`SELECT ${COLUMNS} FROM memories m WHERE m.scope = ?1 ORDER BY m.created_at DESC, m.id DESC LIMIT ?2`);

@@ -106,7 +106,8 @@ export function fromNow(ms: number, now: number): string {
     [1000, "second"],
   ];
   for (const [size, unit] of steps) {
-    if (ahead >= size) {
+    // Within a second of a whole unit counts as one: "in 1 hour", not "in 60 minutes", a moment after scheduling.
+    if (ahead >= size - 1000) {
       const n = Math.round(ahead / size);
       return `in ${n} ${unit}${n === 1 ? "" : "s"}`;
     }
