@@ -144,7 +144,15 @@ export function buildCore(options: CoreOptions): Core {
   // Tools each feature offers a turn, one line per feature.
   const features: Array<(scope: ToolScope) => Tool[]> = [
     () => (memorySettings.enabled ? memoryTools(memory) : []),
-    () => jobTools({ store: jobs, timezone: ownerTimeZone(config), now: Date.now, resolveTarget, changed: () => scheduler.wake() }),
+    () =>
+      jobTools({
+        store: jobs,
+        timezone: ownerTimeZone(config),
+        now: Date.now,
+        resolveTarget,
+        changed: () => scheduler.wake(),
+        schedulerRunning: () => scheduler.running,
+      }),
   ];
   const gatewayDeps: GatewayDeps = {
     onActivity: createSettler(),

@@ -10,8 +10,9 @@ import type { Job, JobStore, JobTarget } from "../../store/jobs.ts";
 import { type Tool, type ToolContext, ToolError } from "../tools/types.ts";
 import { ACCEPTED, formatLocal, fromNow, parseWhen, WhenError } from "./when.ts";
 
-/** Jobs one sender (the owner counts as one) may have waiting at once. */
+/** Jobs the owner may have waiting at once; anyone else may have a tenth of that. */
 export const MAX_LIVE_JOBS = 100;
+const MAX_LIVE_JOBS_OTHERS = 10;
 const REQUEST_MAX_CHARS = 4000;
 
 export interface JobToolsDeps {
@@ -23,6 +24,8 @@ export interface JobToolsDeps {
   resolveTarget(spec: string | undefined, ctx: ToolContext): JobTarget;
   /** A job was added or cancelled: the scheduler looks again. */
   changed(): void;
+  /** Whether the scheduler runs in this process (`fermix run`); `fermix ask` without a daemon only stores the job. */
+  schedulerRunning?: () => boolean;
 }
 
 /** Whether a job is `ctx`'s to see and cancel: the owner's jobs for the owner, one's own for anyone else. */
@@ -85,8 +88,9 @@ export function jobTools(deps: JobToolsDeps): Tool[] {
         throw error;
       }
       const target = deps.resolveTarget(str(args, "target") || undefined, ctx);
-      if (store.live().filter((job) => ownsJob(job, ctx)).length >= MAX_LIVE_JOBS) {
-        throw new ToolError(`there are already ${MAX_LIVE_JOBS} jobs waiting; cancel some first (list_jobs)`);
+      const cap = ctx.role === "operator" ? MAX_LIVE_JOBS : MAX_LIVE_JOBS_OTHERS;
+      if (store.live().filter((job) => ownsJob(job, ctx)).length >= cap) {
+        throw new ToolError(`there are already ${cap} jobs waiting; cancel some first (list_jobs)`);
       }
       const job = store.create({
         request,
@@ -99,9 +103,10 @@ export function jobTools(deps: JobToolsDeps): Tool[] {
       deps.changed();
       const at = `${formatLocal(job.dueAt, timezone)}, ${fromNow(job.dueAt, now)}`;
       const where = describeTarget(target, ctx);
+      const idle = deps.schedulerRunning?.() === false ? "; note: Fermix is not running as a daemon (`fermix run`) right now, so it runs when the daemon starts" : "";
       return job.schedule
-        ? `scheduled repeating job #${job.id} (\`${job.schedule}\`); first run ${at}; results go to ${where}`
-        : `scheduled job #${job.id} for ${at}; the result goes to ${where}`;
+        ? `scheduled repeating job #${job.id} (\`${job.schedule}\`); first run ${at}; results go to ${where}${idle}`
+        : `scheduled job #${job.id} for ${at}; the result goes to ${where}${idle}`;
     },
   };
 

@@ -29,7 +29,7 @@ export function memorySection(store: MemoryStore, settings: MemoryPromptSettings
     let chars = 0;
     for (const memory of candidates) {
       if (lines.length === settings.items) break;
-      const line = `- ${memory.text} (#${memory.id}, learnt ${new Date(memory.createdAt).toISOString().slice(0, 10)})`;
+      const line = `- ${memory.text.replace(/\s+/g, " ")} (#${memory.id}, learnt ${new Date(memory.createdAt).toISOString().slice(0, 10)})`;
       if (chars + line.length > settings.chars) continue;
       lines.push(line);
       used.push(memory.id);

@@ -104,6 +104,7 @@ export class Scheduler {
     const interrupted = this.deps.jobs.running();
     if (interrupted.length > 0) this.deps.log.warn("scheduled runs interrupted by a restart run again", { jobs: interrupted.map((j) => j.id).join(",") });
     for (const job of interrupted) this.launch(job, job.runDueAt ?? job.dueAt);
+    this.deps.log.info("scheduler started", { pending: this.deps.jobs.countLive() });
     this.tick();
   }
 
@@ -124,6 +125,11 @@ export class Scheduler {
   /** Whether a run's abort came from a stop of the scheduler (shutdown), not from /stop. */
   get stopped(): boolean {
     return this.state === "stopped";
+  }
+
+  /** Whether it runs jobs in this process (the daemon), as opposed to `fermix ask` that only stores them. */
+  get running(): boolean {
+    return this.state === "running";
   }
 
   /** Wait until no run is in flight (tests). */
