@@ -18,6 +18,8 @@ export interface CompactionSettings {
   enabled: boolean;
   threshold: number;
   contextWindow: number;
+  /** Characters of each turn's instructions set aside for other sections (remembered facts: prompt_chars), counted like history. */
+  reservedChars?: number;
 }
 
 const SUMMARY_INSTRUCTIONS =
@@ -35,7 +37,7 @@ export class Compactor {
   due(key: string, instructionsLength = 0): boolean {
     if (!this.settings.enabled) return false;
     const history = this.conversations.history(key);
-    return estimateTokens(history, instructionsLength) >= this.settings.threshold * this.settings.contextWindow;
+    return estimateTokens(history, instructionsLength + (this.settings.reservedChars ?? 0)) >= this.settings.threshold * this.settings.contextWindow;
   }
 
   /** Summarise all but the most recent messages now; returns false when there is too little to compact. */

@@ -76,6 +76,8 @@ export class AgentSupervisor {
             enabled: compaction.enabled,
             threshold: compaction.threshold,
             contextWindow: primary.config.context_window,
+            // Remembered facts in the instructions take room in the context window like history does.
+            reservedChars: config.fermix_core.memory.enabled ? config.fermix_core.memory.prompt_chars : 0,
           })
         : null;
     this.built = { primary, provider, compactor };

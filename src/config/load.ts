@@ -188,6 +188,7 @@ export function allowedFor(schema: TSchema): string {
       return [noun, [low, high].filter(Boolean).join(" and ")].filter(Boolean).join(" ");
     }
     case "string":
+      if (schema.format === "timezone") return "an IANA time zone name such as Europe/Paris or UTC";
       if (typeof schema.pattern === "string" && schema.pattern.startsWith("^https?://")) {
         return schema.pattern.includes("[^/") ? "an http(s) URL without a trailing /" : "an http(s) URL";
       }

@@ -3,7 +3,11 @@
  * loaded config and its validator. Every key of DESIGN.md "Configuration" is
  * here, with its default.
  */
-import { type SchemaOptions, type Static, type TLiteral, type TSchema, type TUnion, Type } from "@sinclair/typebox";
+import { FormatRegistry, type SchemaOptions, type Static, type TLiteral, type TSchema, type TUnion, Type } from "@sinclair/typebox";
+import { isTimeZone } from "./timezone.ts";
+
+// `[fermix_core] timezone` is checked against the zones the runtime knows, so a typo stops the load naming the key.
+FormatRegistry.Set("timezone", isTimeZone);
 
 /** A union of string literals, typed as the union of its values. */
 const literals = <const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnion<TLiteral<T[number]>[]> =>
@@ -104,16 +108,36 @@ const RetentionSchema = Type.Object(
 
 const MemorySchema = Type.Object(
   {
-    enabled: Type.Boolean({ default: true }),
-    prompt_items: Type.Integer({ minimum: 0, maximum: 100, default: 5 }),
-    prompt_chars: Type.Integer({ minimum: 0, maximum: 100_000, default: 2000 }),
+    enabled: Type.Boolean({
+      default: true,
+      description: "Long-term memory: the remember/recall/forget tools, and relevant remembered facts in each turn's instructions. Off: neither (what is kept stays in the database).",
+    }),
+    prompt_items: Type.Integer({
+      minimum: 0,
+      maximum: 100,
+      default: 5,
+      description: "At most this many remembered facts, the most relevant to the new message, go into a turn's instructions (0: none).",
+    }),
+    prompt_chars: Type.Integer({
+      minimum: 0,
+      maximum: 100_000,
+      default: 2000,
+      description: "At most this many characters of remembered facts go into a turn's instructions; compaction counts them against the context window like history.",
+    }),
   },
   { default: {} },
 );
 
 const JobsSchema = Type.Object(
   {
-    default_target: Type.Optional(Type.String({ minLength: 3, pattern: "^[a-z]+:.+$" })),
+    default_target: Type.Optional(
+      Type.String({
+        minLength: 3,
+        pattern: "^(telegram|whatsapp|slack|discord|signal):.+$",
+        description:
+          'Where results of scheduled jobs made on surfaces that cannot receive a later message (fermix ask, fermix chat, ACP) are delivered, as "<channel>:<chat id>" (e.g. "telegram:123456789"). Unset: such jobs need an explicit target.',
+      }),
+    ),
   },
   { default: {} },
 );
@@ -241,8 +265,13 @@ const AcpSchema = Type.Object({ enabled: Type.Boolean({ default: true }) }, { de
 export const ConfigSchema = Type.Object({
   fermix_core: Type.Object(
     {
-      /** The owner's time zone (IANA name) for schedules; unset: the system's. */
-      timezone: Type.Optional(Type.String({ minLength: 1 })),
+      timezone: Type.Optional(
+        Type.String({
+          minLength: 1,
+          format: "timezone",
+          description: "The owner's time zone, an IANA name such as Europe/Paris: scheduled jobs read times and cron expressions in it. Unset: the system's.",
+        }),
+      ),
       max_reply_parts: Type.Integer({ minimum: 1, maximum: 1000, default: 12 }),
       providers: Type.Record(Type.String({ pattern: "^[A-Za-z0-9_-]+$" }), ProviderSchema, { default: {} }),
       compaction: CompactionSchema,

@@ -5,16 +5,25 @@
  */
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
+import { jobTools } from "../agent/jobs/tools.ts";
+import { memorySection } from "../agent/memory/section.ts";
+import { memoryTools } from "../agent/memory/tools.ts";
 import type { ProviderDeps } from "../agent/providers/index.ts";
 import { Persona } from "../agent/soul/persona.ts";
+import type { Tool } from "../agent/tools/types.ts";
 import { AgentSupervisor } from "../agent/supervisor.ts";
 import { createTranscription } from "../agent/transcription/index.ts";
 import { transcriptionSettings } from "../config/transcription.ts";
 import type { LoadedConfig } from "../config/index.ts";
+import { ownerTimeZone } from "../config/timezone.ts";
 import { BackgroundWork } from "../gateway/background.ts";
 import { Delivery, type Presenter } from "../gateway/delivery.ts";
 import { Dispatcher } from "../gateway/dispatch.ts";
 import { type ChannelAccess, Gateway, type GatewayDeps } from "../gateway/ingest.ts";
+import type { ToolScope } from "../gateway/deps.ts";
+import { jobRunner } from "../gateway/jobs/run.ts";
+import { Scheduler, targetConversation } from "../gateway/jobs/scheduler.ts";
+import { targetResolver } from "../gateway/jobs/targets.ts";
 import { streamFactory } from "../gateway/presenter.ts";
 import type { GatewayChannel, InboundMessage } from "../message/index.ts";
 import { ConversationQueue, ShutdownInterrupt } from "../gateway/queue.ts";
@@ -23,6 +32,8 @@ import { ConversationStore } from "../store/conversations.ts";
 import { openDatabase } from "../store/db.ts";
 import { IdempotencyStore } from "../store/idempotency.ts";
 import { Inbox } from "../store/inbox.ts";
+import { JobStore } from "../store/jobs.ts";
+import { MemoryStore } from "../store/memory.ts";
 import { Outbox } from "../store/outbox.ts";
 import { SoulStore } from "../store/soul.ts";
 import { ensureHome } from "./home.ts";
@@ -56,6 +67,11 @@ export interface Core {
   inbox: Inbox;
   outbox: Outbox;
   conversations: ConversationStore;
+  /** Long-term memory (facts kept across conversations). */
+  memory: MemoryStore;
+  jobs: JobStore;
+  /** Runs scheduled jobs; started by the daemon only (`fermix ask` without a daemon stores jobs for it). */
+  scheduler: Scheduler;
   delivery: Delivery;
   agents: AgentSupervisor;
   /** SOUL.md and its revisions: the persona every turn reads, changed through /soul. */
@@ -90,6 +106,9 @@ export function buildCore(options: CoreOptions): Core {
   const inbox = new Inbox(db, idempotency);
   const outbox = new Outbox(db);
   const conversations = new ConversationStore(db);
+  const memory = new MemoryStore(db);
+  const jobs = new JobStore(db);
+  const memorySettings = config.fermix_core.memory;
   const channels = new Map<GatewayChannel, ChannelAccess>();
   const delivery = new Delivery({
     outbox,
@@ -116,6 +135,7 @@ export function buildCore(options: CoreOptions): Core {
     config,
     soul: () => persona.current(),
     conversations,
+    ...(memorySettings.enabled ? { sections: memorySection(memory, { items: memorySettings.prompt_items, chars: memorySettings.prompt_chars }) } : {}),
     log: log.child({ component: "agent" }),
     providerDeps: {
       ...options.providerDeps,
@@ -148,6 +168,20 @@ export function buildCore(options: CoreOptions): Core {
     waitingNoticeMs: current.config.fermix_core.delivery.waiting_notice_ms,
     transcription: createTranscription(transcriptionSettings(current.config)),
   });
+  const resolveTarget = targetResolver({ config, conversations, running: (channel) => channels.has(channel) });
+  // Tools each feature offers a turn, one line per feature.
+  const features: Array<(scope: ToolScope) => Tool[]> = [
+    () => (memorySettings.enabled ? memoryTools(memory) : []),
+    () =>
+      jobTools({
+        store: jobs,
+        timezone: ownerTimeZone(config),
+        now: Date.now,
+        resolveTarget,
+        changed: () => scheduler.wake(),
+        schedulerRunning: () => scheduler.running,
+      }),
+  ];
   const gatewayDeps: GatewayDeps = {
     onActivity: createSettler(),
     ...(options.onUnknownSender ? { onUnknownSender: options.onUnknownSender } : {}),
@@ -165,8 +199,17 @@ export function buildCore(options: CoreOptions): Core {
     workspace: paths.workspace,
     telemetry,
     log: log.child({ component: "gateway" }),
+    extraTools: (scope) => features.flatMap((offer) => offer(scope)),
+    upcomingJobs: (conversation) => jobs.live().filter((job) => job.origin.conversation === conversation || targetConversation(job) === conversation),
   };
   const gateway = new Gateway(gatewayDeps);
+  const scheduler = new Scheduler({
+    jobs,
+    background,
+    run: jobRunner({ gateway: gatewayDeps, outbox }),
+    telemetry,
+    log: log.child({ component: "scheduler" }),
+  });
   const supervisor = new TaskSupervisor(options.handoffCapacity ?? HANDOFF_CAPACITY, log.child({ component: "supervisor" }));
   const dispatcher = new Dispatcher({
     db,
@@ -191,6 +234,9 @@ export function buildCore(options: CoreOptions): Core {
     inbox,
     outbox,
     conversations,
+    memory,
+    jobs,
+    scheduler,
     delivery,
     agents,
     persona,
@@ -214,6 +260,8 @@ export function buildCore(options: CoreOptions): Core {
       if (closed) return;
       closed = true;
       clearInterval(sweeper);
+      // First the scheduler, so the runs the stop cuts short stay claimed (they run again at the next start).
+      scheduler.stop();
       const retriers = delivery.close();
       background.stop();
       await Promise.race([dispatcher.flush(), Bun.sleep(graceMs)]);

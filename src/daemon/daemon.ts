@@ -143,6 +143,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         restartRequired: restartRequired.length > 0 || currentMtime(loaded.paths.config) !== loaded.fileMtimeMs,
         ...(core.agents.primary ? { providers: new Map([[core.agents.primary.name, core.agents.providerState()]]) } : {}),
         sendTrouble: (channel) => core.delivery.trouble(channel),
+        memoryStore: core.memory.check(),
       });
 
     // One reload at a time: SIGHUP and the control socket may ask together.
@@ -189,6 +190,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
     await channels.startAll();
     await core.recover();
+    core.scheduler.start();
     log.info("fermix listening", { url: server.url.href, version: VERSION, home: loaded.paths.home });
 
     let stopping: Promise<void> | undefined;

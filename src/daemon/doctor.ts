@@ -16,6 +16,7 @@ import { defaultServiceContext, servicePlatform, serviceStatus } from "../setup/
 import { MIGRATIONS } from "../store/migrations.ts";
 import { findSignalCli } from "../channels/signal/files.ts";
 import { discordDoctorRows } from "./doctor-discord.ts";
+import { memoryAndJobRows } from "./doctor-memory.ts";
 import { providerHealth } from "./health.ts";
 
 export type RowStatus = "ok" | "warn" | "fail";
@@ -82,6 +83,7 @@ export async function runDoctor({ env, probeDaemon = isFermixListening }: Doctor
     }
     rows.push(...discordDoctorRows(loaded.config, paths.database));
     rows.push(transcriptionRow(loaded));
+    rows.push(...memoryAndJobRows(loaded.config, paths.database));
   }
 
   rows.push(await portRow(env, loaded?.config.fermix_core.http ?? {}, probeDaemon));

@@ -22,6 +22,8 @@ export interface HealthSnapshot {
   providers?: ReadonlyMap<string, { status: "ready" | "degraded"; detail?: string }>;
   /** Why a channel's sends are failing right now (retried by the outbox), if they are. */
   sendTrouble?: (channel: ChannelName) => string | undefined;
+  /** The long-term memory store answering a query right now, or why not; absent: not checked (taken as ready). */
+  memoryStore?: { ok: true } | { ok: false; error: string };
   /** Other faults the daemon found at start (a home or secrets file readable by others…), each a failure line. */
   problems?: readonly string[];
 }
@@ -88,6 +90,9 @@ export function buildHealthReport(snapshot: HealthSnapshot): HealthReport {
 
   const store = snapshot.databaseReady ? "ready" : "failed";
   if (!snapshot.databaseReady) failures.push("database: not open");
+  const memoryProbe = snapshot.memoryStore ?? { ok: true };
+  const memoryStore = snapshot.databaseReady && memoryProbe.ok ? "ready" : "failed";
+  if (!memoryProbe.ok) failures.push(`memory store: ${memoryProbe.error}`);
   failures.push(...(snapshot.problems ?? []));
 
   const needsSetup = !loaded.fileExists || providers.length === 0;
@@ -105,7 +110,7 @@ export function buildHealthReport(snapshot: HealthSnapshot): HealthReport {
     config: { home: paths.home, path: paths.config, workspace: { workspace: paths.workspace, grants: paths.grants } },
     providers,
     channels,
-    memory: { conversation_store: store, store },
+    memory: { conversation_store: store, store: memoryStore },
     realtime: {
       enabled: false,
       status: "disabled",

@@ -1,7 +1,8 @@
 /**
- * Detached background work (`/background`): at most 8 at once daemon-wide,
- * refused — not queued — past that. Each task remembers the conversation it
- * came from, so `/tasks` lists them and `/stop` stops them there.
+ * Detached background work (`/background`, scheduled job runs): at most 8 at
+ * once daemon-wide. Past that, `/background` is refused — not queued — while
+ * a scheduled job waits its turn (`startWhenFree`). Each task remembers the
+ * conversation it came from, so `/tasks` lists them and `/stop` stops them there.
  */
 
 export const BACKGROUND_LIMIT = 8;
@@ -27,6 +28,8 @@ export class BackgroundWork {
   private nextId = 1;
   private readonly running = new Map<number, { task: BackgroundTask; controller: AbortController; over: Promise<void> }>();
   private readonly finished: BackgroundTask[] = [];
+  /** Work waiting for a free slot, first come first served. */
+  private readonly waiting: Array<{ start: () => void }> = [];
 
   constructor(
     readonly limit = BACKGROUND_LIMIT,
@@ -44,6 +47,41 @@ export class BackgroundWork {
     );
     this.running.set(task.id, { task, controller, over });
     return task;
+  }
+
+  /**
+   * Start a task as soon as fewer than `limit` run: work that must not be
+   * dropped (a scheduled job) waits its turn instead of being refused.
+   * Rejects with the signal's reason if `signal` aborts while it waits.
+   */
+  startWhenFree(
+    conversation: string,
+    prompt: string,
+    work: (signal: AbortSignal, task: BackgroundTask) => Promise<void>,
+    signal?: AbortSignal,
+  ): Promise<BackgroundTask> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.running.size < this.limit && this.waiting.length === 0) return Promise.resolve(this.start(conversation, prompt, work));
+    return new Promise((resolve, reject) => {
+      const entry = {
+        start: () => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(this.start(conversation, prompt, work));
+        },
+      };
+      const onAbort = () => {
+        const at = this.waiting.indexOf(entry);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(signal!.reason);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.waiting.push(entry);
+    });
+  }
+
+  /** Work waiting for a free slot. */
+  get queued(): number {
+    return this.waiting.length;
   }
 
   /** Running and recent tasks started from a conversation, newest first. */
@@ -73,5 +111,6 @@ export class BackgroundWork {
     task.finishedAt = this.now();
     this.finished.unshift(task);
     this.finished.splice(RECENT_KEPT);
+    while (this.running.size < this.limit && this.waiting.length > 0) this.waiting.shift()!.start();
   }
 }

@@ -17,6 +17,7 @@ import type { ProviderEvent } from "../message/stream.ts";
 import type { ConversationStore } from "../store/conversations.ts";
 import type { IdempotencyStore } from "../store/idempotency.ts";
 import type { Inbox } from "../store/inbox.ts";
+import type { Job } from "../store/jobs.ts";
 import type { BackgroundWork } from "./background.ts";
 import type { Delivery, TextFile } from "./delivery.ts";
 import type { ConversationQueue } from "./queue.ts";
@@ -96,6 +97,8 @@ export interface GatewayDeps {
    * from the scope what it offers (e.g. only to the operator).
    */
   extraTools?: (scope: ToolScope) => Tool[];
+  /** Scheduled jobs still to run that were made in, or deliver to, a conversation (/tasks, /stop). */
+  upcomingJobs?: (conversation: string) => Job[];
   /** A streaming engine for a real channel turn, or null when the channel does not stream. */
   stream?: (request: StreamRequest) => TurnStream | null;
   vision: boolean;

@@ -232,6 +232,7 @@ export class Gateway {
       compact: async () => (deps.compactor ? deps.compactor.compact(conversation) : false),
       startBackground: (prompt) => startBackgroundTurn(deps, { message, conversation, target, rawPort, say, prompt }),
       persona: deps.persona ?? null,
+      upcomingJobs: () => deps.upcomingJobs?.(conversation) ?? [],
     };
   }
 }

@@ -60,6 +60,11 @@ export interface TelemetryEvents {
     measurements: { duration_ms: number; input_tokens: number; output_tokens: number };
     metadata: { channel: ChannelName; outcome: string };
   };
+  /** One run of a scheduled job: how it ended, how late it started (0 on time), where its result went. */
+  "job.run": {
+    measurements: { duration_ms: number; late_ms: number };
+    metadata: { channel: ChannelName; kind: "once" | "repeat"; outcome: string; late: boolean };
+  };
 }
 
 export type TelemetryName = keyof TelemetryEvents;

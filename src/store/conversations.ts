@@ -21,6 +21,7 @@ export class ConversationStore {
   private readonly newWindowStmt: Statement;
   private readonly compactStmt: Statement;
   private readonly recentUserStmt: Statement;
+  private readonly chatStmt: Statement;
 
   constructor(
     private readonly db: Database,
@@ -47,6 +48,7 @@ export class ConversationStore {
     this.recentUserStmt = db.query(
       "SELECT content AS text FROM messages WHERE conversation = ?1 AND role = 'user' ORDER BY id DESC LIMIT ?2",
     );
+    this.chatStmt = db.query("SELECT 1 AS found FROM conversations WHERE substr(key, 1, length(?1)) = ?1 LIMIT 1");
   }
 
   private window(key: string): number {
@@ -66,6 +68,11 @@ export class ConversationStore {
   /** The latest `limit` messages sent in the conversation (any window, compacted or not), newest first. */
   recentUserTexts(key: string, limit: number): string[] {
     return (this.recentUserStmt.all(key, limit) as Array<{ text: string }>).map((row) => row.text);
+  }
+
+  /** Whether Fermix has talked in this chat (any thread of it): where a scheduled job may deliver. */
+  hasChat(channel: string, chatId: string): boolean {
+    return this.chatStmt.get(`${channel}:${chatId}:`) !== null;
   }
 
   /** `/new`: later turns start from an empty window; nothing is deleted. */

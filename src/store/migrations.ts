@@ -142,6 +142,68 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 6,
+    name: "long-term memory",
+    sql: `
+    -- Facts the assistant keeps across conversations. scope: 'owner' (the operator on every
+    -- channel, the CLI and ACP) or '<channel>:<sender>' for anyone else: one scope never sees another's.
+    CREATE TABLE memories (
+      id INTEGER PRIMARY KEY,
+      scope TEXT NOT NULL,
+      text TEXT NOT NULL,
+      conversation TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      last_used_at INTEGER
+    ) STRICT;
+    CREATE INDEX memories_scope ON memories (scope, created_at);
+
+    -- Full-text index over the facts (bm25 ranking), kept in step with the table by triggers.
+    CREATE VIRTUAL TABLE memories_fts USING fts5(text, content = 'memories', content_rowid = 'id', tokenize = 'porter unicode61');
+    CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN
+      INSERT INTO memories_fts (rowid, text) VALUES (new.id, new.text);
+    END;
+    CREATE TRIGGER memories_ad AFTER DELETE ON memories BEGIN
+      INSERT INTO memories_fts (memories_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    END;
+    CREATE TRIGGER memories_au AFTER UPDATE OF text ON memories BEGIN
+      INSERT INTO memories_fts (memories_fts, rowid, text) VALUES ('delete', old.id, old.text);
+      INSERT INTO memories_fts (rowid, text) VALUES (new.id, new.text);
+    END;
+    `,
+  },
+  {
+    version: 7,
+    name: "scheduled jobs",
+    sql: `
+    -- Jobs the assistant runs later, once (schedule NULL) or on a cron schedule. A run is claimed
+    -- (state 'running', run_due_at = the due time it is for) before it starts, so one due time runs
+    -- once; a run a crash interrupted is still 'running' at the next start and runs again, its
+    -- delivery keyed by (job, run_due_at) in the outbox so the user gets it once.
+    CREATE TABLE jobs (
+      id INTEGER PRIMARY KEY,
+      request TEXT NOT NULL,
+      schedule TEXT,
+      timezone TEXT NOT NULL,
+      due_at INTEGER NOT NULL,
+      run_due_at INTEGER,
+      state TEXT NOT NULL CHECK (state IN ('pending', 'running', 'done', 'cancelled')),
+      origin_channel TEXT NOT NULL,
+      origin_conversation TEXT NOT NULL,
+      origin_sender TEXT NOT NULL,
+      origin_role TEXT NOT NULL CHECK (origin_role IN ('operator', 'user')),
+      target_channel TEXT NOT NULL,
+      target_chat TEXT NOT NULL,
+      target_thread TEXT,
+      runs INTEGER NOT NULL DEFAULT 0,
+      last_run_at INTEGER,
+      last_outcome TEXT,
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL
+    ) STRICT;
+    CREATE INDEX jobs_due ON jobs (due_at) WHERE state IN ('pending', 'running');
+    `,
+  },
+  {
     version: 9,
     name: "soul revisions and proposals",
     sql: `

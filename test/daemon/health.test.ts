@@ -86,6 +86,15 @@ app_secret = "s"
     expect(r.status).toBe("degraded");
   });
 
+  test("memory.store is the real state of the memory store: failed, with why, when it does not answer", () => {
+    const snapshot = { version: "1.2.3", now: NOW, loaded: loadedFrom(READY_CONFIG, {}), channels: new Map(), databaseReady: true, restartRequired: false };
+    expect(buildHealthReport({ ...snapshot, memoryStore: { ok: true } }).memory).toEqual({ conversation_store: "ready", store: "ready" });
+    const broken = buildHealthReport({ ...snapshot, memoryStore: { ok: false, error: "no such table: memories_fts" } });
+    expect(broken.memory).toEqual({ conversation_store: "ready", store: "failed" });
+    expect(broken.status).toBe("degraded");
+    expect(broken.failures).toEqual(["memory store: no such table: memories_fts"]);
+  });
+
   test("failures never contain a secret", () => {
     const r = report(`[fermix_core.providers.openai]\nmodel = "m"\napi_key = "sk-secret-value-123"\n[fermix_channels.telegram]\nbot_token = "123:ABCsecret"\n`);
     expect(JSON.stringify(r)).not.toContain("sk-secret-value-123");

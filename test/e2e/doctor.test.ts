@@ -2,7 +2,11 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync } from "node:fs";
 import { makeHome, READY_CONFIG, type TestHome } from "../helpers/home.ts";
+import { join } from "node:path";
 import { runFermix } from "../helpers/binary.ts";
+import { openDatabase } from "../../src/store/db.ts";
+import { JobStore } from "../../src/store/jobs.ts";
+import { MemoryStore } from "../../src/store/memory.ts";
 
 interface Row {
   check: string;
@@ -41,10 +45,40 @@ describe("fermix doctor", () => {
     expect(checks).toEqual([
       "config", "home", "secrets", "database", "provider openai",
       "channel telegram", "channel whatsapp", "channel slack", "channel discord", "channel signal", "channel acp",
-      "transcription", "port", "service",
+      "transcription", "scheduler", "jobs", "memory", "port", "service",
     ]);
     expect(r.rows.filter((row) => row.status === "fail")).toEqual([]);
     expect(r.stdout).not.toContain("sk-test-not-a-real-key");
+  });
+
+  test("the scheduler's time zone, the pending jobs (overdue ones warned about) and the memory store", async () => {
+    const fresh = await doctor(`${READY_CONFIG}\n[fermix_core]\ntimezone = "Europe/Paris"\n`);
+    expect(fresh.byCheck("scheduler")).toEqual([{ check: "scheduler", status: "ok", detail: "runs inside `fermix run`; times in Europe/Paris" }]);
+    expect(fresh.byCheck("jobs")).toEqual([{ check: "jobs", status: "ok", detail: "none scheduled yet" }]);
+    expect(fresh.byCheck("memory")).toEqual([{ check: "memory", status: "ok", detail: "on; nothing remembered yet" }]);
+
+    // A database with two jobs (one of them overdue) and a remembered fact.
+    const h = fresh.home;
+    const db = openDatabase(join(h.home, "fermix.db"));
+    const jobs = new JobStore(db);
+    const origin = { channel: "telegram", conversation: "telegram:1:", senderId: "1", role: "operator" } as const;
+    jobs.create({ request: "late one", schedule: null, timezone: "Europe/Paris", dueAt: Date.now() - 3_600_000, origin, target: { channel: "telegram", chatId: "1" } });
+    jobs.create({ request: "daily", schedule: "0 9 * * *", timezone: "Europe/Paris", dueAt: Date.UTC(2099, 0, 1, 8), origin, target: { channel: "telegram", chatId: "1" } });
+    new MemoryStore(db).add("owner", "Likes tea", "telegram:1:");
+    db.close();
+    const r = await runFermix(["doctor", "--json"], h.env);
+    const rows = (JSON.parse(r.stdout) as { rows: Row[] }).rows;
+    const jobsRow = rows.find((row) => row.check === "jobs")!;
+    expect(jobsRow.status).toBe("warn");
+    expect(jobsRow.detail).toMatch(/^2 pending \(1 repeating\); next due .+ \(Europe\/Paris\); 1 overdue: they run \(once, marked late\) when `fermix run` is running$/);
+    expect(rows.find((row) => row.check === "memory")!.detail).toBe("on; 1 fact remembered; up to 5 relevant facts (2000 characters) in each turn");
+    expect(r.exitCode).toBe(0);
+  });
+
+  test("an unknown time zone stops the config, naming the key and what is allowed", async () => {
+    const r = await doctor(`${READY_CONFIG}\n[fermix_core]\ntimezone = "Mars/Olympus"\n`);
+    expect(r.exitCode).toBe(1);
+    expect(r.byCheck("config")[0]!.detail).toContain('fermix_core.timezone = "Mars/Olympus" is not valid: expected an IANA time zone name such as Europe/Paris or UTC');
   });
 
   test("a fresh home fails: no config, no provider", async () => {

@@ -4,7 +4,9 @@
  * gateway decides when each runs (`/stop` at once, ahead of the queue).
  */
 import type { Persona } from "../../agent/soul/persona.ts";
+import { describeJob } from "../../agent/jobs/tools.ts";
 import { sleep } from "../../kernel/wait.ts";
+import type { Job } from "../../store/jobs.ts";
 import type { BackgroundWork } from "../background.ts";
 import type { Stopped } from "../queue.ts";
 import type { InboundMessage } from "../../message/index.ts";
@@ -33,6 +35,8 @@ export interface CommandContext {
   startBackground(prompt: string): number;
   /** SOUL.md and its revisions (/soul); null where the gateway was built without them. */
   persona: Persona | null;
+  /** Scheduled jobs still to run that were made in, or deliver to, this conversation, soonest first. */
+  upcomingJobs(): Job[];
 }
 
 export interface CommandSpec {
@@ -120,17 +124,22 @@ export const COMMANDS: readonly CommandSpec[] = [
     name: "tasks",
     aliases: [],
     usage: "/tasks",
-    summary: "list running and recent background work from this conversation",
+    summary: "list running and recent background work and upcoming scheduled jobs of this conversation",
     operator: true,
     immediate: true,
     async run(ctx) {
       const tasks = ctx.background.list(ctx.conversation);
-      if (tasks.length === 0) {
-        await ctx.reply("No background tasks from this conversation.");
-        return;
+      const jobs = ctx.upcomingJobs();
+      const sections: string[] = [];
+      if (tasks.length > 0) {
+        const lines = tasks.map((t) => `- #${t.id} ${t.state}: ${t.prompt.length > 60 ? `${t.prompt.slice(0, 57)}…` : t.prompt}`);
+        sections.push(`**Background tasks** (${ctx.background.active} of ${ctx.background.limit} slots in use)\n\n${lines.join("\n")}`);
       }
-      const lines = tasks.map((t) => `- #${t.id} ${t.state}: ${t.prompt.length > 60 ? `${t.prompt.slice(0, 57)}…` : t.prompt}`);
-      await ctx.reply(`**Background tasks** (${ctx.background.active} of ${ctx.background.limit} slots in use)\n\n${lines.join("\n")}`);
+      if (jobs.length > 0) {
+        const now = Date.now();
+        sections.push(`**Scheduled jobs**\n\n${jobs.map((job) => `- ${describeJob(job, now)}`).join("\n")}`);
+      }
+      await ctx.reply(sections.length > 0 ? sections.join("\n\n") : "No background tasks and no scheduled jobs in this conversation.");
     },
   },
   {
@@ -154,7 +163,9 @@ export const COMMANDS: readonly CommandSpec[] = [
         dropped ? plural(dropped, "queued message") : "",
         background ? plural(background, "background task") : "",
       ].filter(Boolean);
-      await ctx.reply(parts.length ? `Stopped ${parts.join(", ")}.` : "Nothing was running.");
+      const jobs = ctx.upcomingJobs().length;
+      const kept = jobs > 0 ? ` Scheduled jobs are kept (${plural(jobs, "job")} still to run: /tasks lists them).` : "";
+      await ctx.reply((parts.length ? `Stopped ${parts.join(", ")}.` : "Nothing was running.") + kept);
     },
   },
   SOUL_COMMAND,

@@ -1,0 +1,69 @@
+/**
+ * Where a scheduled job delivers its result. By default the conversation it
+ * was made in; surfaces that cannot receive a later message (the command
+ * line, ACP) use `[fermix_core.jobs] default_target`. The owner may name
+ * another chat as `<channel>:<chat id>`: a channel that is running here, and
+ * a chat the owner uses — their own id on that channel, the default target,
+ * or a chat Fermix already talks in. Nobody else may send a job elsewhere.
+ */
+import type { ToolContext } from "../../agent/tools/types.ts";
+import { ToolError } from "../../agent/tools/types.ts";
+import { CHANNEL_NAMES, type ChatChannelName, type Config } from "../../config/schema.ts";
+import type { GatewayChannel } from "../../message/index.ts";
+import type { ConversationStore } from "../../store/conversations.ts";
+import type { JobTarget } from "../../store/jobs.ts";
+
+/** Channels that exist only while a client is connected: nothing can be delivered there later. */
+const SESSION_CHANNELS: ReadonlySet<GatewayChannel> = new Set(["cli", "acp"]);
+const CHAT_CHANNELS = CHANNEL_NAMES.filter((c): c is ChatChannelName => c !== "acp");
+
+export interface TargetDeps {
+  config: Config;
+  conversations: Pick<ConversationStore, "hasChat">;
+  /** Whether a channel is running (its adapter registered): a target on a channel that is not would never be delivered. */
+  running: (channel: GatewayChannel) => boolean;
+}
+
+/** Read "<channel>:<chat id>"; throws ToolError naming what is accepted. */
+export function parseTarget(spec: string): { channel: ChatChannelName; chatId: string } {
+  const at = spec.indexOf(":");
+  const channel = spec.slice(0, at).trim().toLowerCase();
+  const chatId = spec.slice(at + 1).trim();
+  if (at <= 0 || chatId === "" || !(CHAT_CHANNELS as readonly string[]).includes(channel)) {
+    throw new ToolError(`target "${spec}" is not "<channel>:<chat id>" with a channel among ${CHAT_CHANNELS.join(", ")}`);
+  }
+  return { channel: channel as ChatChannelName, chatId };
+}
+
+/** The resolver the schedule tool calls: where a job made in this turn delivers. */
+export function targetResolver(deps: TargetDeps): (spec: string | undefined, ctx: ToolContext) => JobTarget {
+  const defaultTarget = deps.config.fermix_core.jobs.default_target;
+  const running = (target: { channel: ChatChannelName; chatId: string }, what: string): JobTarget => {
+    if (!deps.running(target.channel)) throw new ToolError(`${what} is on ${target.channel}, which is not running here`);
+    return target;
+  };
+  return (spec, ctx) => {
+    if (spec === undefined) {
+      if (!SESSION_CHANNELS.has(ctx.channel)) {
+        const target: JobTarget = { channel: ctx.channel, chatId: ctx.target.chatId };
+        if (ctx.target.threadId !== undefined) target.threadId = ctx.target.threadId;
+        return target;
+      }
+      if (!defaultTarget) {
+        throw new ToolError(
+          'this conversation cannot receive a message later: give target as "<channel>:<chat id>", or ask the owner to set [fermix_core.jobs] default_target',
+        );
+      }
+      return running(parseTarget(defaultTarget), "[fermix_core.jobs] default_target");
+    }
+    if (ctx.role !== "operator") throw new ToolError("only the owner may send a job's result to another chat; leave target out");
+    const target = parseTarget(spec);
+    const owner = (deps.config.fermix_channels[target.channel] as { owner_user_id?: string }).owner_user_id;
+    const known =
+      target.chatId === owner ||
+      (defaultTarget !== undefined && spec.trim() === defaultTarget) ||
+      deps.conversations.hasChat(target.channel, target.chatId);
+    if (!known) throw new ToolError(`Fermix does not talk in ${target.channel} chat ${target.chatId}; a job can only go to a chat the owner uses`);
+    return running(target, `target ${spec}`);
+  };
+}
