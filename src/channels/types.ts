@@ -10,7 +10,9 @@ import type { ChannelRuntimeState } from "../kernel/health.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
 import type {
+  ButtonPress,
   FetchedMedia,
+  PressResult,
   Submission,
   SubmitResult,
   GatewayChannel,
@@ -49,6 +51,14 @@ export interface AdapterContext {
    * slash commands whose protocol has its own cancel (ACP session/cancel).
    */
   stopConversation(key: string): void;
+  /**
+   * Someone tapped one of our buttons (ReplyCapabilities.buttons): hand the
+   * press over as it came, at once — never through the inbox or behind a
+   * turn. Resolves with a short answer for the presser alone and whether the
+   * buttons have served (the adapter may then take them off the message).
+   * Absent where nothing answers presses.
+   */
+  press?(press: ButtonPress): Promise<PressResult>;
 }
 
 export interface ChannelAdapter {

@@ -8,6 +8,8 @@ import type { BackgroundWork } from "../background.ts";
 import type { Stopped } from "../queue.ts";
 import type { InboundMessage } from "../../message/index.ts";
 import type { Role } from "../trust.ts";
+import type { SandboxControl } from "../sandbox-control.ts";
+import { SANDBOX_COMMAND } from "./sandbox.ts";
 
 /** A command that cannot do what was asked, for a reason the user should read (not a fault): replied, not logged as an error. */
 export class CommandRefused extends Error {
@@ -29,6 +31,10 @@ export interface CommandContext {
   compact(): Promise<boolean>;
   /** Start `/background` work; throws BackgroundLimitReached at the cap. */
   startBackground(prompt: string): number;
+  /** The name the command was sent under (an alias tells /sandbox what to do: /grant, /revoke, /confirm). */
+  invokedAs?: string;
+  /** The workspace sandbox (/sandbox); absent where the gateway was built without it. */
+  sandbox?: SandboxControl | null;
 }
 
 export interface CommandSpec {
@@ -153,6 +159,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       await ctx.reply(parts.length ? `Stopped ${parts.join(", ")}.` : "Nothing was running.");
     },
   },
+  SANDBOX_COMMAND,
 ];
 
 /** The command for a name or alias. */
