@@ -24,6 +24,8 @@ import { IdempotencyStore } from "../store/idempotency.ts";
 import { Inbox } from "../store/inbox.ts";
 import { Outbox } from "../store/outbox.ts";
 import { ensureHome } from "./home.ts";
+import { buildSandbox, type Sandbox } from "./sandbox.ts";
+import type { SandboxBackend } from "../agent/sandbox/detect.ts";
 import { createSettler } from "../kernel/settle.ts";
 import type { Logger } from "../kernel/log.ts";
 import { Telemetry } from "../kernel/telemetry.ts";
@@ -40,6 +42,10 @@ export interface CoreOptions {
   streaming?: boolean;
   providerDeps?: ProviderDeps;
   handoffCapacity?: number;
+  /** The environment the sandbox reads ($HOME, $PATH, variables its rules pass through); default process.env. */
+  env?: Record<string, string | undefined>;
+  /** The OS sandbox for run_command; undefined: detected; null: none (tests). */
+  sandboxBackend?: SandboxBackend | null;
 }
 
 export interface Core {
@@ -60,6 +66,8 @@ export interface Core {
   background: BackgroundWork;
   /** The channels reachable for replies and media, registered as they start. */
   channels: Map<GatewayChannel, ChannelAccess>;
+  /** The workspace sandbox: its state, codes and tools; `sandbox.press` answers button presses. */
+  sandbox: Sandbox;
   /** Replay the inbox and resume the outbox: what a crash left behind. */
   recover(): Promise<void>;
   /** Stop background work, wait briefly for turns in flight, close the database. */
@@ -120,6 +128,14 @@ export function buildCore(options: CoreOptions): Core {
   });
   const queue = new ConversationQueue();
   const background = new BackgroundWork();
+  const sandbox = buildSandbox({
+    loaded,
+    db,
+    log,
+    telemetry,
+    env: options.env ?? process.env,
+    ...(options.sandboxBackend !== undefined ? { backend: options.sandboxBackend } : {}),
+  });
   const gateway = new Gateway({
     onActivity: createSettler(),
     config,
@@ -133,6 +149,8 @@ export function buildCore(options: CoreOptions): Core {
     idempotency,
     background,
     queue,
+    extraTools: (scope) => sandbox.tools(scope),
+    sandbox: sandbox.control,
     ...(options.streaming ? { stream: streamFactory({ channels: config.fermix_channels, telemetry, log }) } : {}),
     vision: agents.primary?.config.vision ?? true,
     model: agents.primary?.config.model ?? "none",
@@ -174,6 +192,7 @@ export function buildCore(options: CoreOptions): Core {
     queue,
     background,
     channels,
+    sandbox,
     async recover() {
       delivery.resume();
       dispatcher.replay();
