@@ -242,7 +242,7 @@ describe("the log and telemetry", () => {
     expect(lines[1]).toContain("outcome=refused");
     expect(lines[2]).toContain("tool=run_command");
     expect(logLines.join("\n")).not.toContain("sk-known-secret-value-1234");
-    expect(events.filter((e) => e.name === "tool.call").map((e) => [e.metadata.tool, e.metadata.outcome])).toEqual([
+    expect(events.filter((e) => e.name === "tool.call").map((e) => [(e as TelemetryEvent<"tool.call">).metadata.tool, (e as TelemetryEvent<"tool.call">).metadata.outcome])).toEqual([
       ["write_file", "ok"],
       ["read_file", "refused"],
       ["run_command", "ok"],
