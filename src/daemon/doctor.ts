@@ -14,6 +14,7 @@ import { CHANNEL_NAMES } from "../config/schema.ts";
 import { transcriptionSettings } from "../config/transcription.ts";
 import { MIGRATIONS } from "../store/migrations.ts";
 import { findSignalCli } from "../channels/signal/files.ts";
+import { detectBackend, INSTALL_BWRAP, probeBackend } from "../agent/sandbox/detect.ts";
 import { providerHealth } from "./health.ts";
 
 export type RowStatus = "ok" | "warn" | "fail";
@@ -81,8 +82,22 @@ export async function runDoctor({ env, probeDaemon = isFermixListening }: Doctor
     rows.push(transcriptionRow(loaded));
   }
 
+  rows.push(sandboxRow(env));
   rows.push(await portRow(env, probeDaemon));
   return rows;
+}
+
+/** Whether run_command can run here: the OS sandbox found on PATH, and run once. */
+function sandboxRow(env: Env, platform: NodeJS.Platform = process.platform): DoctorRow {
+  const backend = detectBackend(platform, env.PATH);
+  if (!backend) {
+    return platform === "darwin"
+      ? row("sandbox", "warn", "no sandbox-exec: run_command is not offered to the assistant")
+      : row("sandbox", "warn", `no bubblewrap (bwrap) on PATH: run_command is not offered to the assistant; ${INSTALL_BWRAP}`);
+  }
+  const probe = probeBackend(backend);
+  if (!probe.ok) return row("sandbox", "warn", `${backend.path} does not run here (${probe.reason}): run_command is not offered`);
+  return row("sandbox", "ok", `${probe.version} (${backend.path}): run_command runs sandboxed`);
 }
 
 function homeRow(home: string): DoctorRow {

@@ -9,7 +9,7 @@ import type { Database } from "bun:sqlite";
 import { existsSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { detectBackend, INSTALL_BWRAP, type SandboxBackend } from "../agent/sandbox/detect.ts";
+import { detectBackend, INSTALL_BWRAP, probeBackend, type SandboxBackend } from "../agent/sandbox/detect.ts";
 import { realPath } from "../agent/sandbox/paths.ts";
 import { buildPolicy, isSecretName, usableGrants } from "../agent/sandbox/policy.ts";
 import { SandboxRunner } from "../agent/sandbox/runner.ts";
@@ -57,9 +57,8 @@ export function buildSandbox(options: SandboxOptions): Sandbox {
   if (!existsSync(skills)) mkdirSync(skills, { recursive: true, mode: 0o700 });
   for (const rule of store.env()) if (rule.rule === "set" && isSecretName(rule.name) && rule.value) log.redactor.add(rule.value);
 
-  const backend = options.backend === undefined ? detectBackend(process.platform, env.PATH) : options.backend;
+  const backend = options.backend === undefined ? workingBackend(env, sandboxLog) : options.backend;
   const runner = backend ? new SandboxRunner(backend) : null;
-  if (!backend) sandboxLog.warn(`no OS sandbox on this machine: run_command is not offered (${INSTALL_BWRAP})`);
   const confirmations = new Confirmations({ ttlMs: settings.confirm_ttl_seconds * 1000 });
   const desk = new AccessDesk({ confirmations, store, timeoutMs: settings.access_request_timeout_seconds * 1000, log: sandboxLog, telemetry });
   const workspace = realPath(paths.workspace);
@@ -98,4 +97,17 @@ export function buildSandbox(options: SandboxOptions): Sandbox {
     tools: (scope) => workspaceTools(scope, toolDeps),
     press: async (press) => answerPress(press, { config: loaded.config, sandbox: control, log: sandboxLog }),
   };
+}
+
+/** The OS sandbox found here, if it also runs (bubblewrap needs user namespaces); else null, said once in the log. */
+function workingBackend(env: Record<string, string | undefined>, log: Logger): SandboxBackend | null {
+  const backend = detectBackend(process.platform, env.PATH);
+  if (!backend) {
+    log.warn(`no OS sandbox on this machine: run_command is not offered (${INSTALL_BWRAP})`);
+    return null;
+  }
+  const probe = probeBackend(backend);
+  if (probe.ok) return backend;
+  log.warn("the OS sandbox does not run here: run_command is not offered", { sandbox: backend.path, reason: probe.reason });
+  return null;
 }
