@@ -5,7 +5,8 @@
  * timeout, or its own stop. On a button channel the prompt carries Approve
  * and Deny; in a shared chat there the code itself is withheld (answer by
  * button, from a direct message, or from the command line, where `/sandbox`
- * lists it). Elsewhere the prompt shows the `/confirm TOKEN` line.
+ * lists it). Elsewhere the prompt shows the `/confirm TOKEN` line. A surface
+ * with a permission dialog of its own (an editor over ACP) asks there instead.
  */
 import type { AccessBroker, AccessDecision, AccessRequest } from "../agent/tools/workspace/index.ts";
 import type { ToolContext } from "../agent/tools/types.ts";
@@ -40,6 +41,7 @@ export class AccessDesk implements AccessBroker {
   constructor(private readonly deps: AccessDeskDeps) {}
 
   async request(request: AccessRequest, ctx: ToolContext): Promise<AccessDecision> {
+    if (ctx.port.askPermission) return this.askEditor(request, ctx, ctx.port.askPermission.bind(ctx.port));
     const { confirmations, store, log, telemetry } = this.deps;
     const summary = `${modeWords(request.mode)} access to ${request.path}`;
     const who = `${ctx.channel}:${ctx.senderId}`;
@@ -83,6 +85,23 @@ export class AccessDesk implements AccessBroker {
       ctx.signal.removeEventListener("abort", onStop);
       code.withdraw();
     }
+  }
+
+  /** A surface with its own permission dialog (an editor over ACP) asks its user there, for as long as a code would wait. */
+  private async askEditor(request: AccessRequest, ctx: ToolContext, ask: NonNullable<ToolContext["port"]["askPermission"]>): Promise<AccessDecision> {
+    const { store, log, telemetry } = this.deps;
+    const timeout = AbortSignal.timeout(this.deps.timeoutMs);
+    const answer = await ask(
+      { title: `Allow ${modeWords(request.mode)} access to ${request.path}?`, reason: request.reason, path: request.path, kind: request.mode === "rw" ? "edit" : "read" },
+      AbortSignal.any([timeout, ctx.signal]),
+    );
+    if (ctx.signal.aborted) throw ctx.signal.reason ?? new DOMException("stopped", "AbortError");
+    const decision: AccessDecision = answer === "allow" ? "granted" : answer === "deny" ? "denied" : timeout.aborted ? "timed_out" : "denied";
+    if (decision === "granted") store.grant(request.path, request.mode, `${ctx.channel}:${ctx.senderId} (asked by the assistant)`);
+    const outcome = decision === "granted" ? "confirmed" : decision === "denied" ? "denied" : "timed_out";
+    telemetry.emit("sandbox.decision", { measurements: { count: 1 }, metadata: { channel: ctx.channel, kind: "access", outcome, via: decision === "timed_out" ? "timeout" : "editor" } });
+    log.info("access request answered in the editor", { channel: ctx.channel, path: request.path, decision });
+    return decision;
   }
 
   private waitWords(): string {

@@ -213,6 +213,7 @@ export class Delivery {
       deleteMessage: (sent) => raw.deleteMessage(sent),
       react: (messageId, emoji) => raw.react(messageId, emoji),
       typing: () => raw.typing(),
+      ...(raw.askPermission ? { askPermission: raw.askPermission.bind(raw) } : {}),
     };
   }
 

@@ -185,6 +185,25 @@ export interface ReplyPort {
   sendMedia(media: OutboundMedia): Promise<SentMessage>;
   /** Show "typing…" (or the platform's equivalent) for a few seconds. */
   typing(): Promise<void>;
+  /**
+   * A surface with its own permission dialog (an editor over ACP:
+   * session/request_permission) asks its user directly. Resolves "cancelled"
+   * when the user dismissed it or `signal` ended the wait. Absent elsewhere:
+   * the gateway prompts with a confirmation code instead.
+   */
+  askPermission?(ask: PermissionAsk, signal: AbortSignal): Promise<"allow" | "deny" | "cancelled">;
+}
+
+/** What a permission dialog shows. */
+export interface PermissionAsk {
+  /** One line: what is asked for. */
+  title: string;
+  /** Why, in the asker's words. */
+  reason: string;
+  /** The path concerned. */
+  path: string;
+  /** Whether it is about reading or changing. */
+  kind: "read" | "edit";
 }
 
 /** Thrown by a port when the platform rejected a message for its formatting; the sender retries once as plain text. */
