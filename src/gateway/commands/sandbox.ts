@@ -14,7 +14,7 @@
  * the command list's types, so that list can import this file without a cycle.
  */
 import { grantablePath, within } from "../../agent/sandbox/paths.ts";
-import { effectiveNetwork, isEnvName, isSecretName, BASE_ALLOW } from "../../agent/sandbox/policy.ts";
+import { activePresets, BASE_ALLOW, effectiveNetwork, isEnvName, isSecretName } from "../../agent/sandbox/policy.ts";
 import { findPreset, PRESETS } from "../../agent/sandbox/presets.ts";
 import type { InboundMessage } from "../../message/index.ts";
 import type { GrantMode } from "../../store/sandbox.ts";
@@ -253,13 +253,14 @@ function grantedPathFor(control: SandboxControl, path: string): string | undefin
 function status(control: SandboxControl, who: Answerer): string {
   const state = control.store.state();
   const network = effectiveNetwork(state, control.networkDefault);
-  const networkWhy =
-    state.network === undefined ? "the config default" : `set with /sandbox network`;
+  const chosen = state.network ?? control.networkDefault;
+  const needing = activePresets(state).filter((p) => p.network).map((p) => p.name);
+  const networkWhy = network && !chosen ? `the ${needing.join(", ")} preset needs it` : state.network === undefined ? "the config default" : "set with /sandbox network";
   const lines = [
     "**Sandbox**",
     `- Commands: ${control.backend ? `run in ${control.backend}` : `not available (no OS sandbox: ${control.installHint})`}`,
     `- Workspace: \`${control.workspace}\` (read-write; SOUL.md and skills/ read-only)`,
-    `- Network for commands: ${network ? "on" : "off"} (${state.network !== undefined && state.network !== network ? "a preset needs it" : networkWhy})`,
+    `- Network for commands: ${network ? "on" : "off"} (${networkWhy})`,
     "",
     "**Grants**",
     ...(state.grants.length === 0
