@@ -6,7 +6,7 @@
  * it points to. Also the rules for what may be granted at all: never a path
  * that holds the Fermix home (config, secrets, database) or lies inside it.
  */
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
 import type { GrantMode } from "../../store/sandbox.ts";
 import { ToolError } from "../tools/types.ts";
@@ -49,7 +49,7 @@ export function expandHome(path: string, homeDir: string): string {
  * exists is resolved (its symlinks followed), the rest appended as written.
  * `..` is resolved first, as the path's own words say.
  */
-export function realPath(path: string): string {
+export function realPath(path: string, depth = 0): string {
   let head = normalize(path);
   const rest: string[] = [];
   for (;;) {
@@ -57,11 +57,23 @@ export function realPath(path: string): string {
       const real = realpathSync(head);
       return rest.length === 0 ? real : join(real, ...rest.reverse());
     } catch {
+      // A link whose target does not exist (yet) still decides where a write would land: follow it by hand.
+      const link = danglingLink(head);
+      if (link !== undefined && depth < 40) return realPath(join(resolve(dirname(head), link), ...rest.reverse()), depth + 1);
       const parent = dirname(head);
       if (parent === head) return normalize(path);
       rest.push(basename(head));
       head = parent;
     }
+  }
+}
+
+/** The target of `path` when it is a symbolic link, else undefined. */
+function danglingLink(path: string): string | undefined {
+  try {
+    return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

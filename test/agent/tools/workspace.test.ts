@@ -146,6 +146,19 @@ describe("reaching files", () => {
     expect(await call("read_file", { path: "notes-link" })).toBe("hello from the workspace\n");
   });
 
+  test("a link to a file that does not exist yet cannot be used to create it outside", async () => {
+    symlinkSync(join(m.home, "planted.txt"), join(m.workspace, "dangling"));
+    symlinkSync(join(m.home, "newdir"), join(m.workspace, "dangling-dir"));
+    expect(await call("write_file", { path: "dangling", content: "x" })).toContain("symbolic link that points outside");
+    expect(await call("write_file", { path: "dangling-dir/file.txt", content: "x" })).toStartWith("error:");
+    expect(existsSync(join(m.home, "planted.txt"))).toBe(false);
+    expect(existsSync(join(m.home, "newdir"))).toBe(false);
+    // A dangling link that stays inside is fine: the file is created where it points.
+    symlinkSync(join(m.workspace, "later.txt"), join(m.workspace, "to-later"));
+    expect(await call("write_file", { path: "to-later", content: "soon" })).toContain("later.txt");
+    expect(readFileSync(join(m.workspace, "later.txt"), "utf8")).toBe("soon");
+  });
+
   test("search does not follow links out of the workspace", async () => {
     symlinkSync(m.home, join(m.workspace, "home-link"));
     writeFileSync(join(m.workspace, "todo.md"), "buy milk\nthe-owner-private-diary? no\n");
