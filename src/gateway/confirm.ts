@@ -21,6 +21,9 @@ import type { Role } from "./trust.ts";
 export type CodeKind = "proposal" | "access";
 export type CodeState = "pending" | "confirmed" | "denied" | "expired" | "withdrawn";
 
+/** What answering a code came to, and which kind of code it was (absent for an unknown code). */
+export type Answer = PressResult & { kind?: CodeKind };
+
 /** Who is answering a code, and from where. */
 export interface Answerer {
   channel: GatewayChannel;
@@ -160,13 +163,13 @@ export class Confirmations {
     };
   }
 
-  /** Answer a code with yes. The reply says what happened, in plain words; `done` once the code has served. */
-  confirm(token: string, who: Answerer): PressResult {
+  /** Answer a code with yes. The reply says what happened, in plain words; `done` once the code has served; `kind` when the code is known. */
+  confirm(token: string, who: Answerer): Answer {
     return this.answer(token, who, "confirm");
   }
 
   /** Answer a code with no. */
-  deny(token: string, who: Answerer): PressResult {
+  deny(token: string, who: Answerer): Answer {
     return this.answer(token, who, "deny");
   }
 
@@ -188,11 +191,15 @@ export class Confirmations {
     return token;
   }
 
-  private answer(raw: string, who: Answerer, decision: "confirm" | "deny"): PressResult {
+  private answer(raw: string, who: Answerer, decision: "confirm" | "deny"): Answer {
     this.prune();
     const token = normalizeToken(raw);
     const entry = this.entries.get(token);
     if (!entry) return { ok: false, done: true, text: `I don't know the code ${token || "(none given)"}: check it, or it is older than an hour.` };
+    return { ...this.decide(entry, who, decision), kind: entry.kind };
+  }
+
+  private decide(entry: Entry, who: Answerer, decision: "confirm" | "deny"): PressResult {
     // Someone else, or the owner in the wrong place, learns nothing more about the code and cannot use it up.
     const place = this.placeError(entry, who);
     if (place) return { ok: false, done: false, text: place };

@@ -37,7 +37,7 @@ export function answerPress(press: ButtonPress, deps: PressDeps): PressResult {
   deps.log.info("confirmation button pressed", { channel: press.channel, sender: press.senderId, decision: parsed.decision, ok: result.ok, reply: result.text });
   telemetry.emit("sandbox.decision", {
     measurements: { count: 1 },
-    metadata: { channel: press.channel, kind: "access", outcome: result.ok ? (parsed.decision === "confirm" ? "confirmed" : "denied") : "refused", via: "button" },
+    metadata: { channel: press.channel, kind: result.kind ?? "access", outcome: result.ok ? (parsed.decision === "confirm" ? "confirmed" : "denied") : "refused", via: "button" },
   });
-  return result;
+  return { ok: result.ok, done: result.done, text: result.text };
 }

@@ -19,7 +19,7 @@ describe("a proposal", () => {
     const { codes, propose, applied } = setup();
     const token = propose();
     expect(token).toMatch(/^[A-HJKMNP-Z2-9]{8}$/);
-    expect(codes.confirm(token, here)).toEqual({ ok: true, done: true, text: "applied 1" });
+    expect(codes.confirm(token, here)).toEqual({ ok: true, done: true, text: "applied 1", kind: "proposal" });
     const again = codes.confirm(token, here);
     expect(again.ok).toBe(false);
     expect(again.text).toContain("already used");

@@ -176,7 +176,7 @@ async function handle(request: SandboxRequest, ctx: SandboxCommandContext, contr
       const result = request.kind === "confirm" ? control.confirmations.confirm(request.token, who) : control.confirmations.deny(request.token, who);
       control.telemetry.emit("sandbox.decision", {
         measurements: { count: 1 },
-        metadata: { channel: ctx.message.channel, kind: "proposal", outcome: result.ok ? (request.kind === "confirm" ? "confirmed" : "denied") : "refused", via: "text" },
+        metadata: { channel: ctx.message.channel, kind: result.kind ?? "proposal", outcome: result.ok ? (request.kind === "confirm" ? "confirmed" : "denied") : "refused", via: "text" },
       });
       return result.text;
     }
