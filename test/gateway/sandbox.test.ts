@@ -208,6 +208,27 @@ describe("request_access in a turn", () => {
   });
 });
 
+test("a request asked in a group is answered from the owner's DM: /sandbox there shows the code, /confirm there approves", async () => {
+  const buttons = new RecordingChannel({ ...TELEGRAM_LIKE, buttons: true });
+  h = await startHarness({ channels: { telegram: buttons } });
+  const { outside } = folders();
+  h.fake.reply(reply.toolCall("request_access", { path: outside, mode: "ro", reason: "to read it" }), reply.text("Read it."));
+  const turn = h.ingest({ chatId: "-100777", text: "read my report" });
+  await buttons.waitForText((t) => t.includes("Access request"));
+  // In the group, /sandbox lists the request but not its code.
+  await h.ingest({ chatId: "-100777", text: "/sandbox" });
+  expect(buttons.texts("-100777").at(-1)).toContain("the assistant asks for read-only access");
+  expect(tokenIn(buttons.texts("-100777").at(-1)!)).toBeUndefined();
+  // In the owner's DM (chat id = the owner's id), it shows the code, and the code works there.
+  await h.ingest({ chatId: TELEGRAM_OWNER, text: "/sandbox" });
+  const token = tokenIn(buttons.texts(TELEGRAM_OWNER).at(-1)!);
+  expect(token).toBeDefined();
+  await h.ingest({ chatId: TELEGRAM_OWNER, text: `/confirm ${token}` });
+  expect(buttons.texts(TELEGRAM_OWNER).at(-1)).toContain("Approved");
+  expect(await within(turn, "the waiting turn")).toBe("answered");
+  expect(toolOutput(h.fake.requests[1]!)).toStartWith("granted");
+});
+
 test("run_command is not offered where the machine has no sandbox", async () => {
   h = await startHarness({ sandboxBackend: null });
   h.fake.reply(reply.text("ok"));
