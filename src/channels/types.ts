@@ -10,7 +10,9 @@ import type { ChannelRuntimeState } from "../kernel/health.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
 import type {
+  ButtonPress,
   FetchedMedia,
+  PressResult,
   Submission,
   SubmitResult,
   GatewayChannel,
@@ -49,6 +51,25 @@ export interface AdapterContext {
    * slash commands whose protocol has its own cancel (ACP session/cancel).
    */
   stopConversation(key: string): void;
+  /**
+   * Someone tapped one of our buttons (ReplyCapabilities.buttons): hand the
+   * press over as it came, at once — never through the inbox or behind a
+   * turn. Resolves with a short answer for the presser alone and whether the
+   * buttons have served (the adapter may then take them off the message).
+   * Absent where nothing answers presses.
+   *
+   * A button channel: sets `capabilities.buttons`, renders OutboundText.buttons
+   * under the message with each button's `data` as the platform's callback id,
+   * and maps a tap to a ButtonPress whose chatId/threadId are what its
+   * messages get (so the conversation key matches), `direct` for a DM.
+   * Telegram: callback_query → answerCallbackQuery. Discord: INTERACTION_CREATE
+   * type 3 → press({ channel: "discord", chatId, threadId, senderId:
+   * (member?.user ?? user).id, messageId: message.id, data: data.custom_id,
+   * direct: guild_id === undefined }), then the interaction callback: type 4
+   * with flags 64 (ephemeral) and content = text, or type 7 with components []
+   * once `done`.
+   */
+  press?(press: ButtonPress): Promise<PressResult>;
 }
 
 export interface ChannelAdapter {

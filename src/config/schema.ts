@@ -160,7 +160,34 @@ const SkillsSchema = Type.Object(
 
 const SandboxSchema = Type.Object(
   {
-    network: Type.Boolean({ default: false }),
+    network: Type.Boolean({
+      default: false,
+      description: "Whether run_command may use the network, until `/sandbox network on|off` sets it (that setting, kept in the database, wins).",
+    }),
+    confirm_ttl_seconds: Type.Integer({
+      minimum: 1,
+      maximum: 86_400,
+      default: 300,
+      description: "How long a `/confirm TOKEN` code of a risky /sandbox change stays valid (seconds).",
+    }),
+    access_request_timeout_seconds: Type.Integer({
+      minimum: 1,
+      maximum: 86_400,
+      default: 300,
+      description: "How long a turn waits for the owner to answer the agent's request_access before it goes on with \"timed out\" (seconds).",
+    }),
+    command_timeout_seconds: Type.Integer({
+      minimum: 1,
+      maximum: 3600,
+      default: 120,
+      description: "The longest a run_command may run before it is killed (seconds); the model may ask for less.",
+    }),
+    command_output_limit_bytes: Type.Integer({
+      minimum: 1024,
+      maximum: 10_000_000,
+      default: 32_768,
+      description: "How much of a command's output the model sees: past it, the middle is cut out with a note.",
+    }),
   },
   { default: {} },
 );

@@ -37,6 +37,8 @@ import { MemoryStore } from "../store/memory.ts";
 import { Outbox } from "../store/outbox.ts";
 import { SoulStore } from "../store/soul.ts";
 import { ensureHome } from "./home.ts";
+import { buildSandbox, type Sandbox } from "./sandbox.ts";
+import type { SandboxBackend } from "../agent/sandbox/detect.ts";
 import { createSettler } from "../kernel/settle.ts";
 import type { Logger } from "../kernel/log.ts";
 import { Telemetry } from "../kernel/telemetry.ts";
@@ -55,6 +57,10 @@ export interface CoreOptions {
   handoffCapacity?: number;
   /** Each message dropped for an unauthorized sender (setup's owner pairing). */
   onUnknownSender?: (message: InboundMessage) => void;
+  /** The environment the sandbox reads ($HOME, $PATH, variables its rules pass through); default process.env. */
+  env?: Record<string, string | undefined>;
+  /** The OS sandbox for run_command; undefined: detected; null: none (tests). */
+  sandboxBackend?: SandboxBackend | null;
 }
 
 export interface Core {
@@ -85,6 +91,8 @@ export interface Core {
   channels: Map<GatewayChannel, ChannelAccess>;
   /** Apply a reloaded config: the agent on the new primary provider, the gateway on the new trust and streaming rules. */
   reconfigure(next: LoadedConfig): void;
+  /** The workspace sandbox: its state, codes and tools; `sandbox.press` answers button presses. */
+  sandbox: Sandbox;
   /** Replay the inbox and resume the outbox: what a crash left behind. */
   recover(): Promise<void>;
   /** Stop background work, wait briefly for turns in flight, close the database. */
@@ -159,6 +167,14 @@ export function buildCore(options: CoreOptions): Core {
   });
   const queue = new ConversationQueue();
   const background = new BackgroundWork();
+  const sandbox = buildSandbox({
+    loaded,
+    db,
+    log,
+    telemetry,
+    env: options.env ?? process.env,
+    ...(options.sandboxBackend !== undefined ? { backend: options.sandboxBackend } : {}),
+  });
   const configDependent = (current: LoadedConfig) => ({
     config: current.config,
     compactor: agents.compactor,
@@ -171,6 +187,7 @@ export function buildCore(options: CoreOptions): Core {
   const resolveTarget = targetResolver({ config, conversations, running: (channel) => channels.has(channel) });
   // Tools each feature offers a turn, one line per feature.
   const features: Array<(scope: ToolScope) => Tool[]> = [
+    (scope) => sandbox.tools(scope),
     () => (memorySettings.enabled ? memoryTools(memory) : []),
     () =>
       jobTools({
@@ -196,6 +213,7 @@ export function buildCore(options: CoreOptions): Core {
     background,
     queue,
     persona,
+    sandbox: sandbox.control,
     workspace: paths.workspace,
     telemetry,
     log: log.child({ component: "gateway" }),
@@ -246,6 +264,7 @@ export function buildCore(options: CoreOptions): Core {
     queue,
     background,
     channels,
+    sandbox,
     reconfigure(next) {
       core.loaded = next;
       agents.reconfigure(next.config);

@@ -116,6 +116,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       submit: (items, commit) => core.dispatcher.submit(name, items, commit),
       ingest: (message, options) => core.gateway.ingest(message, options),
       stopConversation: (key) => void core.queue.stop(key),
+      press: (press) => core.sandbox.press(press),
     }),
     log.child({ component: "channels" }),
   );

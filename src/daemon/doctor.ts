@@ -17,6 +17,7 @@ import { MIGRATIONS } from "../store/migrations.ts";
 import { findSignalCli } from "../channels/signal/files.ts";
 import { discordDoctorRows } from "./doctor-discord.ts";
 import { memoryAndJobRows } from "./doctor-memory.ts";
+import { detectBackend, INSTALL_BWRAP, probeBackend } from "../agent/sandbox/detect.ts";
 import { providerHealth } from "./health.ts";
 
 export type RowStatus = "ok" | "warn" | "fail";
@@ -86,6 +87,7 @@ export async function runDoctor({ env, probeDaemon = isFermixListening }: Doctor
     rows.push(...memoryAndJobRows(loaded.config, paths.database));
   }
 
+  rows.push(sandboxRow(env));
   rows.push(await portRow(env, loaded?.config.fermix_core.http ?? {}, probeDaemon));
   rows.push(await serviceRow(env));
   return rows;
@@ -100,6 +102,19 @@ async function serviceRow(env: Env): Promise<DoctorRow> {
   if (status.active === true) return row("service", "ok", `installed and active (${status.detail})`);
   if (status.active === undefined) return row("service", "warn", status.detail);
   return row("service", "warn", `installed but not running (${status.detail}): see fermix service status and fermix service logs`);
+}
+
+/** Whether run_command can run here: the OS sandbox found on PATH, and run once. */
+function sandboxRow(env: Env, platform: NodeJS.Platform = process.platform): DoctorRow {
+  const backend = detectBackend(platform, env.PATH);
+  if (!backend) {
+    return platform === "darwin"
+      ? row("sandbox", "warn", "no sandbox-exec: run_command is not offered to the assistant")
+      : row("sandbox", "warn", `no bubblewrap (bwrap) on PATH: run_command is not offered to the assistant; ${INSTALL_BWRAP}`);
+  }
+  const probe = probeBackend(backend);
+  if (!probe.ok) return row("sandbox", "warn", `${backend.path} does not run here (${probe.reason}): run_command is not offered`);
+  return row("sandbox", "ok", `${probe.version} (${backend.path}): run_command runs sandboxed`);
 }
 
 function homeRow(home: string): DoctorRow {

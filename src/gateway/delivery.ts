@@ -24,6 +24,7 @@ import {
   type GatewayChannel,
   type OutboundMedia,
   type OutboundText,
+  type ReplyButton,
   type ReplyPort,
   type ReplyTarget,
   SendFailed,
@@ -107,7 +108,7 @@ export class Delivery {
   }
 
   /** Render a Markdown reply and record its parts; returns them to be sent with `send`. */
-  record(channel: GatewayChannel, target: ReplyTarget, replyKey: string, markdown: string, firstPart?: number): OutboxPart[] {
+  record(channel: GatewayChannel, target: ReplyTarget, replyKey: string, markdown: string, firstPart?: number, buttons?: ReplyButton[]): OutboxPart[] {
     const rendered = this.deps.presenter.render(markdown, channel);
     let payloads: OutboxPayload[];
     if (rendered.parts.length > this.maxParts) {
@@ -125,6 +126,7 @@ export class Delivery {
       payloads = rendered.parts.map((message, i) => ({ kind: "text", message, fallback: rendered.fallback(i) }));
       rendered.attachments.forEach((file, i) => payloads.push(this.spool(replyKey, i, file)));
     }
+    if (buttons?.length) withButtons(payloads, buttons);
     return this.deps.outbox.record(replyKey, channel, target, payloads, {
       ...(firstPart !== undefined ? { firstPart } : {}),
       ...this.notBefore(channel, target),
@@ -157,11 +159,15 @@ export class Delivery {
     return this.sendInOrder(parts, port, signal);
   }
 
-  /** Render, record and send a Markdown message now (command replies, notices, background results). */
-  async say(channel: GatewayChannel, target: ReplyTarget, replyKey: string, markdown: string, port?: ReplyPort): Promise<SendOutcome> {
+  /**
+   * Render, record and send a Markdown message now (command replies, notices,
+   * background results); `buttons` ride under its last part, on channels that
+   * have buttons.
+   */
+  async say(channel: GatewayChannel, target: ReplyTarget, replyKey: string, markdown: string, port?: ReplyPort, buttons?: ReplyButton[]): Promise<SendOutcome> {
     // A say key names one whole message: recorded from part 0, so saying it again (a message replayed
     // after a crash between the send and its inbox entry's completion) finds the parts sent and sends nothing.
-    return this.send(this.record(channel, target, replyKey, markdown, 0), port);
+    return this.send(this.record(channel, target, replyKey, markdown, 0, buttons), port);
   }
 
   /** Cancel every unsent part of a reply (a /stop, a superseded attempt). */
@@ -208,6 +214,7 @@ export class Delivery {
       deleteMessage: (sent) => raw.deleteMessage(sent),
       react: (messageId, emoji) => raw.react(messageId, emoji),
       typing: () => raw.typing(),
+      ...(raw.askPermission ? { askPermission: raw.askPermission.bind(raw) } : {}),
     };
   }
 
@@ -506,6 +513,15 @@ export class Delivery {
   private horizonOf(part: OutboxPart): number {
     return part.replyKey.endsWith(NOTICE_SUFFIX) ? NOTICE_HORIZON_MS : this.horizonMs;
   }
+}
+
+/** Put buttons under the last text part (and under the last message of its plain-text fallback). */
+function withButtons(payloads: OutboxPayload[], buttons: ReplyButton[]): void {
+  const last = payloads.findLast((p) => p.kind === "text");
+  if (last?.kind !== "text") return;
+  last.message = { ...last.message, buttons };
+  const fallback = last.fallback;
+  if (fallback?.length) fallback[fallback.length - 1] = { ...fallback[fallback.length - 1]!, buttons };
 }
 
 /** The first words of a message, for saying what an undelivered answer was about. */

@@ -21,6 +21,7 @@ import type { Job } from "../store/jobs.ts";
 import type { BackgroundWork } from "./background.ts";
 import type { Delivery, TextFile } from "./delivery.ts";
 import type { ConversationQueue } from "./queue.ts";
+import type { SandboxControl } from "./sandbox-control.ts";
 
 /** Who a turn is for, as features that offer tools see it. */
 export interface ToolScope {
@@ -30,6 +31,8 @@ export interface ToolScope {
   role: "operator" | "user";
   /** Background work (/background, scheduled jobs): no live conversation to ask questions in. */
   detached: boolean;
+  /** The chat is one-to-one with the sender (isDirectChat). */
+  direct?: boolean;
 }
 
 /** The live MainAgent, or null while it restarts. */
@@ -99,6 +102,8 @@ export interface GatewayDeps {
   extraTools?: (scope: ToolScope) => Tool[];
   /** Scheduled jobs still to run that were made in, or deliver to, a conversation (/tasks, /stop). */
   upcomingJobs?: (conversation: string) => Job[];
+  /** The workspace sandbox's state and confirmation codes (/sandbox, /confirm). */
+  sandbox?: SandboxControl | null;
   /** A streaming engine for a real channel turn, or null when the channel does not stream. */
   stream?: (request: StreamRequest) => TurnStream | null;
   vision: boolean;

@@ -9,7 +9,7 @@ import type { GatewayDeps, TurnStream } from "./deps.ts";
 import { type CommandContext, CommandRefused, findCommand } from "./commands/index.ts";
 import { parseCommand } from "./commands/parse.ts";
 import { isEmptyMessage, prepareMedia } from "./media.ts";
-import { conversationKey, type InboundMessage, type ReplyPort, type ReplyTarget } from "../message/index.ts";
+import { conversationKey, type InboundMessage, type ReplyButton, type ReplyPort, type ReplyTarget } from "../message/index.ts";
 import { ShutdownInterrupt, TurnCancelled } from "./queue.ts";
 import { type Role, roleFor } from "./trust.ts";
 import { TurnRunner } from "./turn.ts";
@@ -102,8 +102,8 @@ export class Gateway {
     // Step 4 comes early for the short circuits: they too reply through the outbox.
     const port = deps.delivery.durablePort(message.channel, target, replyKey, rawPort);
     let notices = 0;
-    const say = async (markdown: string) => {
-      await deps.delivery.say(message.channel, target, `${replyKey}:n${notices++}`, markdown, rawPort);
+    const say = async (markdown: string, buttons?: ReplyButton[]) => {
+      await deps.delivery.say(message.channel, target, `${replyKey}:n${notices++}`, markdown, rawPort, buttons);
     };
 
     if (isEmptyMessage(message)) {
@@ -125,7 +125,7 @@ export class Gateway {
         await say(`/${command.name} needs the owner of this assistant (operator). Send /whoami to see your id.`);
         return "unauthorized_command";
       }
-      const context = this.commandContext(message, role, parsed.args, conversation, say, target, rawPort);
+      const context = { ...this.commandContext(message, role, parsed.args, conversation, say, target, rawPort), invokedAs: parsed.name, sandbox: deps.sandbox ?? null };
       const run = async () => {
         const started = performance.now();
         let ok = true;

@@ -10,7 +10,7 @@ import type { TurnResult } from "../agent/agent.ts";
 import { reactTool } from "../agent/tools/react.ts";
 import { sendAttachmentTool } from "../agent/tools/send_attachment.ts";
 import type { Tool } from "../agent/tools/types.ts";
-import type { InboundMessage, ReplyPort, ReplyTarget, SentMessage } from "../message/index.ts";
+import { type InboundMessage, isDirectChat, type ReplyButton, type ReplyPort, type ReplyTarget, type SentMessage } from "../message/index.ts";
 import { remainderAfter } from "./reconcile.ts";
 import type { ProviderEvent } from "../message/stream.ts";
 import type { OutboxPart } from "../store/outbox.ts";
@@ -31,7 +31,7 @@ export interface TurnInput {
   port: ReplyPort;
   /** The channel's own port, for recorded parts and typing. */
   rawPort: ReplyPort;
-  say: (markdown: string) => Promise<void>;
+  say: (markdown: string, buttons?: ReplyButton[]) => Promise<void>;
   /** Complete the message's inbox entries (inside the transaction that commits the answer, where there is one). */
   complete: () => void;
   signal: AbortSignal;
@@ -241,6 +241,7 @@ export class TurnRunner {
         senderId: turn.message.senderId,
         role: turn.role,
         detached: false,
+        direct: isDirectChat(turn.message),
       }) ?? [];
     return [...(react ? [react] : []), sendAttachmentTool, ...extra];
   }

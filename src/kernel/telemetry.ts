@@ -55,6 +55,13 @@ export interface TelemetryEvents {
   "provider.retry": { measurements: { attempt: number; delay_ms: number }; metadata: { provider: string; reason: string } };
   /** A turn that ended in a fault the user is told about (the class of the fault, never its text). */
   "turn.failed": { measurements: { duration_ms: number }; metadata: { channel: ChannelName; class: string } };
+  /** A workspace tool call and how it ended: ok, refused (out of reach), error (bad arguments, a failure). */
+  "tool.call": { measurements: { duration_ms: number }; metadata: { channel: ChannelName; tool: string; outcome: "ok" | "refused" | "error" } };
+  /** A sandbox change or access request decided: what it was, and how it ended. */
+  "sandbox.decision": {
+    measurements: { count: number };
+    metadata: { channel: ChannelName; kind: "proposal" | "access"; outcome: "confirmed" | "denied" | "refused" | "timed_out"; via: "text" | "button" | "editor" | "timeout" };
+  };
   /** A turn that ran to an answer (what the dashboard's provider card and charts show). */
   "turn.done": {
     measurements: { duration_ms: number; input_tokens: number; output_tokens: number };

@@ -48,6 +48,25 @@ export interface InboundMessage {
   receivedAt: number;
   /** Parts of one album share this (Telegram's media_group_id); WhatsApp albums group by sender instead. */
   albumGroup?: string;
+  /**
+   * The chat is one-to-one between the sender and the bot (a DM), as the
+   * platform says; unset, `isDirectChat` guesses from the ids. Access
+   * requests show their confirmation code only in direct chats.
+   */
+  direct?: boolean;
+}
+
+/**
+ * Whether a message came from a one-to-one chat: the adapter's word when it
+ * gave one; else the command line and ACP (local, private), a Slack DM
+ * channel (`D…`), or a chat whose id is the sender's own (Telegram private
+ * chats, WhatsApp and Signal senders).
+ */
+export function isDirectChat(message: Pick<InboundMessage, "channel" | "chatId" | "senderId" | "direct">): boolean {
+  if (message.direct !== undefined) return message.direct;
+  if (message.channel === "cli" || message.channel === "acp") return true;
+  if (message.channel === "slack") return message.chatId.startsWith("D");
+  return message.chatId === message.senderId;
 }
 
 /** The bytes of one inbound attachment, after download. */
@@ -79,6 +98,53 @@ export interface OutboundText {
    * already delivered on a channel that cannot take a message back.
    */
   source?: string;
+  /**
+   * One-tap buttons under the message (an access request's Approve / Deny),
+   * on channels whose capabilities say `buttons`; others never get them.
+   */
+  buttons?: ReplyButton[];
+}
+
+/**
+ * A button under an outbound message. `data` comes back unchanged in the
+ * ButtonPress when someone taps it (at most 64 bytes: Telegram's
+ * callback_data limit, within Discord's 100-character custom_id).
+ */
+export interface ReplyButton {
+  label: string;
+  data: string;
+}
+
+/**
+ * Someone tapped a button: what every button channel's adapter hands the
+ * gateway, in one call (`AdapterContext.press`), instead of a message. The
+ * press is authorized like a message from `senderId` in that chat.
+ */
+export interface ButtonPress {
+  channel: GatewayChannel;
+  /** The chat the button's message is in. */
+  chatId: string;
+  threadId?: string;
+  senderId: string;
+  senderAliases?: string[];
+  /** The platform id of the message that carries the button. */
+  messageId: string;
+  /** The button's `data`, as sent. */
+  data: string;
+  /** The press came from a one-to-one chat (see InboundMessage.direct). */
+  direct?: boolean;
+}
+
+/**
+ * What became of a press: `text` is a short answer for the presser alone
+ * (Telegram's answerCallbackQuery toast, a Discord ephemeral reply); `done`
+ * says the buttons have served (approved, denied, expired): the adapter may
+ * take them off the message.
+ */
+export interface PressResult {
+  ok: boolean;
+  text: string;
+  done: boolean;
 }
 
 export type OutboundMediaKind = "image" | "audio" | "voice" | "video" | "document";
@@ -101,6 +167,8 @@ export interface ReplyCapabilities {
   react: false | "any" | readonly string[];
   media: boolean;
   typing: boolean;
+  /** One-tap buttons under a message (OutboundText.buttons) whose presses come back as ButtonPress; absent: none. */
+  buttons?: boolean;
 }
 
 /**
@@ -117,6 +185,25 @@ export interface ReplyPort {
   sendMedia(media: OutboundMedia): Promise<SentMessage>;
   /** Show "typing…" (or the platform's equivalent) for a few seconds. */
   typing(): Promise<void>;
+  /**
+   * A surface with its own permission dialog (an editor over ACP:
+   * session/request_permission) asks its user directly. Resolves "cancelled"
+   * when the user dismissed it or `signal` ended the wait. Absent elsewhere:
+   * the gateway prompts with a confirmation code instead.
+   */
+  askPermission?(ask: PermissionAsk, signal: AbortSignal): Promise<"allow" | "deny" | "cancelled">;
+}
+
+/** What a permission dialog shows. */
+export interface PermissionAsk {
+  /** One line: what is asked for. */
+  title: string;
+  /** Why, in the asker's words. */
+  reason: string;
+  /** The path concerned. */
+  path: string;
+  /** Whether it is about reading or changing. */
+  kind: "read" | "edit";
 }
 
 /** Thrown by a port when the platform rejected a message for its formatting; the sender retries once as plain text. */

@@ -204,6 +204,43 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 8,
+    name: "sandbox: grants, env rules, presets, settings",
+    sql: `
+    -- Paths outside the workspace the agent's tools may reach, and who allowed it.
+    CREATE TABLE sandbox_grants (
+      path TEXT PRIMARY KEY,
+      mode TEXT NOT NULL CHECK (mode IN ('ro', 'rw')),
+      granted_by TEXT NOT NULL,
+      granted_at INTEGER NOT NULL
+    ) STRICT, WITHOUT ROWID;
+
+    -- What run_command's environment is built from: names passed through, names kept out, values set.
+    CREATE TABLE sandbox_env (
+      name TEXT PRIMARY KEY,
+      rule TEXT NOT NULL CHECK (rule IN ('allow', 'deny', 'set')),
+      value TEXT,
+      changed_by TEXT NOT NULL,
+      changed_at INTEGER NOT NULL
+    ) STRICT, WITHOUT ROWID;
+
+    -- Command presets switched on (git, node, python…); the bundles themselves are defined in code.
+    CREATE TABLE sandbox_presets (
+      name TEXT PRIMARY KEY,
+      enabled_by TEXT NOT NULL,
+      enabled_at INTEGER NOT NULL
+    ) STRICT, WITHOUT ROWID;
+
+    -- Single values such as network on/off; absent: the config default applies.
+    CREATE TABLE sandbox_settings (
+      key TEXT PRIMARY KEY,
+      value TEXT NOT NULL,
+      changed_by TEXT NOT NULL,
+      changed_at INTEGER NOT NULL
+    ) STRICT, WITHOUT ROWID;
+    `,
+  },
+  {
     version: 9,
     name: "soul revisions and proposals",
     sql: `

@@ -45,7 +45,7 @@ describe("fermix doctor", () => {
     expect(checks).toEqual([
       "config", "home", "secrets", "database", "provider openai",
       "channel telegram", "channel whatsapp", "channel slack", "channel discord", "channel signal", "channel acp",
-      "transcription", "scheduler", "jobs", "memory", "port", "service",
+      "transcription", "scheduler", "jobs", "memory", "sandbox", "port", "service",
     ]);
     expect(r.rows.filter((row) => row.status === "fail")).toEqual([]);
     expect(r.stdout).not.toContain("sk-test-not-a-real-key");

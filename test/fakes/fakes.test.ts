@@ -557,3 +557,32 @@ describe("whatsapp fake", () => {
     expect((await graph(wa, `/${id}`)).body.file_size).toBe(3);
   });
 });
+
+describe("telegram fake: inline buttons", () => {
+  test("a keyboard under a message, a press as a callback_query, one answer per query, the keyboard taken off", async () => {
+    const { tg, api } = telegram();
+    const sent = await api.sendMessage(ALICE.id, "Approve?", {
+      reply_markup: { inline_keyboard: [[{ text: "Yes", callback_data: "fx:ok:ABCD2345" }, { text: "No", callback_data: "fx:no:ABCD2345" }]] },
+    });
+    expect(tg.chat(ALICE.id).at(-1)!.reply_markup?.inline_keyboard[0]!.map((b) => b.text)).toEqual(["Yes", "No"]);
+    const id = tg.pressButton(ALICE.id, sent.message_id, { data: "fx:no:ABCD2345" });
+    const [update] = await api.getUpdates({ timeout: 0, allowed_updates: ["message", "callback_query"] });
+    expect(update!.callback_query).toMatchObject({ id, from: { id: ALICE.id }, data: "fx:no:ABCD2345", message: { message_id: sent.message_id, chat: { id: ALICE.id } } });
+    expect(() => tg.pressButton(ALICE.id, sent.message_id, { data: "fx:ok:OTHER" })).toThrow();
+
+    expect(await api.answerCallbackQuery(id, { text: "Denied." })).toBe(true);
+    expect(await tg.waitForCallbackAnswer(id)).toEqual({ text: "Denied." });
+    expect((await grammyError(api.answerCallbackQuery(id))).description).toContain("query ID is invalid");
+    await api.editMessageReplyMarkup(ALICE.id, sent.message_id, { reply_markup: { inline_keyboard: [] } });
+    expect(tg.chat(ALICE.id).at(-1)!.reply_markup).toEqual({ inline_keyboard: [] });
+    expect((await grammyError(api.editMessageReplyMarkup(ALICE.id, sent.message_id, { reply_markup: { inline_keyboard: [] } }))).description).toContain("not modified");
+    expect((await grammyError(api.sendMessage(ALICE.id, "x", { reply_markup: { inline_keyboard: [[{ text: "t", callback_data: "x".repeat(65) }]] } }))).description).toContain("BUTTON_DATA_INVALID");
+  });
+
+  test("callback queries are delivered only to a bot that asked for them", async () => {
+    const { tg, api } = telegram();
+    const sent = await api.sendMessage(ALICE.id, "Approve?", { reply_markup: { inline_keyboard: [[{ text: "Yes", callback_data: "y" }]] } });
+    tg.pressButton(ALICE.id, sent.message_id);
+    expect(await api.getUpdates({ timeout: 0, allowed_updates: ["message"] })).toEqual([]);
+  });
+});

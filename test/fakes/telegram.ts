@@ -6,8 +6,9 @@
  * `{ok:false,error_code,description,parameters?}`.
  *
  * Methods: getMe, setWebhook, deleteWebhook, getWebhookInfo, getUpdates (real
- * long polling), sendMessage, editMessageText, deleteMessage,
- * setMessageReaction, sendChatAction, sendPhoto/Document/Voice/Audio/Video/
+ * long polling), sendMessage (with an inline keyboard in reply_markup),
+ * editMessageText, editMessageReplyMarkup, deleteMessage, setMessageReaction,
+ * sendChatAction, answerCallbackQuery, sendPhoto/Document/Voice/Audio/Video/
  * VideoNote/Sticker/Animation, getFile; files download from
  * `${url}/file/bot<token>/<file_path>`. Anything else answers 404 Not Found.
  *
@@ -17,6 +18,10 @@
  *   fake.visibleTexts(chatId)                  current text/caption of the bot's undeleted messages
  *   fake.chatActions(chatId)                   sendChatAction calls
  *   fake.updates.lastOffset                    the offset of the latest getUpdates
+ *   fake.callbackAnswers                       answerCallbackQuery calls, by query id
+ * A user tapping an inline button (a callback_query update, as Telegram sends it):
+ *   const queryId = fake.pressButton(chatId, messageId, { from: BOB, data })   data defaults to the first button's
+ *   const answer = await fake.waitForCallbackAnswer(queryId)                    { text?, show_alert? }
  * Injections (each affects the next call(s) only):
  *   fake.rateLimitNext("sendMessage", 2)       429 "Too Many Requests: retry after 2"
  *   fake.rejectEntitiesNext("sendMessage")     400 can't parse entities, for a call with parse_mode set
@@ -35,7 +40,7 @@
  */
 import type { Update, User } from "grammy/types";
 import { FaultQueue, jsonReply, LoopbackServer, parseRequest, type RecordedRequest, waitFor } from "./recorder.ts";
-import { MessageBuilder } from "./telegram/builders.ts";
+import { ALICE, MessageBuilder } from "./telegram/builders.ts";
 import { type ChatAction, type ChatEntry, ChatLog } from "./telegram/chats.ts";
 import { type AddFileOptions, DOWNLOAD_LIMIT, FileStore } from "./telegram/files.ts";
 import * as m from "./telegram/methods.ts";
@@ -84,6 +89,10 @@ export class TelegramFake {
   readonly message: MessageBuilder;
   /** The URL set by setWebhook; getUpdates refuses while it is set. */
   webhookUrl = "";
+  /** answerCallbackQuery calls, by callback query id; a query is answered at most once. */
+  readonly callbackAnswers = new Map<string, { text?: string; show_alert?: boolean }>();
+  private readonly openQueries = new Set<string>();
+  private queries = 0;
   private readonly http: LoopbackServer;
   private readonly faults = new FaultQueue<TgFailure>();
   private readonly entityFaults = new FaultQueue<string>();
@@ -138,6 +147,29 @@ export class TelegramFake {
   /** Shorthand for pushUpdate({ message }) over one or more messages (an album is several). */
   pushMessage(...messages: NonNullable<UpdateBody["message"]>[]): Update[] {
     return messages.map((message) => this.pushUpdate({ message }));
+  }
+
+  /**
+   * A user taps a button under one of the bot's messages: a callback_query
+   * update carrying the message (as the user's client has it) and the
+   * button's callback_data. Returns the query id to wait for its answer.
+   */
+  pressButton(chatId: number | string, messageId: number, opts: { from?: User; data?: string } = {}): string {
+    const entry = this.chats.find(String(chatId), messageId);
+    if (!entry || entry.deleted) throw new Error(`no message ${messageId} in chat ${chatId} to press a button on`);
+    const buttons = (entry.reply_markup?.inline_keyboard ?? []).flat() as Array<{ text: string; callback_data?: string }>;
+    const data = opts.data ?? buttons[0]?.callback_data;
+    if (data === undefined || !buttons.some((b) => b.callback_data === data)) throw new Error(`message ${messageId} has no button with data ${data}`);
+    const id = String(4_000_000_000_000 + ++this.queries);
+    this.openQueries.add(id);
+    const from = opts.from ?? ALICE;
+    this.updates.push({ callback_query: { id, from, message: entry.message, chat_instance: `ci-${chatId}`, data } } as UpdateBody);
+    return id;
+  }
+
+  /** Resolves with the bot's answer to a button press. */
+  waitForCallbackAnswer(queryId: string, timeoutMs = 5000): Promise<{ text?: string; show_alert?: boolean }> {
+    return waitFor(() => this.callbackAnswers.get(queryId), { timeoutMs, what: `an answer to callback query ${queryId}` });
   }
 
   /** Register downloadable bytes; `size` overrides the reported file_size (to test caps cheaply). */
@@ -254,6 +286,10 @@ export class TelegramFake {
         return m.sendChatAction(this.state, p);
       case "getFile":
         return this.getFile(p);
+      case "editMessageReplyMarkup":
+        return m.editMessageReplyMarkup(this.state, p);
+      case "answerCallbackQuery":
+        return this.answerCallbackQuery(p);
     }
     if (method in m.MEDIA_METHODS) return m.sendMedia(this.state, p, method, record.files);
     throw new m.TgError(404, "Not Found");
@@ -269,6 +305,15 @@ export class TelegramFake {
     const outcome = await this.updates.poll(params, signal);
     if (outcome.kind === "conflict") throw new m.TgError(CONFLICT.error_code, CONFLICT.description);
     return outcome.updates;
+  }
+
+  private answerCallbackQuery(p: m.Params): true {
+    const id = p.str("callback_query_id") ?? "";
+    if (!this.openQueries.delete(id)) throw new m.TgError(400, "Bad Request: query is too old and response timeout expired or query ID is invalid");
+    const text = p.str("text");
+    if (text !== undefined && [...text].length > 200) throw new m.TgError(400, "Bad Request: MESSAGE_TOO_LONG");
+    this.callbackAnswers.set(id, { ...(text !== undefined ? { text } : {}), ...(p.bool("show_alert") ? { show_alert: true } : {}) });
+    return true;
   }
 
   private getFile(p: m.Params) {

@@ -17,6 +17,7 @@ import type {
   InboundMedia,
   InboundMessage,
   OutboundMedia,
+  ReplyButton,
   ReplyCapabilities,
   ReplyPort,
   ReplyTarget,
@@ -27,7 +28,7 @@ import { loadedFrom } from "./loaded.ts";
 
 /** One thing a reply port was asked to do, with the conversation it was for. */
 export type PortAction =
-  | { kind: "text"; target: ReplyTarget; text: string }
+  | { kind: "text"; target: ReplyTarget; text: string; buttons?: ReplyButton[] }
   | { kind: "media"; target: ReplyTarget; media: OutboundMedia }
   | { kind: "react"; target: ReplyTarget; messageId: string; emoji: string }
   | { kind: "edit" | "delete" | "typing"; target: ReplyTarget };
@@ -63,7 +64,7 @@ export class RecordingChannel {
     return {
       capabilities: this.capabilities,
       sendText: async (message) => {
-        record({ kind: "text", target, text: message.text });
+        record({ kind: "text", target, text: message.text, ...(message.buttons ? { buttons: message.buttons } : {}) });
         return { id: `m${this.nextId++}` };
       },
       sendMedia: async (media) => {
@@ -130,6 +131,8 @@ export interface HarnessOptions {
   /** Channels to make reachable (default: telegram, telegram-like capabilities). */
   channels?: Partial<Record<GatewayChannel, RecordingChannel>>;
   api?: "responses" | "chat";
+  /** The OS sandbox for run_command: null for a machine without one (default: detected). */
+  sandboxBackend?: null;
 }
 
 /** Telegram with an owner and one more allowed user: the trust setup most tests want. */
@@ -180,7 +183,13 @@ ${options.toml ?? DEFAULT_CHANNELS_TOML}
   const loaded = loadedFrom(toml, options.env ?? {}, home);
   const log = createLogger({ FERMIX_LOG_LEVEL: "error" });
   // No retries: a scripted failure is the answer at once instead of after backoff.
-  const core = buildCore({ loaded, log, presenter, providerDeps: { limits: { maxRetries: 0 } } });
+  const core = buildCore({
+    loaded,
+    log,
+    presenter,
+    providerDeps: { limits: { maxRetries: 0 } },
+    ...(options.sandboxBackend !== undefined ? { sandboxBackend: options.sandboxBackend } : {}),
+  });
   const channels = options.channels ?? { telegram: new RecordingChannel() };
   for (const [name, channel] of Object.entries(channels) as Array<[GatewayChannel, RecordingChannel]>) {
     core.channels.set(name, {

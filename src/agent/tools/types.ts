@@ -1,6 +1,6 @@
 /** The tools the model is offered: a JSON-schema spec and a runner with the turn's context. */
 import type { IdempotencyStore } from "../../store/idempotency.ts";
-import type { GatewayChannel, ReplyPort, ReplyTarget } from "../../message/index.ts";
+import type { GatewayChannel, ReplyButton, ReplyPort, ReplyTarget } from "../../message/index.ts";
 import type { ToolSpec } from "../providers/types.ts";
 
 /** What tools did during a turn; a turn that only reacted sends no text. */
@@ -23,8 +23,11 @@ export interface ToolContext {
   idempotency: IdempotencyStore;
   signal: AbortSignal;
   effects: TurnEffects;
-  /** Send a short Markdown message through the normal split → render → outbox path. */
-  say(markdown: string): Promise<void>;
+  /**
+   * Send a short Markdown message through the normal split → render → outbox
+   * path; `buttons` go under its last part where the channel has buttons.
+   */
+  say(markdown: string, buttons?: ReplyButton[]): Promise<void>;
 }
 
 export interface Tool {

@@ -4,7 +4,8 @@
  * updates; attachments are never transferred: a file arrives as one text
  * line naming it. An ACP client cannot edit, delete or react.
  */
-import type { OutboundMedia, ReplyCapabilities, ReplyPort } from "../../message/index.ts";
+import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
+import type { OutboundMedia, PermissionAsk, ReplyCapabilities, ReplyPort } from "../../message/index.ts";
 import type { AcpSession, PromptTurn } from "./session.ts";
 import { messageChunk } from "./stream.ts";
 
@@ -16,8 +17,14 @@ export function fileLine(media: Pick<OutboundMedia, "filename" | "path" | "capti
   return `📎 ${media.filename}${media.caption ? ` — ${media.caption}` : ""} (${media.path})`;
 }
 
-/** A port into `session`; during a prompt, `turn` keeps its text apart from the streamed answer. */
-export function acpPort(session: AcpSession, turn?: PromptTurn): ReplyPort {
+/** Asks the editor (session/request_permission) on behalf of a port. */
+export type PermissionAsker = (ask: PermissionAsk, signal: AbortSignal) => Promise<"allow" | "deny" | "cancelled">;
+
+/**
+ * A port into `session`; during a prompt, `turn` keeps its text apart from
+ * the streamed answer, and `ask` puts permission questions to the editor.
+ */
+export function acpPort(session: AcpSession, turn?: PromptTurn, ask?: PermissionAsker): ReplyPort {
   let sent = 0;
   const say = async (text: string) => {
     const id = `acp-${++sent}`;
@@ -39,6 +46,26 @@ export function acpPort(session: AcpSession, turn?: PromptTurn): ReplyPort {
       throw new Error("an ACP client has no reactions");
     },
     async typing() {},
+    ...(ask ? { askPermission: ask } : {}),
+  };
+}
+
+/** The session/request_permission parameters for an access question: allow once, or reject. */
+export function permissionRequest(sessionId: string, ask: PermissionAsk, toolCallId: string): RequestPermissionRequest {
+  return {
+    sessionId,
+    toolCall: {
+      toolCallId,
+      title: ask.title,
+      kind: ask.kind,
+      status: "pending",
+      locations: [{ path: ask.path }],
+      rawInput: { path: ask.path, reason: ask.reason },
+    },
+    options: [
+      { optionId: "allow", name: "Allow", kind: "allow_once" },
+      { optionId: "deny", name: "Deny", kind: "reject_once" },
+    ],
   };
 }
 

@@ -9,10 +9,10 @@ import * as acp from "@agentclientprotocol/sdk";
 import type { Socket } from "bun";
 import type { Logger } from "../../kernel/log.ts";
 import type { IngestOptions, IngestOutcome } from "../../gateway/ingest.ts";
-import type { FetchedMedia, InboundMessage } from "../../message/index.ts";
+import type { FetchedMedia, InboundMessage, PermissionAsk } from "../../message/index.ts";
 import { VERSION } from "../../version.ts";
 import { socketPipe, type SocketPipe } from "./pipe.ts";
-import { acpPort } from "./port.ts";
+import { acpPort, permissionRequest } from "./port.ts";
 import { type AcpSession, type PromptTurn, promptMessage, type SessionRegistry } from "./session.ts";
 import { AcpTurnStream, UpdateMapper } from "./stream.ts";
 
@@ -80,7 +80,7 @@ export function serveConnection<Data>(socket: Socket<Data>, id: number, deps: Ac
       const stream = new AcpTurnStream(turn.mapper, session.updates, () => {
         if (turn.cancelled) deps.stopConversation(session.conversation);
       });
-      const outcome = await deps.ingest(message, { port: acpPort(session, turn), stream });
+      const outcome = await deps.ingest(message, { port: acpPort(session, turn, (ask, askSignal) => askEditor(session.id, ask, askSignal)), stream });
       // Every update of the turn reaches the client before its response does.
       await session.updates.idle();
       const cancelled = turn.cancelled || outcome === "cancelled" || outcome === "interrupted";
@@ -95,6 +95,24 @@ export function serveConnection<Data>(socket: Socket<Data>, id: number, deps: Ac
       signal.removeEventListener("abort", onAbort);
       session.turns.delete(turn);
       for (const ref of images.keys()) deps.media.delete(ref);
+    }
+  };
+
+  /** The editor's own permission dialog; whatever goes wrong (a client without it, a closed connection) counts as no answer. */
+  let asked = 0;
+  const askEditor = async (sessionId: string, ask: PermissionAsk, signal: AbortSignal): Promise<"allow" | "deny" | "cancelled"> => {
+    try {
+      const response = await connection.client.request(
+        acp.methods.client.session.requestPermission,
+        permissionRequest(sessionId, ask, `fermix-permission-${++asked}`),
+        // Our wait ends (timeout, a stopped turn): tell the editor, and stop waiting for it.
+        { cancellationSignal: signal, stopWaitingOnCancel: true },
+      );
+      if (response.outcome.outcome !== "selected") return "cancelled";
+      return response.outcome.optionId === "allow" ? "allow" : "deny";
+    } catch (error) {
+      log.warn("the editor did not answer a permission request", { session: sessionId, error: error instanceof Error ? error.message : String(error) });
+      return "cancelled";
     }
   };
 

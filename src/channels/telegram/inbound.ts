@@ -2,12 +2,14 @@
  * Telegram updates → common inbound messages. Pure: no I/O, no clock (the
  * arrival time is passed in), so every message kind is tested on data.
  *
- * Only `message` updates become turns. Edits, channel posts, reactions and
- * the rest are skipped (their offset still advances), since the bot asks only
- * for `message` in `allowed_updates`.
+ * Only `message` updates become turns. A `callback_query` (a tap on one of
+ * the bot's inline buttons) becomes a ButtonPress, handed to the gateway
+ * apart from the inbox. Edits, channel posts, reactions and the rest are
+ * skipped (their offset still advances), since the bot asks only for
+ * `message` and `callback_query` in `allowed_updates`.
  */
 import type { Message, Update } from "grammy/types";
-import type { InboundMedia, InboundMessage } from "../../message/index.ts";
+import type { ButtonPress, InboundMedia, InboundMessage } from "../../message/index.ts";
 
 /** One accepted Telegram message and the key redeliveries are recognised by. */
 export interface TelegramInbound {
@@ -17,7 +19,7 @@ export interface TelegramInbound {
 }
 
 /** The update types the poller asks for; everything else is never delivered. */
-export const ALLOWED_UPDATES = ["message"] as const;
+export const ALLOWED_UPDATES = ["message", "callback_query"] as const;
 
 /** Convert one update; null for anything that is not a user's message. */
 export function toInbound(update: Update, receivedAt: number): TelegramInbound | null {
@@ -33,6 +35,7 @@ export function toInbound(update: Update, receivedAt: number): TelegramInbound |
     text: msg.text ?? msg.caption ?? "",
     media: mediaOf(msg),
     receivedAt,
+    direct: msg.chat.type === "private",
   };
   // Only forum topics (and topic-enabled private chats) are threads; a reply chain in a plain group is not.
   if (msg.is_topic_message && msg.message_thread_id !== undefined) message.threadId = String(msg.message_thread_id);
@@ -45,6 +48,42 @@ export function toInbound(update: Update, receivedAt: number): TelegramInbound |
 /** Convert a batch, in update order, skipping what is not a message. */
 export function toInboundBatch(updates: readonly Update[], receivedAt: number): TelegramInbound[] {
   return updates.map((u) => toInbound(u, receivedAt)).filter((x): x is TelegramInbound => x !== null);
+}
+
+/** One tap on an inline button: the query to answer, and the press (null when there is nothing to act on). */
+export interface TelegramPress {
+  queryId: string;
+  press: ButtonPress | null;
+}
+
+const isId = (value: unknown): value is number | string => (typeof value === "number" && Number.isFinite(value)) || (typeof value === "string" && value !== "");
+
+/** Convert a callback_query update; null for any other update (or one without an id to answer). */
+export function toPress(update: Update): TelegramPress | null {
+  if (!update || typeof update !== "object") return null;
+  const query = update.callback_query as Partial<NonNullable<Update["callback_query"]>> | undefined;
+  if (!query || typeof query !== "object" || typeof query.id !== "string") return null;
+  const msg = query.message;
+  // An inline-mode message or a game button carries no chat: nothing of ours to answer.
+  if (!msg || typeof msg !== "object" || !msg.chat || !isId(msg.chat.id) || !isId(msg.message_id) || !isId(query.from?.id) || typeof query.data !== "string") {
+    return { queryId: query.id, press: null };
+  }
+  const press: ButtonPress = {
+    channel: "telegram",
+    chatId: String(msg.chat.id),
+    senderId: String(query.from.id),
+    messageId: String(msg.message_id),
+    data: query.data,
+    direct: msg.chat.type === "private",
+  };
+  // A message too old for the bot to see is "inaccessible" (date 0) and has no thread fields.
+  if ("is_topic_message" in msg && msg.is_topic_message === true && isId(msg.message_thread_id)) press.threadId = String(msg.message_thread_id);
+  return { queryId: query.id, press };
+}
+
+/** The button presses of a batch, in update order. */
+export function toPresses(updates: readonly Update[]): TelegramPress[] {
+  return updates.map(toPress).filter((x): x is TelegramPress => x !== null);
 }
 
 /** The offset that confirms every update in the batch: one past the highest update_id. */

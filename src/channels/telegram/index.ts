@@ -10,8 +10,8 @@ import { Logger, Redactor } from "../../kernel/log.ts";
 import { type FetchedMedia, type InboundMedia, MediaTooLarge, type ReplyPort, type ReplyTarget } from "../../message/index.ts";
 import type { AdapterContext, ChannelAdapter } from "../types.ts";
 import { botIdOf, createTelegramApi, downloadFile, grammySignal, TelegramApiError, toApiError } from "./api.ts";
-import { toInboundBatch } from "./inbound.ts";
-import { TELEGRAM_CAPABILITIES, telegramReplyPort } from "./outbound.ts";
+import { type TelegramPress, toInboundBatch, toPresses } from "./inbound.ts";
+import { answerPressOnTelegram, TELEGRAM_CAPABILITIES, telegramReplyPort } from "./outbound.ts";
 import { OffsetStore, Poller, type PollerOptions } from "./poller.ts";
 import { MB } from "../../kernel/sizes.ts";
 
@@ -67,6 +67,8 @@ export class TelegramAdapter implements ChannelAdapter {
       ...(this.options.backoff ? { backoff: this.options.backoff } : {}),
       deliver: async (updates, offset) => {
         await context.submit(toInboundBatch(updates, Date.now()), () => offsets.save(offset));
+        // Presses are answered beside the poll loop, never through the inbox: a turn may be waiting for one.
+        for (const press of toPresses(updates)) void this.answer(press, context);
       },
     });
     // The loop runs in the background; start() returns at once so the daemon is not held by Telegram.
@@ -75,6 +77,24 @@ export class TelegramAdapter implements ChannelAdapter {
 
   async stop(): Promise<void> {
     await this.poller?.stop();
+  }
+
+  /** Hand a button press to the gateway, then answer it in the presser's client. */
+  private async answer({ queryId, press }: TelegramPress, context: AdapterContext): Promise<void> {
+    let text = "";
+    let done = false;
+    if (press && context.press) {
+      try {
+        ({ text, done } = await context.press(press));
+      } catch (error) {
+        this.log.error("a button press failed", { error: error instanceof Error ? error.message : String(error) });
+        text = "That did not work; send the /confirm line instead.";
+      }
+    }
+    await answerPressOnTelegram(this.api, queryId, { text, ...(press && done ? { clearFrom: { chatId: press.chatId, messageId: press.messageId } } : {}) }, {
+      token: this.token,
+      log: this.log,
+    });
   }
 
   state(): ChannelRuntimeState {

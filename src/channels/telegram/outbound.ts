@@ -7,13 +7,14 @@
  */
 import { statSync } from "node:fs";
 import { type Api, InputFile } from "grammy";
-import type { ReactionTypeEmoji } from "grammy/types";
+import type { InlineKeyboardMarkup, ReactionTypeEmoji } from "grammy/types";
 import type { Logger } from "../../kernel/log.ts";
 import {
   FormattingRejected,
   type OutboundMedia,
   type OutboundMediaKind,
   type OutboundText,
+  type ReplyButton,
   type ReplyCapabilities,
   type ReplyPort,
   type ReplyTarget,
@@ -50,6 +51,7 @@ export const TELEGRAM_CAPABILITIES: ReplyCapabilities = {
   react: TELEGRAM_REACTIONS,
   media: true,
   typing: true,
+  buttons: true,
 };
 
 /** The allowed-set spelling of an emoji: models often add the FE0F variation selector (❤️) Telegram omits. */
@@ -96,7 +98,8 @@ export function telegramReplyPort(target: ReplyTarget, deps: PortDeps): ReplyPor
   });
 
   const sendText = async (m: OutboundText): Promise<SentMessage> => {
-    const sent = await call(() => deps.api.sendMessage(chatId, m.text, { ...textOptions(m), ...thread, disable_notification: !m.notify }));
+    const markup = m.buttons?.length ? { reply_markup: inlineKeyboard(m.buttons) } : {};
+    const sent = await call(() => deps.api.sendMessage(chatId, m.text, { ...textOptions(m), ...thread, ...markup, disable_notification: !m.notify }));
     return { id: String(sent.message_id) };
   };
 
@@ -158,6 +161,41 @@ export function telegramReplyPort(target: ReplyTarget, deps: PortDeps): ReplyPor
       return { id: String(sent.message_id) };
     },
   };
+}
+
+/** Buttons as one row of an inline keyboard; each press comes back as a callback_query carrying its data. */
+export function inlineKeyboard(buttons: readonly ReplyButton[]): InlineKeyboardMarkup {
+  return { inline_keyboard: [buttons.map((b) => ({ text: b.label, callback_data: b.data }))] };
+}
+
+/**
+ * Answer a button press: the presser's toast (answerCallbackQuery, which
+ * also stops their client's spinner), and once the buttons have served,
+ * take the keyboard off the message. Failures are logged, never thrown: a
+ * toast that did not show changes nothing that was decided.
+ */
+export async function answerPressOnTelegram(
+  api: Pick<Api, "answerCallbackQuery" | "editMessageReplyMarkup">,
+  queryId: string,
+  answer: { text: string; clearFrom?: { chatId: string; messageId: string } },
+  deps: Pick<PortDeps, "token" | "log">,
+): Promise<void> {
+  try {
+    // Telegram shows at most 200 characters of a callback answer.
+    await api.answerCallbackQuery(queryId, answer.text ? { text: answer.text.slice(0, 200) } : {});
+  } catch (error) {
+    deps.log.warn("could not answer a button press", { error: toApiError(error, deps.token).message });
+  }
+  const clear = answer.clearFrom;
+  if (!clear) return;
+  try {
+    await api.editMessageReplyMarkup(/^-?\d+$/.test(clear.chatId) ? Number(clear.chatId) : clear.chatId, Number(clear.messageId), {
+      reply_markup: { inline_keyboard: [] },
+    });
+  } catch (error) {
+    const message = toApiError(error, deps.token).message;
+    if (!/message is not modified/i.test(message)) deps.log.warn("could not take the buttons off a message", { error: message });
+  }
 }
 
 /**

@@ -12,6 +12,8 @@ import type { Stopped } from "../queue.ts";
 import type { InboundMessage } from "../../message/index.ts";
 import type { Role } from "../trust.ts";
 import { SOUL_COMMAND } from "./soul.ts";
+import type { SandboxControl } from "../sandbox-control.ts";
+import { SANDBOX_COMMAND } from "./sandbox.ts";
 
 /** A command that cannot do what was asked, for a reason the user should read (not a fault): replied, not logged as an error. */
 export class CommandRefused extends Error {
@@ -37,6 +39,10 @@ export interface CommandContext {
   persona: Persona | null;
   /** Scheduled jobs still to run that were made in, or deliver to, this conversation, soonest first. */
   upcomingJobs(): Job[];
+  /** The name the command was sent under (an alias tells /sandbox what to do: /grant, /revoke, /confirm). */
+  invokedAs?: string;
+  /** The workspace sandbox (/sandbox); absent where the gateway was built without it. */
+  sandbox?: SandboxControl | null;
 }
 
 export interface CommandSpec {
@@ -169,6 +175,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     },
   },
   SOUL_COMMAND,
+  SANDBOX_COMMAND,
 ];
 
 /** The command for a name or alias. */

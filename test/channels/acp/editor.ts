@@ -2,7 +2,8 @@
  * An editor as ACP tests need one: the SDK's client side, connected either
  * the way Zed does it (spawning `fermix acp` and talking over its stdio) or
  * straight to the daemon's socket. It records every `session/update` in
- * arrival order and answers permission requests with "cancelled".
+ * arrival order, and every permission request, answered as `permissionAnswer`
+ * says ("cancelled" unless a test sets "allow" or "deny").
  */
 import * as acp from "@agentclientprotocol/sdk";
 import type { Socket, Subprocess } from "bun";
@@ -15,6 +16,10 @@ export interface Editor {
   readonly connection: acp.ClientConnection;
   /** Every update received, in order. */
   readonly updates: acp.SessionNotification[];
+  /** Every session/request_permission received, in order. */
+  readonly permissions: acp.RequestPermissionRequest[];
+  /** How the next permission requests are answered: an option id, or "cancelled". */
+  permissionAnswer: "allow" | "deny" | "cancelled";
   /** The `fermix acp` process, when spawned. */
   readonly proc?: Subprocess<"pipe", "pipe", "pipe">;
   initialize(): Promise<acp.InitializeResponse>;
@@ -31,18 +36,31 @@ export interface Editor {
 
 function editorOver(stream: acp.Stream, close: () => Promise<void>, proc?: Subprocess<"pipe", "pipe", "pipe">): Editor {
   const updates: acp.SessionNotification[] = [];
+  const permissions: acp.RequestPermissionRequest[] = [];
+  const answers = { permissionAnswer: "cancelled" as Editor["permissionAnswer"] };
   const connection = acp
     .client({ name: "test-editor" })
     .onNotification(acp.methods.client.session.update, ({ params }) => {
       updates.push(params);
     })
-    .onRequest(acp.methods.client.session.requestPermission, async () => ({ outcome: { outcome: "cancelled" } }))
+    .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
+      permissions.push(params);
+      const answer = answers.permissionAnswer;
+      return answer === "cancelled" ? { outcome: { outcome: "cancelled" as const } } : { outcome: { outcome: "selected" as const, optionId: answer } };
+    })
     .connect(stream);
   const agent = connection.agent;
   return {
     agent,
     connection,
     updates,
+    permissions,
+    get permissionAnswer() {
+      return answers.permissionAnswer;
+    },
+    set permissionAnswer(value) {
+      answers.permissionAnswer = value;
+    },
     ...(proc ? { proc } : {}),
     initialize: () =>
       agent.request(acp.methods.agent.initialize, {

@@ -32,6 +32,7 @@ describe("telegram inbound conversion", () => {
       text: "hello there",
       media: [],
       receivedAt: AT,
+      direct: true,
     });
   });
 

@@ -40,7 +40,7 @@ const storedOffset = (ctx: ReturnType<typeof makeContext>) =>
   (ctx.db.query("SELECT value FROM settings WHERE key LIKE 'telegram.offset.%'").get() as { value: string } | null)?.value;
 
 describe("telegram polling", () => {
-  test("clears any webhook, polls for messages only, and hands messages to the gateway", async () => {
+  test("clears any webhook, polls for messages and button presses only, and hands messages to the gateway", async () => {
     const fake = fakeServer();
     fake.webhookUrl = "https://stale.example/hook";
     const ctx = contextFor(fake);
@@ -51,7 +51,7 @@ describe("telegram polling", () => {
     expect(adapter.state()).toEqual({ status: "ready", process_alive: true });
     expect(fake.webhookUrl).toBe("");
     expect(fake.requests.findIndex((r) => r.api === "deleteWebhook")).toBeLessThan(fake.requests.findIndex((r) => r.api === "getUpdates"));
-    expect(fake.calls("getUpdates")[0]!.body.allowed_updates).toEqual(["message"]);
+    expect(fake.calls("getUpdates")[0]!.body.allowed_updates).toEqual(["message", "callback_query"]);
 
     const [update] = fake.pushMessage(fake.message.text("hello fermix"));
     await eventually(() => ctx.ingested.length === 1, 5000, "ingest");

@@ -4,7 +4,7 @@
  * shared by both sides, as in Telegram), with edits, deletions, reactions
  * and chat actions applied.
  */
-import type { Chat, Message, MessageEntity, ReactionType } from "grammy/types";
+import type { Chat, InlineKeyboardMarkup, Message, MessageEntity, ReactionType } from "grammy/types";
 
 type ReplyMessage = NonNullable<Message["reply_to_message"]>;
 
@@ -30,6 +30,8 @@ export interface ChatEntry {
   reply_to?: number;
   disable_notification?: boolean;
   link_preview_disabled?: boolean;
+  /** The inline keyboard under a bot message, as last sent or edited (empty rows once taken off). */
+  reply_markup?: InlineKeyboardMarkup;
   /** For media the bot sent: what arrived and how. */
   file?: { source: "upload" | "file_id" | "url"; filename?: string; size?: number; mime_type?: string; url?: string };
   /** The Message object as last returned or delivered. */

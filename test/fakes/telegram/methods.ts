@@ -4,7 +4,7 @@
  * media sends. Each validates what the real server validates (with its error
  * wording) and updates the chat log, so tests can assert on what the user sees.
  */
-import type { Message, MessageEntity, PhotoSize, ReactionType, User } from "grammy/types";
+import type { InlineKeyboardMarkup, Message, MessageEntity, PhotoSize, ReactionType, User } from "grammy/types";
 import type { RecordedFile } from "../recorder.ts";
 import { asReply, type ChatEntry, ChatLog, kindOf } from "./chats.ts";
 import { type FileKind, FileStore, mimeFromName } from "./files.ts";
@@ -151,7 +151,39 @@ export function sendMessage(s: TelegramState, p: Params): Message {
   if (entities) message.entities = entities;
   const preview = p.obj<Message["link_preview_options"]>("link_preview_options");
   if (preview) message.link_preview_options = preview;
-  s.chats.add({ ...entry, kind: "text", text, source: p.str("text"), entities, message });
+  const markup = inlineKeyboard(p);
+  if (markup) message.reply_markup = markup;
+  s.chats.add({ ...entry, kind: "text", text, source: p.str("text"), entities, message, ...(markup ? { reply_markup: markup } : {}) });
+  return message;
+}
+
+/** A reply_markup parameter that is an inline keyboard, validated as the server does; undefined when absent. */
+function inlineKeyboard(p: Params): InlineKeyboardMarkup | undefined {
+  const markup = p.obj<{ inline_keyboard?: unknown }>("reply_markup");
+  if (markup === undefined) return undefined;
+  const rows = markup?.inline_keyboard;
+  if (!Array.isArray(rows) || !rows.every(Array.isArray)) throw new TgError(400, "Bad Request: can't parse inline keyboard button: InlineKeyboardButton must be an Object");
+  for (const button of rows.flat() as Array<{ text?: unknown; callback_data?: unknown }>) {
+    if (typeof button?.text !== "string" || button.text === "") throw new TgError(400, "Bad Request: can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard");
+    if (typeof button.callback_data === "string" && new TextEncoder().encode(button.callback_data).byteLength > 64) {
+      throw new TgError(400, "Bad Request: BUTTON_DATA_INVALID");
+    }
+  }
+  return markup as InlineKeyboardMarkup;
+}
+
+export function editMessageReplyMarkup(s: TelegramState, p: Params): Message {
+  const entry = editable(s, p, "edit");
+  if (entry.sender !== "bot") throw new TgError(400, "Bad Request: message can't be edited");
+  const markup = inlineKeyboard(p) ?? { inline_keyboard: [] };
+  if (JSON.stringify(markup) === JSON.stringify(entry.reply_markup ?? { inline_keyboard: [] })) {
+    throw new TgError(400, "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message");
+  }
+  entry.reply_markup = markup;
+  const message: Message = { ...entry.message, edit_date: Math.floor(Date.now() / 1000) };
+  if (markup.inline_keyboard.length > 0) message.reply_markup = markup;
+  else delete message.reply_markup;
+  entry.message = message;
   return message;
 }
 

@@ -1,0 +1,113 @@
+/**
+ * The workspace sandbox, put together from config: its stored state, the
+ * confirmation codes, the OS sandbox this machine has (bubblewrap, or
+ * sandbox-exec on macOS; none: run_command is not offered), the access
+ * desk that prompts the owner, and the workspace tools each turn is offered
+ * (the owner's turns only). The core hands the pieces to the gateway.
+ */
+import type { Database } from "bun:sqlite";
+import { existsSync, mkdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { detectBackend, INSTALL_BWRAP, probeBackend, type SandboxBackend } from "../agent/sandbox/detect.ts";
+import { realPath } from "../agent/sandbox/paths.ts";
+import { buildPolicy, isSecretName, usableGrants } from "../agent/sandbox/policy.ts";
+import { SandboxRunner } from "../agent/sandbox/runner.ts";
+import type { Tool } from "../agent/tools/types.ts";
+import { workspaceTools } from "../agent/tools/workspace/index.ts";
+import type { LoadedConfig } from "../config/index.ts";
+import { AccessDesk } from "../gateway/access.ts";
+import { Confirmations } from "../gateway/confirm.ts";
+import type { ToolScope } from "../gateway/deps.ts";
+import { answerPress } from "../gateway/press.ts";
+import type { SandboxControl } from "../gateway/sandbox-control.ts";
+import type { Logger } from "../kernel/log.ts";
+import type { Telemetry } from "../kernel/telemetry.ts";
+import type { ButtonPress, PressResult } from "../message/index.ts";
+import { SandboxStore } from "../store/sandbox.ts";
+
+export interface SandboxOptions {
+  loaded: LoadedConfig;
+  db: Database;
+  log: Logger;
+  telemetry: Telemetry;
+  /** The daemon's environment: $HOME, $PATH (where bwrap is looked for), and what env `allow` rules pass through. */
+  env: Record<string, string | undefined>;
+  /** The OS sandbox; undefined: detected on this machine; null: none. */
+  backend?: SandboxBackend | null;
+}
+
+export interface Sandbox {
+  control: SandboxControl;
+  /** The workspace tools for a turn (GatewayDeps.extraTools). */
+  tools(scope: ToolScope): Tool[];
+  /** A button press from a channel (AdapterContext.press). */
+  press(press: ButtonPress): Promise<PressResult>;
+}
+
+export function buildSandbox(options: SandboxOptions): Sandbox {
+  const { loaded, db, log, telemetry, env } = options;
+  const settings = loaded.config.fermix_core.sandbox;
+  const { paths } = loaded;
+  const homeDir = env.HOME && env.HOME !== "" ? env.HOME : homedir();
+  const store = new SandboxStore(db);
+  const sandboxLog = log.child({ component: "sandbox" });
+  // skills/ is read-only to the tools: it must exist to be bound read-only, or a command could create it.
+  const skills = join(paths.workspace, "skills");
+  if (!existsSync(skills)) mkdirSync(skills, { recursive: true, mode: 0o700 });
+  for (const rule of store.env()) if (rule.rule === "set" && isSecretName(rule.name) && rule.value) log.redactor.add(rule.value);
+
+  const backend = options.backend === undefined ? workingBackend(env, sandboxLog) : options.backend;
+  const runner = backend ? new SandboxRunner(backend) : null;
+  const confirmations = new Confirmations({ ttlMs: settings.confirm_ttl_seconds * 1000 });
+  const desk = new AccessDesk({ confirmations, store, timeoutMs: settings.access_request_timeout_seconds * 1000, log: sandboxLog, telemetry });
+  const workspace = realPath(paths.workspace);
+  const control: SandboxControl = {
+    store,
+    confirmations,
+    networkDefault: settings.network,
+    fermixHome: paths.home,
+    workspace,
+    homeDir,
+    backend: backend ? (backend.kind === "bwrap" ? "bubblewrap" : "sandbox-exec") : null,
+    installHint: INSTALL_BWRAP,
+    redact: (value) => log.redactor.add(value),
+    telemetry,
+  };
+  const toolDeps = {
+    reach: () => ({
+      workspace,
+      readOnly: [join(workspace, "SOUL.md"), join(workspace, "skills")],
+      grants: usableGrants(store.grants(), paths.home, existsSync),
+      homeDir,
+    }),
+    policy: () =>
+      buildPolicy({ state: store.state(), networkDefault: settings.network, workspace, fermixHome: paths.home, homeDir, daemonEnv: env, exists: existsSync }),
+    runner,
+    commandTimeoutMs: settings.command_timeout_seconds * 1000,
+    outputLimit: settings.command_output_limit_bytes,
+    fermixHome: paths.home,
+    workspace,
+    access: desk,
+    log: sandboxLog,
+    telemetry,
+  };
+  return {
+    control,
+    tools: (scope) => workspaceTools(scope, toolDeps),
+    press: async (press) => answerPress(press, { config: loaded.config, sandbox: control, log: sandboxLog }),
+  };
+}
+
+/** The OS sandbox found here, if it also runs (bubblewrap needs user namespaces); else null, said once in the log. */
+function workingBackend(env: Record<string, string | undefined>, log: Logger): SandboxBackend | null {
+  const backend = detectBackend(process.platform, env.PATH);
+  if (!backend) {
+    log.warn(`no OS sandbox on this machine: run_command is not offered (${INSTALL_BWRAP})`);
+    return null;
+  }
+  const probe = probeBackend(backend);
+  if (probe.ok) return backend;
+  log.warn("the OS sandbox does not run here: run_command is not offered", { sandbox: backend.path, reason: probe.reason });
+  return null;
+}

@@ -1,0 +1,110 @@
+/**
+ * The agent's access requests, answered by the owner: a code is opened on
+ * the confirmation path (src/gateway/confirm.ts), the prompt goes to the
+ * conversation whose turn asked, and the turn waits for the answer, the
+ * timeout, or its own stop. On a button channel the prompt carries Approve
+ * and Deny; in a shared chat there the code itself is withheld (answer by
+ * button, from a direct message, or from the command line, where `/sandbox`
+ * lists it). Elsewhere the prompt shows the `/confirm TOKEN` line. A surface
+ * with a permission dialog of its own (an editor over ACP) asks there instead.
+ */
+import type { AccessBroker, AccessDecision, AccessRequest } from "../agent/tools/workspace/index.ts";
+import type { ToolContext } from "../agent/tools/types.ts";
+import type { Logger } from "../kernel/log.ts";
+import type { Telemetry } from "../kernel/telemetry.ts";
+import type { GrantMode, SandboxStore } from "../store/sandbox.ts";
+import { buttonData, type Confirmations, durationWords } from "./confirm.ts";
+
+export interface AccessDeskDeps {
+  confirmations: Confirmations;
+  store: SandboxStore;
+  /** How long a turn waits for the answer (access_request_timeout_seconds), ms. */
+  timeoutMs: number;
+  log: Logger;
+  telemetry: Telemetry;
+}
+
+const modeWords = (mode: GrantMode) => (mode === "rw" ? "read-write" : "read-only");
+
+/** The prompt's text; `token` is left out where the code is withheld. */
+export function accessPrompt(request: AccessRequest, token: string | null, buttons: boolean, waitWords: string): string {
+  const lines = [`🔐 **Access request**: the assistant asks for ${modeWords(request.mode)} access to \`${request.path}\`.`, "", `Why: ${request.reason}`, ""];
+  if (token === null) {
+    lines.push(`Approve or deny with the buttons below — or from a direct message to me or the command line, where \`/sandbox\` shows the code. It waits ${waitWords}.`);
+  } else {
+    lines.push(`${buttons ? "Tap Approve, or send" : "To approve, send"} \`/confirm ${token}\` (to refuse: \`/sandbox deny ${token}\`). It waits ${waitWords}.`);
+  }
+  return lines.join("\n");
+}
+
+export class AccessDesk implements AccessBroker {
+  constructor(private readonly deps: AccessDeskDeps) {}
+
+  async request(request: AccessRequest, ctx: ToolContext): Promise<AccessDecision> {
+    if (ctx.port.askPermission) return this.askEditor(request, ctx, ctx.port.askPermission.bind(ctx.port));
+    const { confirmations, store, log, telemetry } = this.deps;
+    const summary = `${modeWords(request.mode)} access to ${request.path}`;
+    const who = `${ctx.channel}:${ctx.senderId}`;
+    const code = confirmations.openAccess({ channel: ctx.channel, senderId: ctx.senderId, conversation: ctx.conversation }, summary, this.deps.timeoutMs, () => {
+      store.grant(request.path, request.mode, `${who} (asked by the assistant)`);
+      log.info("access granted", { channel: ctx.channel, path: request.path, mode: request.mode, by: who });
+      return `Approved: ${summary}. The assistant goes on.`;
+    });
+    const buttons = ctx.port.capabilities.buttons === true;
+    const withheld = buttons && !request.direct;
+    const prompt = accessPrompt(request, withheld ? null : code.token, buttons, this.waitWords());
+    log.info("access requested", { channel: ctx.channel, conversation: ctx.conversation, path: request.path, mode: request.mode, code_shown: !withheld });
+    let onStop!: () => void;
+    const stopped = new Promise<never>((_, reject) => {
+      onStop = () => {
+        code.withdraw();
+        reject(ctx.signal.reason ?? new DOMException("stopped", "AbortError"));
+      };
+    });
+    stopped.catch(() => {});
+    if (ctx.signal.aborted) onStop();
+    else ctx.signal.addEventListener("abort", onStop, { once: true });
+    try {
+      await ctx.say(
+        prompt,
+        buttons
+          ? [
+              { label: "✅ Approve", data: buttonData("confirm", code.token) },
+              { label: "✖️ Deny", data: buttonData("deny", code.token) },
+            ]
+          : undefined,
+      );
+      const state = await Promise.race([code.decided, stopped]);
+      const decision: AccessDecision = state === "confirmed" ? "granted" : state === "denied" ? "denied" : "timed_out";
+      if (decision === "timed_out") {
+        telemetry.emit("sandbox.decision", { measurements: { count: 1 }, metadata: { channel: ctx.channel, kind: "access", outcome: "timed_out", via: "timeout" } });
+      }
+      log.info("access request answered", { channel: ctx.channel, path: request.path, decision });
+      return decision;
+    } finally {
+      ctx.signal.removeEventListener("abort", onStop);
+      code.withdraw();
+    }
+  }
+
+  /** A surface with its own permission dialog (an editor over ACP) asks its user there, for as long as a code would wait. */
+  private async askEditor(request: AccessRequest, ctx: ToolContext, ask: NonNullable<ToolContext["port"]["askPermission"]>): Promise<AccessDecision> {
+    const { store, log, telemetry } = this.deps;
+    const timeout = AbortSignal.timeout(this.deps.timeoutMs);
+    const answer = await ask(
+      { title: `Allow ${modeWords(request.mode)} access to ${request.path}?`, reason: request.reason, path: request.path, kind: request.mode === "rw" ? "edit" : "read" },
+      AbortSignal.any([timeout, ctx.signal]),
+    );
+    if (ctx.signal.aborted) throw ctx.signal.reason ?? new DOMException("stopped", "AbortError");
+    const decision: AccessDecision = answer === "allow" ? "granted" : answer === "deny" ? "denied" : timeout.aborted ? "timed_out" : "denied";
+    if (decision === "granted") store.grant(request.path, request.mode, `${ctx.channel}:${ctx.senderId} (asked by the assistant)`);
+    const outcome = decision === "granted" ? "confirmed" : decision === "denied" ? "denied" : "timed_out";
+    telemetry.emit("sandbox.decision", { measurements: { count: 1 }, metadata: { channel: ctx.channel, kind: "access", outcome, via: decision === "timed_out" ? "timeout" : "editor" } });
+    log.info("access request answered in the editor", { channel: ctx.channel, path: request.path, decision });
+    return decision;
+  }
+
+  private waitWords(): string {
+    return durationWords(this.deps.timeoutMs);
+  }
+}

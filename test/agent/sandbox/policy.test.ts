@@ -1,0 +1,157 @@
+/**
+ * The sandbox policy and the two command lines built from it, on data: what
+ * bubblewrap is told to bind, what the macOS profile allows, and how the
+ * network and the environment are decided.
+ */
+import { describe, expect, test } from "bun:test";
+import { bwrapArgs, type SystemLayout } from "../../../src/agent/sandbox/bwrap.ts";
+import { buildPolicy, commandEnv, effectiveNetwork, isSecretName, type SandboxPolicy, usableGrants } from "../../../src/agent/sandbox/policy.ts";
+import { findPreset } from "../../../src/agent/sandbox/presets.ts";
+import { sandboxExecArgv, sbplString, seatbeltProfile } from "../../../src/agent/sandbox/seatbelt.ts";
+import type { SandboxState } from "../../../src/store/sandbox.ts";
+
+const WS = "/home/ann/.fermix/workspace";
+const policy = (overrides: Partial<SandboxPolicy> = {}): SandboxPolicy => ({
+  workspace: WS,
+  readOnlyInWorkspace: [`${WS}/SOUL.md`, `${WS}/skills`],
+  grants: [
+    { path: "/srv/data", mode: "ro" },
+    { path: "/srv/data/out", mode: "rw" },
+  ],
+  presetPaths: ["/home/ann/.gitconfig"],
+  network: false,
+  env: { PATH: "/usr/bin:/bin", HOME: WS },
+  ...overrides,
+});
+const MERGED: SystemLayout = {
+  "/bin": { kind: "symlink", target: "usr/bin" },
+  "/sbin": { kind: "symlink", target: "usr/sbin" },
+  "/lib": { kind: "symlink", target: "usr/lib" },
+  "/lib64": { kind: "dir" },
+};
+
+/** The flag pairs and triples of an argv, joined, for reading. */
+const pairs = (args: string[]) => args.join(" ");
+
+describe("bubblewrap", () => {
+  test("system read-only, private /proc /dev /tmp, workspace writable with its read-only parts, grants outer before inner, no network", () => {
+    const args = bwrapArgs({ policy: policy(), cwd: WS, argv: ["ls", "-la"], layout: MERGED });
+    const line = pairs(args);
+    expect(args.slice(0, 5)).toEqual(["--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL"]);
+    expect(args).not.toContain("--share-net");
+    for (const part of [
+      "--ro-bind /usr /usr",
+      "--symlink usr/bin /bin",
+      "--symlink usr/sbin /sbin",
+      "--symlink usr/lib /lib",
+      "--ro-bind /lib64 /lib64",
+      "--ro-bind /etc /etc --proc /proc --dev /dev --tmpfs /tmp",
+      "--ro-bind /home/ann/.gitconfig /home/ann/.gitconfig",
+      `--bind ${WS} ${WS} --ro-bind ${WS}/SOUL.md ${WS}/SOUL.md --ro-bind ${WS}/skills ${WS}/skills`,
+      "--ro-bind /srv/data /srv/data --bind /srv/data/out /srv/data/out",
+      `--remount-ro / --chdir ${WS} -- ls -la`,
+    ]) {
+      expect(line).toContain(part);
+    }
+    // Nothing else of the home is bound, and /lib32 (absent here) is not mentioned.
+    expect(line).not.toContain("--bind /home/ann ");
+    expect(line).not.toContain("/lib32");
+    // The workspace is bound after /tmp's tmpfs, or a workspace under /tmp would be hidden by it.
+    expect(line.indexOf("--tmpfs /tmp")).toBeLessThan(line.indexOf(`--bind ${WS}`));
+  });
+
+  test("with the network on it shares the network and binds where name resolution lives", () => {
+    const args = bwrapArgs({ policy: policy({ network: true }), cwd: WS, argv: ["true"], layout: MERGED, networkPaths: ["/run/systemd/resolve"] });
+    expect(args).toContain("--share-net");
+    expect(pairs(args)).toContain("--ro-bind-try /run/systemd/resolve /run/systemd/resolve");
+  });
+});
+
+describe("the macOS profile", () => {
+  test("denies by default; allows the system read-only, the workspace, grants and its temp dir; no network", () => {
+    const profile = seatbeltProfile(policy(), "/private/var/folders/xy/T/fermix-cmd-1");
+    const lines = profile.trim().split("\n");
+    expect(lines.slice(0, 2)).toEqual(["(version 1)", "(deny default)"]);
+    expect(profile).toContain('(allow file-read* (literal "/") (subpath "/usr") (subpath "/bin")');
+    expect(profile).toContain('(allow file-read* file-write* (subpath "/private/var/folders/xy/T/fermix-cmd-1"))');
+    expect(profile).toContain('(allow file-read* (subpath "/home/ann/.gitconfig"))');
+    expect(profile).toContain(`(allow file-read* file-write* (subpath "${WS}"))`);
+    expect(profile).toContain(`(deny file-write* (subpath "${WS}/SOUL.md") (subpath "${WS}/skills"))`);
+    expect(profile).toContain('(allow file-read* (subpath "/srv/data"))\n(deny file-write* (subpath "/srv/data"))\n(allow file-read* file-write* (subpath "/srv/data/out"))');
+    expect(profile).not.toContain("network");
+    expect(profile).not.toContain('(subpath "/home/ann")');
+    // Later rules win: the read-only carve-outs come after the workspace they sit in.
+    expect(profile.indexOf(`(deny file-write* (subpath "${WS}/SOUL.md")`)).toBeGreaterThan(profile.indexOf(`(allow file-read* file-write* (subpath "${WS}"))`));
+  });
+
+  test("network on allows it; paths are quoted so no path can break out of its string", () => {
+    expect(seatbeltProfile(policy({ network: true }), "/tmp/x")).toContain("(allow network*)");
+    expect(sbplString('/tmp/a"b\\c')).toBe('"/tmp/a\\"b\\\\c"');
+    const evil = seatbeltProfile(policy({ grants: [{ path: '/srv/x") (allow default) ("', mode: "ro" }] }), "/tmp/x");
+    expect(evil).not.toContain("(allow default)\n");
+    expect(evil).toContain('(subpath "/srv/x\\") (allow default) (\\"")');
+    expect(sandboxExecArgv("/usr/bin/sandbox-exec", "(version 1)", ["ls"])).toEqual(["/usr/bin/sandbox-exec", "-p", "(version 1)", "ls"]);
+  });
+});
+
+describe("the policy", () => {
+  const state = (overrides: Partial<SandboxState> = {}): SandboxState => ({ grants: [], env: [], presets: [], network: undefined, ...overrides });
+
+  test("the network: the stored setting wins over the config default; a preset that needs it turns it on", () => {
+    expect(effectiveNetwork(state(), false)).toBe(false);
+    expect(effectiveNetwork(state(), true)).toBe(true);
+    expect(effectiveNetwork(state({ network: false }), true)).toBe(false);
+    expect(effectiveNetwork(state({ network: true }), false)).toBe(true);
+    expect(effectiveNetwork(state({ network: false, presets: ["node"] }), false)).toBe(true);
+    expect(effectiveNetwork(state({ presets: ["git"] }), false)).toBe(false);
+  });
+
+  test("the environment: fixed defaults, base names passed through, presets, then allow/set/deny; nothing else", () => {
+    const daemonEnv = { LANG: "de_DE.UTF-8", OPENAI_API_KEY: "sk-x", GIT_AUTHOR_NAME: "Ann", EDITOR: "vim", TERM: "xterm" };
+    const at = 0;
+    const env = commandEnv({
+      rules: [
+        { name: "EDITOR", rule: "allow", changedBy: "t", changedAt: at },
+        { name: "TERM", rule: "deny", changedBy: "t", changedAt: at },
+        { name: "COLOR", rule: "set", value: "1", changedBy: "t", changedAt: at },
+      ],
+      presets: [findPreset("git")!, findPreset("node")!],
+      daemonEnv,
+      workspace: WS,
+      homeDir: "/home/ann",
+    });
+    expect(env).toEqual({
+      PATH: "/home/ann/.bun/bin:/home/ann/.volta/bin:/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin",
+      HOME: WS,
+      TMPDIR: "/tmp",
+      LANG: "de_DE.UTF-8",
+      GIT_AUTHOR_NAME: "Ann",
+      GIT_TERMINAL_PROMPT: "0",
+      npm_config_cache: "/tmp/.npm",
+      npm_config_update_notifier: "false",
+      EDITOR: "vim",
+      COLOR: "1",
+    });
+  });
+
+  test("grants that hold the Fermix home or lie in it, or no longer exist, are never used", () => {
+    const grants = [
+      { path: "/home/ann", mode: "ro" as const, grantedBy: "x", grantedAt: 0 },
+      { path: "/home/ann/.fermix/fermix.db", mode: "rw" as const, grantedBy: "x", grantedAt: 0 },
+      { path: "/gone", mode: "ro" as const, grantedBy: "x", grantedAt: 0 },
+      { path: "/srv/data/out", mode: "rw" as const, grantedBy: "x", grantedAt: 0 },
+      { path: "/srv/data", mode: "ro" as const, grantedBy: "x", grantedAt: 0 },
+    ];
+    expect(usableGrants(grants, "/home/ann/.fermix", (p) => p !== "/gone")).toEqual([
+      { path: "/srv/data", mode: "ro" },
+      { path: "/srv/data/out", mode: "rw" },
+    ]);
+    const built = buildPolicy({ state: state({ grants }), networkDefault: false, workspace: WS, fermixHome: "/home/ann/.fermix", homeDir: "/home/ann", daemonEnv: {}, exists: (p) => p !== "/gone" });
+    expect(built.grants.map((g) => g.path)).toEqual(["/srv/data", "/srv/data/out"]);
+  });
+
+  test("secret-looking names", () => {
+    for (const name of ["OPENAI_API_KEY", "GITHUB_TOKEN", "DB_PASSWORD", "AWS_SECRET_ACCESS_KEY", "SESSION_COOKIE", "SSH_AUTH_SOCK"]) expect(isSecretName(name)).toBe(true);
+    for (const name of ["EDITOR", "LANG", "PATH", "GREETING"]) expect(isSecretName(name)).toBe(false);
+  });
+});
