@@ -8,7 +8,7 @@ import type { ChannelName } from "../config/schema.ts";
 import type { ChannelRuntimeState } from "../kernel/health.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
-import type { OutboundMedia } from "../message/index.ts";
+import { type OutboundMedia, SendFailed } from "../message/index.ts";
 import type { AdapterContext } from "./types.ts";
 
 export interface WebhookLifecycle {
@@ -46,4 +46,18 @@ export function webhookLifecycle(channel: ChannelName, initialLog?: Logger): Web
       telemetry?.emit("channel.media_send_error", { measurements: { count: 1 }, metadata: { channel, kind: media.kind, reason: "over_cap" } });
     },
   };
+}
+
+/**
+ * Why a start-up credential check failed, in words that send the operator
+ * the right way: an outage (5xx, 429, the network) is not a rejected
+ * credential — the start is retried and nothing needs changing.
+ */
+export function startupFailure(platform: string, credential: string, error: unknown): Error {
+  const reason = error instanceof Error ? error.message : String(error);
+  const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+  if ((error instanceof SendFailed && error.transient) || timedOut) {
+    return new Error(`${platform} could not be reached to check the ${credential} (an outage, not the ${credential}): ${reason}; retrying`);
+  }
+  return new Error(`${platform} did not accept the ${credential}: ${reason}`);
 }

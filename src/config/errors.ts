@@ -30,7 +30,18 @@ export class ConfigError extends Error {
 
 export function describeIssue(issue: ConfigIssue): string {
   const shown = issue.value === undefined ? "is missing" : `= ${showValue(issue.key, issue.value)} is not valid`;
-  return `${issue.key} ${shown}: expected ${issue.allowed}`;
+  return `${issue.key} ${shown}: expected ${issue.allowed}${typeHint(issue)}`;
+}
+
+/** A TOML type that is nearly right: say how to write it (a credential is never shown, not even in the hint). */
+function typeHint(issue: ConfigIssue): string {
+  const { value, allowed } = issue;
+  if (SECRET_LEAVES.has(issue.key.split(".").at(-1) ?? "")) return typeof value === "string" ? "" : " (quote it)";
+  const scalar = typeof value === "number" || typeof value === "boolean" || typeof value === "bigint";
+  if (scalar && /string/.test(allowed) && !/list/.test(allowed)) return ` (quote it: "${String(value)}")`;
+  if (scalar && /list/.test(allowed)) return ` (write a list: ["${String(value)}"])`;
+  if (typeof value === "string" && /list/.test(allowed)) return ` (write a list: [${JSON.stringify(value)}])`;
+  return "";
 }
 
 function showValue(key: string, value: unknown): string {

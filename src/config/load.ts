@@ -84,11 +84,13 @@ export function resolveConfig(input: ResolveInput): Resolved {
   for (const [path, value] of Object.entries(input.secrets)) setPath(merged, path, value);
   applyEnv(merged, input.env);
 
-  const withDefaults = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, merged)) as Table;
+  // No conversion: a number where a string or a list is expected (owner_user_id = 42) is an error naming
+  // the key, not silently made "42". Every layer above the file already yields the right types.
+  const withDefaults = Value.Default(ConfigSchema, merged) as Table;
   const providers = providersOf(withDefaults);
   for (const [name, provider] of Object.entries(providers)) {
     if (provider && typeof provider === "object") {
-      providers[name] = Value.Default(ProviderSchema, Value.Convert(ProviderSchema, provider));
+      providers[name] = Value.Default(ProviderSchema, provider);
     }
   }
 

@@ -22,6 +22,7 @@ import { SetupGate } from "../http/setup.ts";
 import { webhookRoutes } from "../http/webhooks/index.ts";
 import { VERSION } from "../version.ts";
 import { ChannelSupervisor } from "./channels.ts";
+import { exposures } from "./exposure.ts";
 import { UnknownSenderWatch } from "./pairing.ts";
 import { reloadDaemon } from "./reload.ts";
 import { buildCore, type Core } from "./core.ts";
@@ -134,6 +135,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   };
 
   try {
+    // Files only the owner should read, open to others: said once at start, and in health until fixed.
+    for (const problem of exposures(loaded)) log.warn("file permissions expose fermix's data", { problem });
     const report = () =>
       buildHealthReport({
         version: VERSION,
@@ -145,6 +148,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         ...(core.agents.primary ? { providers: new Map([[core.agents.primary.name, core.agents.providerState()]]) } : {}),
         sendTrouble: (channel) => core.delivery.trouble(channel),
         memoryStore: core.memory.check(),
+        problems: exposures(loaded),
       });
 
     // One reload at a time: SIGHUP and the control socket may ask together.

@@ -18,6 +18,7 @@ import { findSignalCli } from "../channels/signal/files.ts";
 import { discordDoctorRows } from "./doctor-discord.ts";
 import { memoryAndJobRows } from "./doctor-memory.ts";
 import { detectBackend, INSTALL_BWRAP, probeBackend } from "../agent/sandbox/detect.ts";
+import { homeExposure, secretsExposure } from "./exposure.ts";
 import { providerHealth } from "./health.ts";
 
 export type RowStatus = "ok" | "warn" | "fail";
@@ -119,21 +120,17 @@ function sandboxRow(env: Env, platform: NodeJS.Platform = process.platform): Doc
 
 function homeRow(home: string): DoctorRow {
   if (!existsSync(home)) return row("home", "warn", `${home} does not exist yet; \`fermix run\` creates it (0700)`);
-  const mode = statSync(home).mode & 0o777;
-  if ((mode & 0o077) !== 0) {
-    return row("home", "fail", `${home} is readable by other users (mode ${mode.toString(8)}): run chmod 700 ${home}`);
-  }
-  return row("home", "ok", `${home} (mode ${mode.toString(8)})`);
+  const exposed = homeExposure(home);
+  if (exposed) return row("home", "fail", exposed);
+  return row("home", "ok", `${home} (mode ${(statSync(home).mode & 0o777).toString(8)})`);
 }
 
 function secretsRow(loaded: LoadedConfig): DoctorRow {
   const store = loaded.secretStore;
   if (store.kind === "keychain") return row("secrets", "ok", store.location);
   if (!existsSync(store.location)) return row("secrets", "ok", `file ${store.location} (no OS keychain here; none stored yet)`);
-  const mode = statSync(store.location).mode & 0o777;
-  if ((mode & 0o077) !== 0) {
-    return row("secrets", "fail", `${store.location} is readable by other users (mode ${mode.toString(8)}): run chmod 600`);
-  }
+  const exposed = secretsExposure(loaded);
+  if (exposed) return row("secrets", "fail", exposed);
   return row("secrets", "ok", `file ${store.location} (mode 600; no OS keychain here)`);
 }
 

@@ -12,9 +12,10 @@ import { isEmptyMessage, prepareMedia } from "./media.ts";
 import { conversationKey, type InboundMessage, type ReplyButton, type ReplyPort, type ReplyTarget } from "../message/index.ts";
 import { ShutdownInterrupt, TurnCancelled } from "./queue.ts";
 import { type Role, roleFor } from "./trust.ts";
-import { TurnRunner } from "./turn.ts";
+import { type TurnFault, TurnRunner } from "./turn.ts";
 
 export type { AgentHandle, ChannelAccess, GatewayDeps, StreamRequest, TurnStream } from "./deps.ts";
+export type { TurnFault } from "./turn.ts";
 
 export type IngestOutcome =
   | "dropped"
@@ -40,6 +41,8 @@ export interface IngestOptions {
   stream?: TurnStream;
   /** The message is replayed from the inbox after a restart: its turn squares its answer with what was delivered. */
   replay?: boolean;
+  /** Told when the turn ends in a fault the user is told about (its class and the message): ACP answers the prompt with an error. */
+  onFault?: (fault: TurnFault) => void;
 }
 
 export class Gateway {
@@ -200,6 +203,7 @@ export class Gateway {
           images: media.images,
           ...(options.stream ? { stream: options.stream } : {}),
           ...(options.replay ? { replay: true } : {}),
+          ...(options.onFault ? { onFault: options.onFault } : {}),
         });
       });
     } catch (error) {

@@ -41,6 +41,14 @@ export interface TurnInput {
   stream?: TurnStream;
   /** The turn is replayed from the inbox after a restart. */
   replay?: boolean;
+  /** Told the class and message of a fault the turn ends in (beside the message the reader is sent). */
+  onFault?: (fault: TurnFault) => void;
+}
+
+/** A turn that ended in a fault: its class (a provider fault, "restarting", "no_provider", "empty", "internal") and what the user was told. */
+export interface TurnFault {
+  class: string;
+  message: string;
 }
 
 const TYPING_EVERY_MS = 4500;
@@ -53,14 +61,18 @@ export class TurnRunner {
   async run(turn: TurnInput): Promise<TurnOutcome> {
     const { deps } = this;
     const { message } = turn;
+    const fault = async (kind: string, text: string) => {
+      turn.onFault?.({ class: kind, message: text });
+      await turn.say(text);
+    };
     if (!deps.agent.configured) {
-      await turn.say("No model provider is configured yet — run `fermix setup` on the machine running Fermix.");
+      await fault("no_provider", "No model provider is configured yet — run `fermix setup` on the machine running Fermix.");
       return "failed";
     }
     const agent = deps.agent.current();
     if (!agent) {
       deps.telemetry.emit("dispatcher.agent_unavailable", { measurements: { count: 1 }, metadata: { channel: message.channel } });
-      await turn.say("The assistant is restarting (restart in progress) — please send that again in a moment.");
+      await fault("restarting", "The assistant is restarting (restart in progress) — please send that again in a moment.");
       return "restarting";
     }
 
@@ -125,7 +137,7 @@ export class TurnRunner {
       await stream?.stop();
       deps.log.error("the agent failed unexpectedly; restarting it", { error: error instanceof Error ? error.message : String(error) });
       deps.agent.restart("turn failed");
-      await turn.say("Something went wrong on my side and the assistant is restarting — please try again in a moment.");
+      await fault("internal", "Something went wrong on my side and the assistant is restarting — please try again in a moment.");
       return "failed";
     }
     stopTyping();
@@ -156,13 +168,13 @@ export class TurnRunner {
           measurements: { duration_ms: performance.now() - started },
           metadata: { channel: message.channel, class: failure?.fault ?? "server" },
         });
-        await turn.say(faultMessage(failure?.fault, shown && stream !== null));
+        await fault(failure?.fault ?? "server", faultMessage(failure?.fault, shown && stream !== null));
         return "failed";
       }
       case "empty":
         await stream?.stop();
         deps.agent.noteOutcome?.(true);
-        await turn.say("I got an empty answer from the model — please try again.");
+        await fault("empty", "I got an empty answer from the model — please try again.");
         return "empty_completion";
     }
     deps.agent.noteOutcome?.(true);

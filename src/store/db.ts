@@ -7,21 +7,47 @@ export class MigrationError extends Error {
   override name = "MigrationError";
 }
 
+/** The database cannot be used: the message names the file and what to do about it. */
+export class DatabaseUnavailable extends Error {
+  override name = "DatabaseUnavailable";
+}
+
 /** Open (creating if needed) the database, owner-only, in WAL mode, migrated to the latest version. */
 export function openDatabase(path: string, migrations: readonly Migration[] = MIGRATIONS): Database {
-  const db = new Database(path, { create: true, strict: true });
-  db.exec("PRAGMA journal_mode = WAL");
-  db.exec("PRAGMA synchronous = NORMAL");
-  db.exec("PRAGMA busy_timeout = 5000");
-  db.exec("PRAGMA foreign_keys = ON");
-  restrictFiles(path);
+  let db: Database | undefined;
   try {
+    db = new Database(path, { create: true, strict: true });
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec("PRAGMA foreign_keys = ON");
+    restrictFiles(path);
     migrate(db, migrations);
   } catch (error) {
-    db.close();
-    throw error;
+    db?.close();
+    throw explain(path, error);
   }
   return db;
+}
+
+/** SQLite's terse errors, as a sentence an operator can act on. */
+function explain(path: string, error: unknown): unknown {
+  if (error instanceof MigrationError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (/not a database|malformed|corrupt/i.test(message)) {
+    return new DatabaseUnavailable(
+      `the database ${path} is damaged (${message}): stop fermix, move the file aside and restore the latest backup of it (see docs/operations.md), or start without it to begin afresh`,
+    );
+  }
+  if (/locked|busy/i.test(message)) {
+    return new DatabaseUnavailable(
+      `the database ${path} is locked by another process (${message}): stop the other fermix (or whatever holds the file) and start again`,
+    );
+  }
+  if (/readonly|permission|unable to open|cannot open/i.test(message)) {
+    return new DatabaseUnavailable(`cannot open the database ${path} (${message}): check that the file and its folder belong to you and are writable`);
+  }
+  return error;
 }
 
 /** Apply every migration newer than the database's `user_version`. */

@@ -128,10 +128,17 @@ describe("validation errors name the key, the value and what is allowed", () => 
     expect(() => parseConfigText(`[fermix_channels.telegram\n`, FILE)).toThrow(`cannot parse ${FILE}: TOML Parse error`);
   });
 
-  test("numeric ids written without quotes are accepted as ids", () => {
-    const { config } = resolve(`[fermix_channels.telegram]\nowner_user_id = 123456789\nallowed_user_ids = [42]\n`);
-    expect(config.fermix_channels.telegram.owner_user_id).toBe("123456789");
-    expect(config.fermix_channels.telegram.allowed_user_ids).toEqual(["42"]);
+  test("a wrong TOML type is refused, not coerced: the key, the value, the expected type and how to write it", () => {
+    const error = configError(
+      `[fermix_channels.telegram]\nowner_user_id = 42\nallowed_user_ids = 123\n[fermix_channels.slack]\nsigning_secret = 12345678\n`,
+    );
+    expect(error.message).toContain('fermix_channels.telegram.owner_user_id = 42 is not valid: expected a non-empty string (quote it: "42")');
+    expect(error.message).toContain('fermix_channels.telegram.allowed_user_ids = 123 is not valid: expected a list of non-empty strings (write a list: ["123"])');
+    expect(error.message).toContain("fermix_channels.slack.signing_secret = [redacted] is not valid: expected a non-empty string");
+    expect(error.message).not.toContain("12345678");
+    // Quoted, the same values load.
+    const { config } = resolve(`[fermix_channels.telegram]\nowner_user_id = "42"\nallowed_user_ids = ["123"]\n`);
+    expect(config.fermix_channels.telegram.owner_user_id).toBe("42");
   });
 });
 

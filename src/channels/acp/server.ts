@@ -5,10 +5,11 @@
  * back as it is produced; when the client goes away, its turns are cancelled
  * and its sessions forgotten.
  */
+import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { Socket } from "bun";
 import type { Logger } from "../../kernel/log.ts";
-import type { IngestOptions, IngestOutcome } from "../../gateway/ingest.ts";
+import type { IngestOptions, IngestOutcome, TurnFault } from "../../gateway/ingest.ts";
 import type { FetchedMedia, InboundMessage, PermissionAsk } from "../../message/index.ts";
 import { VERSION } from "../../version.ts";
 import { socketPipe, type SocketPipe } from "./pipe.ts";
@@ -58,6 +59,9 @@ export function cancelSession(session: AcpSession, stopConversation: (key: strin
   stopConversation(session.conversation);
 }
 
+/** The JSON-RPC error code of a prompt whose turn failed (the implementation-defined server-error range). */
+export const TURN_FAILED = -32001;
+
 /** Serve ACP on one accepted socket. */
 export function serveConnection<Data>(socket: Socket<Data>, id: number, deps: AcpServerDeps): AcpConnection {
   const pipe = socketPipe(socket);
@@ -80,13 +84,23 @@ export function serveConnection<Data>(socket: Socket<Data>, id: number, deps: Ac
       const stream = new AcpTurnStream(turn.mapper, session.updates, () => {
         if (turn.cancelled) deps.stopConversation(session.conversation);
       });
-      const outcome = await deps.ingest(message, { port: acpPort(session, turn, (ask, askSignal) => askEditor(session.id, ask, askSignal)), stream });
+      let fault: TurnFault | undefined;
+      const outcome = await deps.ingest(message, {
+        port: acpPort(session, turn, (ask, askSignal) => askEditor(session.id, ask, askSignal)),
+        stream,
+        onFault: (f) => {
+          fault = f;
+        },
+      });
       // Every update of the turn reaches the client before its response does.
       await session.updates.idle();
       const cancelled = turn.cancelled || outcome === "cancelled" || outcome === "interrupted";
       log.debug("prompt done", { session: session.id, outcome });
+      // A failed turn is a failed request: an editor can tell it from an answer (and may offer a retry).
+      if (!cancelled && fault) throw new acp.RequestError(TURN_FAILED, fault.message, { class: fault.class });
       return { stopReason: cancelled ? "cancelled" : "end_turn" };
     } catch (error) {
+      if (error instanceof acp.RequestError && error.code === TURN_FAILED) throw error;
       // The SDK answers the editor with an internal error; the log says what it was.
       log.error("prompt failed", { session: session.id, error: error instanceof Error ? error.message : String(error) });
       throw error;
@@ -120,6 +134,10 @@ export function serveConnection<Data>(socket: Socket<Data>, id: number, deps: Ac
     .agent({ name: "fermix" })
     .onRequest(acp.methods.agent.initialize, () => initializeResponse(deps.vision))
     .onRequest(acp.methods.agent.session.new, ({ params }) => {
+      // ACP: "cwd must be an absolute path".
+      if (typeof params.cwd !== "string" || !isAbsolute(params.cwd)) {
+        throw acp.RequestError.invalidParams({ cwd: params.cwd }, "cwd must be an absolute path");
+      }
       const session = deps.sessions.open(id, params.cwd, (update, sessionId) =>
         connection.client.notify(acp.methods.client.session.update, { sessionId, update }),
       );

@@ -9,7 +9,7 @@ import type { Logger } from "../../kernel/log.ts";
 import type { FetchedMedia, InboundMedia, ReplyTarget } from "../../message/index.ts";
 import { MB } from "../../kernel/sizes.ts";
 import type { AdapterContext, ChannelAdapter } from "../types.ts";
-import { webhookLifecycle } from "../webhook-lifecycle.ts";
+import { startupFailure, webhookLifecycle } from "../webhook-lifecycle.ts";
 import { SlackApi, type SlackApiOptions } from "./api.ts";
 import { SLACK_CAPABILITIES, slackReplyPort } from "./outbound.ts";
 
@@ -33,8 +33,8 @@ export function slackAdapter(config: Config, options: SlackAdapterOptions = {}):
     async start(context: AdapterContext) {
       // Check the token before claiming to be ready: a revoked or mistyped token shows in health at once
       // (the daemon retries a failed start with backoff), not at the first reply that cannot be sent.
-      await api.authTest().catch((error) => {
-        throw new Error(`Slack did not accept the bot token: ${error instanceof Error ? error.message : String(error)}`);
+      await api.authTest().catch((error: unknown) => {
+        throw startupFailure("Slack", "bot token", error);
       });
       lifecycle.start(context, [token, section.signing_secret]);
     },

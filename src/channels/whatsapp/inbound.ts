@@ -27,11 +27,19 @@ export type WhatsAppParseResult =
       statuses: number;
       /** Everything else acknowledged and dropped: reactions, other change fields, malformed messages. */
       ignored: number;
+      /** Messages older than `maxAgeMs` (a replayed capture, or one WhatsApp held for days): acknowledged, no turn. Absent when none. */
+      stale?: number;
     };
 
 export interface WhatsAppParseOptions {
   /** Epoch milliseconds stamped as `receivedAt`; defaults to now. */
   receivedAt?: number;
+  /**
+   * A message whose own `timestamp` is older than this (ms) gets no turn:
+   * a correctly signed POST captured and replayed after the idempotency
+   * window is not a new message. Default: no limit.
+   */
+  maxAgeMs?: number;
 }
 
 const Payload = Type.Object({
@@ -94,6 +102,7 @@ export function parseWhatsAppPayload(json: unknown, options: WhatsAppParseOption
   const messages: WhatsAppInbound[] = [];
   let statuses = 0;
   let ignored = 0;
+  let stale = 0;
   // A payload for another Meta product (page, instagram) signed with the same
   // app secret is authentic but not ours: acknowledged, not a 400 to retry.
   if (json.object !== "whatsapp_business_account") return { kind: "batch", messages, statuses, ignored: 1 };
@@ -108,13 +117,24 @@ export function parseWhatsAppPayload(json: unknown, options: WhatsAppParseOption
       statuses += value.statuses?.length ?? 0;
       const names = contactNames(value.contacts);
       for (const raw of value.messages ?? []) {
+        if (options.maxAgeMs !== undefined && ageMs(raw, receivedAt) > options.maxAgeMs) {
+          stale += 1;
+          continue;
+        }
         const message = toInboundMessage(raw, names, receivedAt);
         if (message) messages.push({ message, idempotencyKey: message.messageId });
         else ignored += 1;
       }
     }
   }
-  return { kind: "batch", messages, statuses, ignored };
+  return stale > 0 ? { kind: "batch", messages, statuses, ignored, stale } : { kind: "batch", messages, statuses, ignored };
+}
+
+/** How old a message is by its own `timestamp` (Unix seconds, as a string); 0 when it has none we can read. */
+function ageMs(raw: unknown, now: number): number {
+  const stamp = (raw as { timestamp?: unknown } | null)?.timestamp;
+  const seconds = typeof stamp === "string" && /^\d{1,12}$/.test(stamp) ? Number(stamp) : typeof stamp === "number" ? stamp : Number.NaN;
+  return Number.isFinite(seconds) ? now - seconds * 1000 : 0;
 }
 
 /**

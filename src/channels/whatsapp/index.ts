@@ -11,7 +11,7 @@ import type { FetchedMedia, InboundMedia, ReplyTarget } from "../../message/inde
 import { MB } from "../../kernel/sizes.ts";
 import { MediaTooLarge } from "../net.ts";
 import type { AdapterContext, ChannelAdapter } from "../types.ts";
-import { webhookLifecycle } from "../webhook-lifecycle.ts";
+import { startupFailure, webhookLifecycle } from "../webhook-lifecycle.ts";
 import { WhatsAppApi, type WhatsAppApiOptions } from "./api.ts";
 import { WHATSAPP_CAPABILITIES, whatsAppReplyPort } from "./outbound.ts";
 
@@ -42,8 +42,8 @@ export function whatsAppAdapter(config: Config, options: WhatsAppAdapterOptions 
     inboundMediaCap: WHATSAPP_INBOUND_CAP,
     async start(context: AdapterContext) {
       // Check the token and number before claiming to be ready (see the Slack adapter).
-      await api.phoneNumber(AbortSignal.timeout(15_000)).catch((error) => {
-        throw new Error(`WhatsApp did not accept the access token for this phone number: ${error instanceof Error ? error.message : String(error)}`);
+      await api.phoneNumber(AbortSignal.timeout(15_000)).catch((error: unknown) => {
+        throw startupFailure("WhatsApp", "access token for this phone number", error);
       });
       lifecycle.start(context, [accessToken, section.app_secret, section.verify_token]);
     },

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
+import { TURN_FAILED } from "../../../src/channels/acp/server.ts";
 import { reply, userText } from "../../fakes/model-server.ts";
 import { AcpAdapter } from "../../../src/channels/acp/index.ts";
 import { socketPipe, type SocketPipe } from "../../../src/channels/acp/pipe.ts";
@@ -78,12 +79,32 @@ describe("ACP adapter", () => {
     expect(text.endsWith("Sent it.")).toBe(true);
   });
 
-  test("a model failure is told to the editor as text, and the turn still ends", async () => {
-    h.fake.reply(reply.serverError(500));
+  test("a model failure is a JSON-RPC error on session/prompt, with a code and the class message; the session goes on", async () => {
+    h.fake.reply(reply.serverError(500), reply.text("fine now"));
     const e = await editor();
     const s = await e.newSession();
-    expect((await e.prompt(s, "hello")).stopReason).toBe("end_turn");
-    expect(e.chunks(s).join("")).toContain("try again");
+    const error = await e.prompt(s, "hello").then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(acp.RequestError);
+    expect((error as acp.RequestError).code).toBe(TURN_FAILED);
+    expect((error as acp.RequestError).message).toContain("model provider had an error");
+    expect((error as acp.RequestError).message).not.toMatch(/https?:|127\.0\.0\.1/);
+    expect(((error as acp.RequestError).data as { class: string }).class).toBe("server");
+    expect((await e.prompt(s, "again")).stopReason).toBe("end_turn");
+    expect(e.chunks(s).join("")).toContain("fine now");
+  });
+
+  test("session/new with a relative cwd is invalid params (ACP requires an absolute path)", async () => {
+    const e = await editor();
+    const error = await e.agent.request(acp.methods.agent.session.new, { cwd: "projects/here", mcpServers: [] }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(acp.RequestError);
+    expect((error as acp.RequestError).code).toBe(-32602);
+    expect((error as acp.RequestError).message).toContain("Invalid params");
   });
 
   test("an image block reaches the model as image content, served from memory only while the prompt runs", async () => {
