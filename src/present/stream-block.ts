@@ -200,9 +200,21 @@ export class BlockStream extends StreamBase implements Streamer {
       // grown by a quarter, so a long block costs a few parses rather than one per delta.
       if (pending.length < item.retryAt) return;
       const prepared = prepare(pending, this.channel);
-      if (measurePrepared(prepared) > BLOCK_MAX && (await this.cutOff(item, prepared, { ...blockLadder(), strict: true }))) {
-        item.retryAt = 0;
-        continue;
+      if (measurePrepared(prepared) > BLOCK_MAX) {
+        if (await this.cutOff(item, prepared, { ...blockLadder(), strict: true })) {
+          item.retryAt = 0;
+          continue;
+        }
+        // A code fence too big to share a block is a block of its own, never cut: the text before it
+        // goes now, as its own block, instead of waiting for the fence to close.
+        const fenceAt = fenceStart(prepared);
+        if (fenceAt !== undefined && pending.slice(0, fenceAt).trim() !== "") {
+          const before = pending.slice(0, fenceAt);
+          const reply = renderReply(before, this.channel, blockLadder());
+          await this.sendBlocks(reply, { item, from: item.sent, to: item.sent + fenceAt });
+          item.retryAt = 0;
+          continue;
+        }
       }
       item.retryAt = pending.length + Math.max(100, pending.length >> 2);
       return;
@@ -318,6 +330,14 @@ export class BlockStream extends StreamBase implements Streamer {
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
   }
+}
+
+/** The source offset where the first code fence of the text starts, when text comes before it (a fence set aside as a file counts too). */
+function fenceStart(prepared: Prepared): number | undefined {
+  const index = prepared.units.findIndex((unit) => unit.role === "code" || prepared.placeholders.has(unit));
+  if (index <= 0) return undefined;
+  const src = prepared.units[index]!.src;
+  return src !== undefined && src > 0 ? src : undefined;
 }
 
 /** Ladder bars for blocks: a cut lands between 800 and 1,200 rendered characters. */

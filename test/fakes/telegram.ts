@@ -58,6 +58,8 @@ export interface TelegramFakeOptions {
   firstUpdateId?: number;
   /** Validate parse_mode HTML like the server (default true). */
   validateHtml?: boolean;
+  /** false: getUpdates answers at once whatever timeout it is asked for (a server that does not hold long polls). */
+  holdPolls?: boolean;
   /**
    * Unit for the 4096/1024 limits. Telegram says "characters"; whether that
    * means UTF-16 units or code points is unconfirmed (PROTOCOLS.md §3), so the
@@ -99,7 +101,10 @@ export class TelegramFake {
   private readonly holds: Array<{ method: string; skip: number; released: Promise<void> }> = [];
   private readonly state: m.TelegramState;
 
+  private readonly holdPolls: boolean;
+
   constructor(opts: TelegramFakeOptions = {}) {
+    this.holdPolls = opts.holdPolls ?? true;
     this.token = opts.token ?? "7000000001:AAFakeFermixTestTokenxxxxxxxxxxxxxxx";
     const id = Number(this.token.split(":")[0]) || 7000000001;
     this.bot = { id, is_bot: true, first_name: "Fermix Test", username: opts.username ?? "fermix_test_bot" };
@@ -299,7 +304,7 @@ export class TelegramFake {
     if (this.webhookUrl) {
       throw new m.TgError(409, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first");
     }
-    const params: PollParams = { offset: p.num("offset"), limit: p.num("limit"), timeout: p.num("timeout") };
+    const params: PollParams = { offset: p.num("offset"), limit: p.num("limit"), timeout: this.holdPolls ? p.num("timeout") : 0 };
     const allowed = p.obj<string[]>("allowed_updates");
     if (allowed !== undefined) params.allowed_updates = allowed;
     const outcome = await this.updates.poll(params, signal);

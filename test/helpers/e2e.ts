@@ -39,7 +39,7 @@ export function e2eResources() {
     /** The WhatsApp Cloud API fake. */
     whatsapp: () => stopped(startWhatsAppFake()),
     /** The Telegram Bot API fake. */
-    telegram: () => stopped(startTelegramFake()),
+    telegram: (options?: Parameters<typeof startTelegramFake>[0]) => stopped(startTelegramFake(options)),
     /** The fake signal-cli: its folder, the wrapper to configure as cli_path, and its attachment store. */
     signal: () => stopped(startSignalFake()),
     /** The Discord fake: REST API and gateway on one loopback port. */

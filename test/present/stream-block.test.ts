@@ -56,6 +56,25 @@ describe("block mode", () => {
     expect(port.sends().map((s) => s.text)).toEqual(["Let me look that up", "Found it."]);
   });
 
+  test("text before a code fence too big for a block goes out while the fence is still streaming; the fence is one block of its own", async () => {
+    const { clock, port, streamer } = setup({}, "telegram");
+    const intro = "Here is the script you asked for:\n\n";
+    const fence = `\`\`\`python\n${Array.from({ length: 80 }, (_, i) => `print("line ${i} of the script")`).join("\n")}\n\`\`\`\n`;
+    await stream(streamer, clock, intro + fence.slice(0, fence.length - 6));
+    // The fence has not closed, and the model has not finished: the intro is on screen already, alone.
+    expect(port.sends().map((s) => s.text)).toEqual(["Here is the script you asked for:"]);
+    await stream(streamer, clock, fence.slice(fence.length - 6) + "\nThat is all.");
+    await streamer.push({ type: "message_done", itemId: "i1", text: `${intro}${fence}\nThat is all.` });
+    await streamer.finish(`${intro}${fence}\nThat is all.`);
+    const texts = port.sends().map((s) => s.text);
+    expect(texts[0]).toBe("Here is the script you asked for:");
+    // The fence is whole in one message (never cut), longer than a block; the closing line follows.
+    const code = texts.find((t) => t?.includes("line 0 of the script"))!;
+    expect(code).toContain("line 79 of the script");
+    expect(code.length).toBeGreaterThan(BLOCK_MAX);
+    expect(texts.join("\n")).toContain("That is all.");
+  });
+
   test("overflow is cut on the ladder into blocks of 800–1,200 characters, none longer", async () => {
     const { clock, port, streamer } = setup();
     const text = [paragraph(1, 9), paragraph(10, 14), paragraph(30, 25), paragraph(60, 6)].join("\n\n");

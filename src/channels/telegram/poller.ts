@@ -83,6 +83,8 @@ class DeliveryFailed extends Error {
 
 const DEFAULT_BACKOFF = { initialMs: 1000, maxMs: 60_000 };
 const MAX_RETRY_AFTER_MS = 300_000;
+/** The least time between two getUpdates calls that came back empty. */
+const MIN_EMPTY_POLL_MS = 1000;
 /** Margin over the poll timeout before a silent connection is given up. */
 const POLL_GRACE_MS = 30_000;
 
@@ -98,6 +100,7 @@ export class Poller {
   private loop: Promise<void> | undefined;
   private offset: number | undefined;
   private failures = 0;
+  private warnedShortPolls = false;
 
   constructor(private readonly options: PollerOptions) {}
 
@@ -172,9 +175,22 @@ export class Poller {
       allowed_updates: [...ALLOWED_UPDATES],
     };
     if (this.offset !== undefined) params.offset = this.offset;
+    const started = Date.now();
     const updates = await this.options.api.getUpdates(params, grammySignal(AbortSignal.any([signal, AbortSignal.timeout(timeout * 1000 + POLL_GRACE_MS)])));
     this.recovered();
-    if (updates.length === 0) return;
+    if (updates.length === 0) {
+      // A long poll that came back empty at once: the server does not hold polls open (an emulator, a proxy).
+      // Without a pause this loop would ask hundreds of times a second.
+      const elapsed = Date.now() - started;
+      if (timeout > 0 && elapsed < MIN_EMPTY_POLL_MS) {
+        if (!this.warnedShortPolls) {
+          this.warnedShortPolls = true;
+          this.options.log.warn("the Bot API server answers long polls at once; polling at most once a second", { asked_timeout_s: timeout });
+        }
+        await (this.options.sleep ?? abortableSleep)(MIN_EMPTY_POLL_MS - elapsed, signal);
+      }
+      return;
+    }
     const next = nextOffset(updates, this.offset ?? 0);
     try {
       await this.options.deliver(updates, next);
