@@ -35,6 +35,7 @@ import { Inbox } from "../store/inbox.ts";
 import { JobStore } from "../store/jobs.ts";
 import { MemoryStore } from "../store/memory.ts";
 import { Outbox } from "../store/outbox.ts";
+import { sweep } from "../store/retention.ts";
 import { SoulStore } from "../store/soul.ts";
 import { ensureHome } from "./home.ts";
 import { buildSandbox, type Sandbox } from "./sandbox.ts";
@@ -108,11 +109,23 @@ export function buildCore(options: CoreOptions): Core {
   if (log.enabled("debug")) telemetry.onAny((event) => log.debug("telemetry", { event: event.name, ...event.metadata, ...event.measurements }));
 
   const idempotency = new IdempotencyStore(db);
-  idempotency.sweep();
-  const sweeper = setInterval(() => idempotency.sweep(), SWEEP_EVERY_MS);
-  sweeper.unref();
+  const retention = { outboxDays: config.fermix_core.retention.outbox_days, inboxDays: config.fermix_core.retention.inbox_days };
+  const sweepLog = log.child({ component: "retention" });
+  const runSweep = (withInbox: boolean) => {
+    try {
+      const swept = sweep({ idempotency, outbox, inbox, spoolDir: join(paths.home, "spool"), now: Date.now }, retention, { inbox: withInbox });
+      if (swept.inbox > 0) sweepLog.warn("inbox entries that never completed were given up", { entries: swept.inbox, days: retention.inboxDays });
+      if (swept.outbox + swept.spool > 0) sweepLog.debug("old replies swept", { outbox_parts: swept.outbox, spool_dirs: swept.spool });
+    } catch (error) {
+      sweepLog.error("sweeping old rows failed", { error: error instanceof Error ? error.message : String(error) });
+    }
+  };
   const inbox = new Inbox(db, idempotency);
   const outbox = new Outbox(db);
+  // At start the inbox is left alone: its entries are replayed first.
+  runSweep(false);
+  const sweeper = setInterval(() => runSweep(true), SWEEP_EVERY_MS);
+  sweeper.unref();
   const conversations = new ConversationStore(db);
   const memory = new MemoryStore(db);
   const jobs = new JobStore(db);
@@ -178,7 +191,7 @@ export function buildCore(options: CoreOptions): Core {
   const configDependent = (current: LoadedConfig) => ({
     config: current.config,
     compactor: agents.compactor,
-    ...(options.streaming ? { stream: streamFactory({ channels: current.config.fermix_channels, telemetry, log }) } : {}),
+    ...(options.streaming ? { stream: streamFactory({ channels: current.config.fermix_channels, telemetry, log, maxParts: current.config.fermix_core.max_reply_parts }) } : {}),
     vision: agents.primary?.config.vision ?? true,
     model: agents.primary?.config.model ?? "none",
     waitingNoticeMs: current.config.fermix_core.delivery.waiting_notice_ms,

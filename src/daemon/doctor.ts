@@ -18,6 +18,7 @@ import { findSignalCli } from "../channels/signal/files.ts";
 import { discordDoctorRows } from "./doctor-discord.ts";
 import { memoryAndJobRows } from "./doctor-memory.ts";
 import { detectBackend, INSTALL_BWRAP, probeBackend } from "../agent/sandbox/detect.ts";
+import { formatMb } from "../kernel/sizes.ts";
 import { homeExposure, secretsExposure } from "./exposure.ts";
 import { providerHealth } from "./health.ts";
 
@@ -144,13 +145,25 @@ function databaseRow(path: string): DoctorRow {
       if (user_version > latest) {
         return row("database", "fail", `${path} has schema ${user_version}, newer than this fermix (${latest})`);
       }
-      return row("database", "ok", `${path} opens (schema ${user_version}${user_version < latest ? `, migrates to ${latest} at next start` : ""})`);
+      const size = databaseSize(path);
+      return row(
+        "database",
+        "ok",
+        `${path} opens (schema ${user_version}${user_version < latest ? `, migrates to ${latest} at next start` : ""}; ${formatMb(size)} on disk)`,
+      );
     } finally {
       db.close();
     }
   } catch (error) {
     return row("database", "fail", `${path} does not open: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/** The database's bytes on disk, its write-ahead log included. */
+function databaseSize(path: string): number {
+  let bytes = 0;
+  for (const file of [path, `${path}-wal`]) if (existsSync(file)) bytes += statSync(file).size;
+  return bytes;
 }
 
 /** The Signal channel runs signal-cli: is it there and executable, as the adapter will look for it. */

@@ -46,6 +46,8 @@ export interface TextFile {
   filename: string;
   mime: string;
   content: string;
+  /** false: if the file cannot be delivered, say so rather than send its text as messages (a whole long answer). */
+  inline?: boolean;
 }
 
 export interface Presenter {
@@ -120,7 +122,7 @@ export class Delivery {
       payloads = [
         { kind: "text", message: rendered.parts[0]!, fallback: rendered.fallback(0) },
         { kind: "text", message: { ...note, notify: false } },
-        this.spool(replyKey, 0, { filename: "answer.md", mime: "text/markdown", content: markdown }, false),
+        this.spool(replyKey, 0, { filename: "answer.md", mime: "text/markdown", content: markdown, inline: false }),
       ];
     } else {
       payloads = rendered.parts.map((message, i) => ({ kind: "text", message, fallback: rendered.fallback(i) }));
@@ -496,13 +498,13 @@ export class Delivery {
   }
 
   /** Write a text file to the spool and describe it as a media part (with its text inline, for when the file cannot go). */
-  private spool(replyKey: string, index: number, file: TextFile, inline = true): OutboxPayload {
+  private spool(replyKey: string, index: number, file: TextFile): OutboxPayload {
     const dir = join(this.deps.spoolDir, replyKey.replace(/[^A-Za-z0-9_.-]/g, "_"));
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const path = join(dir, `${index}-${file.filename}`);
     writeFileSync(path, file.content, { mode: 0o600 });
     const media: OutboundMedia = { kind: "document", path, filename: file.filename, mime: file.mime, notify: false };
-    return inline ? { kind: "media", media, inline: file.content } : { kind: "media", media };
+    return file.inline !== false ? { kind: "media", media, inline: file.content } : { kind: "media", media };
   }
 
   private notBefore(channel: GatewayChannel, target: ReplyTarget): { notBefore?: number } {

@@ -18,6 +18,8 @@ export interface StreamFactoryDeps {
   channels: ChannelsConfig;
   telemetry: Telemetry;
   log: Logger;
+  /** max_reply_parts: past it a streamed reply stops and the whole answer follows as a file. */
+  maxParts?: number;
 }
 
 /**
@@ -42,6 +44,7 @@ export function streamFactory(deps: StreamFactoryDeps): (request: StreamRequest)
       logger: log,
       fallback,
       sendAttachment: sendFile,
+      ...(deps.maxParts !== undefined ? { maxParts: deps.maxParts } : {}),
     });
     // A /stop ends the stream the moment it arrives, not when the agent notices: no timer or queued
     // send of the stopped reply goes out after it (the live card and the 💭 status are deleted).

@@ -17,6 +17,8 @@ export interface TextAttachment {
   filename: string;
   mime: string;
   content: string;
+  /** false: if the file cannot be delivered, do not send its text as messages instead (a whole long answer). */
+  inline?: boolean;
 }
 
 /** Options for rendering a reply; the defaults are the platform's. */

@@ -32,6 +32,12 @@ export interface StreamerOptions {
    * Default: sent through the port once.
    */
   fallback?: (markdown: string, attachments: TextAttachment[]) => Promise<void>;
+  /**
+   * The most answer messages one reply streams (max_reply_parts): past it,
+   * nothing more is streamed and the whole answer follows as a Markdown file,
+   * saying so. Default: no cap.
+   */
+  maxParts?: number;
 }
 
 /** The phases of the channel.stream telemetry event. */
@@ -73,6 +79,10 @@ export abstract class StreamBase {
   protected notified = false;
   /** A send of the stream failed: nothing more is streamed, and the rest is delivered whole at the end. */
   protected broken = false;
+  /** Answer messages sent so far (status and 💭 messages not counted). */
+  protected answerParts = 0;
+  /** The reply reached max_reply_parts: nothing more is streamed; the whole answer goes as a file at the end. */
+  protected capped = false;
   /** Code blocks set aside while streaming, sent after the reply. */
   protected readonly attachments: TextAttachment[] = [];
   private tail: Promise<void> = Promise.resolve();
@@ -127,7 +137,10 @@ export abstract class StreamBase {
   /** Send part `index` of a rendered reply; the first answer message of the turn is the one that notifies. */
   protected async sendPart(reply: RenderedReply, index: number, silent = false): Promise<SentMessage> {
     const part: OutboundText = { ...reply.parts[index]!, notify: !silent && !this.notified };
-    if (!silent) this.notified = true;
+    if (!silent) {
+      this.notified = true;
+      this.answerParts++;
+    }
     const fallback = () => reply.fallback(index).map((p, i) => ({ ...p, notify: part.notify && i === 0 }));
     const sent = await sendWithFallback(this.port, part, fallback, this.logger);
     return sent.at(-1)!;
@@ -175,6 +188,21 @@ export abstract class StreamBase {
   protected markBroken(error: unknown): void {
     if (!this.broken) this.logger?.warn("streaming a reply failed; the rest will be delivered whole", { error, channel: this.channel });
     this.broken = true;
+  }
+
+  /** Whether one more answer message may be streamed; past the cap, the stream is capped for good. */
+  protected roomForPart(): boolean {
+    const max = this.options.maxParts;
+    if (max !== undefined && this.answerParts >= max) this.capped = true;
+    return !this.capped;
+  }
+
+  /** The reply outgrew max_reply_parts: a line saying so and the whole answer as a Markdown file. */
+  protected async deliverWholeAsFile(finalMarkdown: string): Promise<void> {
+    this.attachments.length = 0;
+    await this.deliverRest(`_The whole answer is long (more than ${this.answerParts} messages), so all of it is in the attached file answer.md._`, [
+      { filename: "answer.md", mime: "text/markdown", content: finalMarkdown, inline: false },
+    ]);
   }
 
   /** Deliver the rest of a reply whose streaming broke, with the code blocks still owed: through the fallback, else the port. */

@@ -103,6 +103,10 @@ export class BlockStream extends StreamBase implements Streamer {
     this.reasoning = undefined;
     return this.serial(async () => {
       const final = normalizeSource(finalMarkdown);
+      if (this.capped) {
+        await this.dropThoughts();
+        return this.deliverWholeAsFile(final);
+      }
       const current = this.current && !this.current.done ? this.current : undefined;
       if (current) {
         // An item the provider never closed: the final text completes it when it extends it.
@@ -113,6 +117,10 @@ export class BlockStream extends StreamBase implements Streamer {
       if (!this.broken) {
         const rest = this.undelivered(final);
         if (rest.trim() !== "") await this.guard(() => this.sendBlocks(renderReply(rest, this.channel, blockLadder())));
+      }
+      if (this.capped) {
+        await this.dropThoughts();
+        return this.deliverWholeAsFile(final);
       }
       if (this.broken) {
         await this.deliverRest(this.unsent(final), this.takeAttachments());
@@ -162,7 +170,7 @@ export class BlockStream extends StreamBase implements Streamer {
   /** Streaming work: a failure marks the stream broken, and finish delivers what was not sent, whole. */
   private queue(work: () => Promise<void>): Promise<void> {
     return this.background(async () => {
-      if (!this.broken) await work();
+      if (!this.broken && !this.capped) await work();
     });
   }
 
@@ -192,7 +200,7 @@ export class BlockStream extends StreamBase implements Streamer {
 
   /** While the unsent text is over a block, cut one off on the ladder (800–1,200, where the source can resume). */
   private async overflow(item: Item): Promise<void> {
-    while (!this.done && !item.done) {
+    while (!this.done && !item.done && !this.capped && !this.broken) {
       const pending = item.text.slice(item.sent);
       // Rendered text is rarely much longer than its Markdown: skip the parse while far from a block.
       if (pending.length < BLOCK_MIN * 0.75) return;
@@ -259,6 +267,8 @@ export class BlockStream extends StreamBase implements Streamer {
   private async sendBlocks(reply: RenderedReply, span?: { item: Item; from: number; to: number }): Promise<void> {
     let at = span?.from ?? 0;
     for (let i = 0; i < reply.parts.length; i++) {
+      // Past max_reply_parts the rest goes only into the file sent at the end.
+      if (!this.roomForPart()) return;
       await this.sendPart(reply, i);
       this.emit("block", reply.parts[i]!.text.length);
       const source = reply.parts[i]!.source;

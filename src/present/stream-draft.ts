@@ -81,6 +81,12 @@ export class DraftStream extends StreamBase implements Streamer {
     this.cancelTimers();
     return this.serial(async () => {
       await this.dropStatus();
+      if (this.capped) {
+        const card = this.card;
+        this.card = undefined;
+        if (card) await this.discard(card.message, card.shown.length);
+        return this.deliverWholeAsFile(normalizeSource(finalMarkdown));
+      }
       const rest = this.remainder(normalizeSource(finalMarkdown));
       if (this.broken) return this.abandon(rest);
       const reply = renderReply(rest, this.channel, { limit: this.cardLimit });
@@ -180,7 +186,7 @@ export class DraftStream extends StreamBase implements Streamer {
   }
 
   private schedule(): Promise<void> {
-    if (this.done || this.broken || this.queued) return Promise.resolve();
+    if (this.done || this.broken || this.capped || this.queued) return Promise.resolve();
     if (!this.card && this.live().trim().length < OPEN_AT) return Promise.resolve();
     const wait = this.lastEdit + EDIT_EVERY_MS - this.clock.now();
     if (wait > 0) {
@@ -227,6 +233,8 @@ export class DraftStream extends StreamBase implements Streamer {
       if (measure <= SEAL_AT) return prepared;
       const cut = this.sealCut(prepared, measure);
       if (!cut || cut.resume === undefined) return prepared;
+      // Past max_reply_parts cards, nothing more is streamed: the whole answer goes as a file at the end.
+      if (!this.roomForPart()) return prepared;
       const reply = rendered([cut], [], this.channel, true, this.cardLimit);
       if (this.card) await this.editPart(this.card.message, reply, 0);
       else {

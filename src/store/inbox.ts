@@ -97,6 +97,15 @@ export class Inbox {
     })();
   }
 
+  /**
+   * Drop entries accepted before `cutoff` (epoch ms) that are still here: a
+   * message whose turn never completed in all that time (it failed on every
+   * replay) is given up rather than replayed at every start. Returns how many.
+   */
+  sweep(cutoff: number): number {
+    return this.db.query("DELETE FROM inbox WHERE accepted_at < ?1").run(cutoff).changes;
+  }
+
   /** Entries whose turn never finished, oldest first: what to replay at start. */
   pending(): InboxEntry[] {
     return (this.pendingStmt.all() as Array<{ id: number; channel: string; key: string; message: string; accepted_at: number }>).map(

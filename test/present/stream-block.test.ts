@@ -75,6 +75,22 @@ describe("block mode", () => {
     expect(texts.join("\n")).toContain("That is all.");
   });
 
+  test("past max_reply_parts nothing more streams: the whole answer follows as answer.md, saying so", async () => {
+    const clock = new FakeClock();
+    const port = new RecordingPort(clock, { edit: false });
+    const streamer = createStreamer({ mode: "block", port, clock, channel: "discord", sessionId: "cap", maxParts: 3 });
+    const answer = Array.from({ length: 12 }, (_, p) => paragraph(p * 20, 20)).join("\n\n");
+    await stream(streamer, clock, answer, { chunk: 200 });
+    await streamer.push({ type: "message_done", itemId: "i1", text: answer });
+    await streamer.finish(answer);
+    const blocks = port.sends().filter((s) => s.text.includes("Sentence number"));
+    expect(blocks).toHaveLength(3);
+    expect(port.sends().at(-1)!.text).toContain("answer.md");
+    const file = port.calls.filter((c) => c.op === "media");
+    expect(file.map((c) => c.filename)).toEqual(["answer.md"]);
+    expect(file[0]!.text).toBe(answer);
+  });
+
   test("overflow is cut on the ladder into blocks of 800–1,200 characters, none longer", async () => {
     const { clock, port, streamer } = setup();
     const text = [paragraph(1, 9), paragraph(10, 14), paragraph(30, 25), paragraph(60, 6)].join("\n\n");

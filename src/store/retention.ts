@@ -1,0 +1,73 @@
+/**
+ * Bounded disk: what the database keeps, and for how long. Idempotency keys
+ * live their de-duplication window; finished outbox parts and inbox entries
+ * that never completed are kept for the configured days, then deleted, with
+ * the spooled files of the replies that went. One sweep, run at start and
+ * every few minutes by the composition root.
+ */
+import { readdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { IdempotencyStore } from "./idempotency.ts";
+import type { Inbox } from "./inbox.ts";
+import type { Outbox } from "./outbox.ts";
+
+export interface RetentionPolicy {
+  outboxDays: number;
+  inboxDays: number;
+}
+
+export interface SweepResult {
+  idempotency: number;
+  outbox: number;
+  inbox: number;
+  spool: number;
+}
+
+const DAY_MS = 24 * 60 * 60_000;
+
+export interface SweepDeps {
+  idempotency: IdempotencyStore;
+  outbox: Outbox;
+  inbox: Inbox;
+  /** Where reply attachments are spooled (one folder per reply). */
+  spoolDir: string;
+  now: () => number;
+}
+
+/**
+ * Delete what is past its keeping time. `inbox: false` leaves pending inbox
+ * entries alone (at start, before they are replayed).
+ */
+export function sweep(deps: SweepDeps, policy: RetentionPolicy, options: { inbox: boolean } = { inbox: true }): SweepResult {
+  const now = deps.now();
+  const outboxCutoff = now - policy.outboxDays * DAY_MS;
+  return {
+    idempotency: deps.idempotency.sweep(),
+    outbox: deps.outbox.sweep(outboxCutoff),
+    inbox: options.inbox ? deps.inbox.sweep(now - policy.inboxDays * DAY_MS) : 0,
+    spool: sweepSpool(deps.spoolDir, outboxCutoff),
+  };
+}
+
+/** Remove spooled reply folders untouched since `cutoff`: their parts were sent (or given up) long ago. */
+function sweepSpool(dir: string, cutoff: number): number {
+  let removed = 0;
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  for (const name of entries) {
+    const path = join(dir, name);
+    try {
+      if (statSync(path).mtimeMs < cutoff) {
+        rmSync(path, { recursive: true, force: true });
+        removed++;
+      }
+    } catch {
+      // Gone meanwhile, or not ours to read: nothing to sweep.
+    }
+  }
+  return removed;
+}

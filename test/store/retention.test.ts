@@ -1,0 +1,68 @@
+/** Bounded disk: the retention sweep deletes old finished rows and keeps recent ones (injected clock). */
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import type { Database } from "bun:sqlite";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDatabase } from "../../src/store/db.ts";
+import { IdempotencyStore } from "../../src/store/idempotency.ts";
+import { Inbox } from "../../src/store/inbox.ts";
+import { Outbox } from "../../src/store/outbox.ts";
+import { sweep } from "../../src/store/retention.ts";
+
+const DAY = 24 * 60 * 60_000;
+let root: string;
+let db: Database;
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), "fermix-retention-"));
+  db = openDatabase(join(root, "fermix.db"));
+});
+afterEach(() => {
+  db.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const text = (t: string) => ({ kind: "text" as const, message: { text: t, notify: true, linkPreview: false as const, plain: false } });
+
+test("finished outbox parts and stale inbox entries older than their days go; recent ones, pending parts and thread memory stay", async () => {
+  let now = Date.UTC(2026, 10, 1);
+  const clock = () => now;
+  const idempotency = new IdempotencyStore(db, clock);
+  const outbox = new Outbox(db, clock);
+  const inbox = new Inbox(db, idempotency, clock);
+  const spoolDir = join(root, "spool");
+
+  // Day 0: a reply sent in a thread, one refused, one still waiting; an inbox entry that never completed; a spooled file.
+  const [old] = outbox.record("r-old", "slack", { chatId: "C1", threadId: "111.1" }, [text("old answer")]);
+  outbox.markSent(old!, "ts-1");
+  const [refused] = outbox.record("r-refused", "telegram", { chatId: "7" }, [text("refused")]);
+  outbox.markFailed(refused!.id, "chat not found");
+  outbox.record("r-waiting", "telegram", { chatId: "7" }, [text("still waiting")]);
+  inbox.acceptNow("telegram", [{ key: "u-old", message: { channel: "telegram", chatId: "7", senderId: "7", messageId: "1", text: "hi", media: [], receivedAt: now } }]);
+  mkdirSync(join(spoolDir, "r-old"), { recursive: true });
+  writeFileSync(join(spoolDir, "r-old", "0-snippet.py"), "print(1)");
+  utimesSync(join(spoolDir, "r-old"), new Date(now), new Date(now));
+
+  // Day 8: a fresh reply.
+  now += 8 * DAY;
+  const [fresh] = outbox.record("r-fresh", "telegram", { chatId: "7" }, [text("fresh answer")]);
+  outbox.markSent(fresh!, "m-2");
+
+  const swept = sweep({ idempotency, outbox, inbox, spoolDir, now: clock }, { outboxDays: 7, inboxDays: 7 });
+  expect(swept).toMatchObject({ outbox: 2, inbox: 1, spool: 1 });
+  expect(outbox.parts("r-old")).toEqual([]);
+  expect(outbox.parts("r-refused")).toEqual([]);
+  expect(outbox.parts("r-fresh").map((p) => p.state)).toEqual(["sent"]);
+  // A part still waiting to be sent is never swept, however old.
+  expect(outbox.parts("r-waiting").map((p) => p.state)).toEqual(["pending"]);
+  expect(inbox.pending()).toEqual([]);
+  expect(existsSync(join(spoolDir, "r-old"))).toBe(false);
+  // The bot still knows the Slack thread it replied in.
+  expect(outbox.hasRepliedInThread("slack", "C1", "111.1")).toBe(true);
+
+  // At start the inbox is left for the replay.
+  inbox.acceptNow("telegram", [{ key: "u-new", message: { channel: "telegram", chatId: "7", senderId: "7", messageId: "2", text: "yo", media: [], receivedAt: now } }]);
+  now += 30 * DAY;
+  expect(sweep({ idempotency, outbox, inbox, spoolDir, now: clock }, { outboxDays: 7, inboxDays: 7 }, { inbox: false }).inbox).toBe(0);
+  expect(inbox.pending()).toHaveLength(1);
+});
