@@ -8,10 +8,14 @@
  * State tests read:
  *   fake.calls("messages.create")            recorded REST requests (JSON, or multipart with payload_json merged in)
  *   fake.visible(channel) / botMessages(ch)  the bot's messages as a person sees them (edits applied, deleted gone)
+ *   fake.buttons(messageId)                  the buttons under a message, as they are now
+ *   fake.interaction(id)                     a press and the bot's answer to it (type, data)
  *   fake.gateway.connections                 every socket: frames received and sent, how it closed
  * Driving it:
  *   fake.userMessage("hi")                   a DM from Alice: MESSAGE_CREATE on the live session
  *   fake.userMessage("<@bot> hi", { guildId: DISCORD_GUILD, mentions: [DISCORD_BOT] })
+ *   const id = fake.pressButton(messageId, { user: DISCORD_BOB })   INTERACTION_CREATE; custom_id defaults to the first button's
+ *   const answer = await fake.waitForInteractionAnswer(id)          { type: 4 | 7, data }
  *   fake.gateway.closeCurrent(4014) / drop() / sendRaw({op: 7, d: null}) / ackHeartbeats = false
  *   fake.rest.rateLimitNext("messages.create", 1.5) / fake.rest.faults.add(api, {status, body})
  *
@@ -26,6 +30,7 @@ import type { Server } from "bun";
 import type { APIAttachment, APIUser } from "discord-api-types/v10";
 import { type RecordedRequest, waitFor } from "./recorder.ts";
 import {
+  DISCORD_ALICE,
   DISCORD_BOT,
   DISCORD_DM,
   fakeBotToken,
@@ -34,10 +39,13 @@ import {
   Snowflakes,
 } from "./discord/builders.ts";
 import { type ConnectionData, FakeGateway } from "./discord/gateway.ts";
+import { buttonsOf, type FakeButton, type FakeInteraction } from "./discord/interactions.ts";
 import { type FakeMessage, FakeRest } from "./discord/rest.ts";
 
 export * from "./discord/builders.ts";
 export type { FakeMessage } from "./discord/rest.ts";
+export type { FakeButton, FakeInteraction } from "./discord/interactions.ts";
+export { interactionCreate } from "./discord/interactions.ts";
 export type { FakeConnection, GatewayFrame } from "./discord/gateway.ts";
 
 export class DiscordFake {
@@ -109,6 +117,38 @@ export class DiscordFake {
     this.rest.addUserMessage(id, d.channel_id, d.author.id, content, d.attachments);
     this.gateway.dispatch("MESSAGE_CREATE", d);
     return id;
+  }
+
+  /**
+   * A person taps a button under one of the bot's messages: INTERACTION_CREATE
+   * on the live session (a guild interaction in #general and its thread, a DM
+   * one elsewhere). `customId` defaults to the first button's. Returns the
+   * interaction id.
+   */
+  pressButton(messageId: string, o: { user?: APIUser; customId?: string } = {}): string {
+    const message = this.message(messageId);
+    if (!message || message.deleted) throw new Error(`no message ${messageId} to press a button on`);
+    const { interaction, d } = this.rest.interactions.press(message.channelId, messageId, {
+      user: o.user ?? DISCORD_ALICE,
+      ...(o.customId !== undefined ? { customId: o.customId } : {}),
+    });
+    this.gateway.dispatch("INTERACTION_CREATE", d);
+    return interaction.id;
+  }
+
+  /** A press and the bot's answer to it. */
+  interaction(id: string): FakeInteraction | undefined {
+    return this.rest.interactions.find(id);
+  }
+
+  /** Resolves with the bot's accepted answer to a press. */
+  waitForInteractionAnswer(id: string, timeoutMs = 5000): Promise<NonNullable<FakeInteraction["answer"]>> {
+    return waitFor(() => this.interaction(id)?.answer, { timeoutMs, what: `an answer to interaction ${id}` });
+  }
+
+  /** The buttons under a message now. */
+  buttons(messageId: string): FakeButton[] {
+    return buttonsOf(this.message(messageId)?.components);
   }
 
   /** Host bytes as an attachment a user sends in `channelId`. */
