@@ -27,11 +27,12 @@
  *   await discord.waitForTexts(DISCORD_DM, (t) => t.length > 0);
  */
 import type { Server } from "bun";
-import type { APIAttachment, APIUser } from "discord-api-types/v10";
+import { type APIAttachment, type APIUser, MessageFlags } from "discord-api-types/v10";
 import { type RecordedRequest, waitFor } from "./recorder.ts";
 import {
   DISCORD_ALICE,
   DISCORD_BOT,
+  DISCORD_CHANNEL,
   DISCORD_DM,
   fakeBotToken,
   messageCreate,
@@ -151,10 +152,27 @@ export class DiscordFake {
     return buttonsOf(this.message(messageId)?.components);
   }
 
-  /** Host bytes as an attachment a user sends in `channelId`. */
-  attachment(filename: string, bytes: Uint8Array | string, contentType?: string, channelId = DISCORD_DM): APIAttachment {
+  /** Host bytes as an attachment a user sends in `channelId`; `size` overrides the size the attachment declares. */
+  attachment(filename: string, bytes: Uint8Array | string, contentType?: string, channelId = DISCORD_DM, size?: number): APIAttachment {
     const data = typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes;
-    return this.rest.addAttachment(channelId, filename, data, contentType);
+    return this.rest.addAttachment(channelId, filename, data, contentType, size);
+  }
+
+  /**
+   * A voice message as Discord's clients send one: no text, one OGG Opus
+   * attachment `voice-message.ogg` with its duration and waveform, and the
+   * IS_VOICE_MESSAGE flag. `size` overrides the declared size. Returns the message id.
+   */
+  voiceMessage(bytes: Uint8Array, o: Omit<MessageOptions, "attachments" | "flags"> & { size?: number } = {}): string {
+    const channelId = o.channelId ?? (o.guildId ? DISCORD_CHANNEL : DISCORD_DM);
+    const attachment = {
+      ...this.attachment("voice-message.ogg", bytes, "audio/ogg", channelId, o.size),
+      duration_secs: 2.4,
+      waveform: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==",
+      flags: 0,
+    };
+    const { size: _size, ...options } = o;
+    return this.userMessage("", { ...options, attachments: [attachment], flags: MessageFlags.IsVoiceMessage });
   }
 
   /** The bot's messages in a channel, oldest first, deleted ones included. */

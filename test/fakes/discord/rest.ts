@@ -83,15 +83,15 @@ export class FakeRest {
     });
   }
 
-  /** Host bytes as a user's attachment; returns the attachment object a MESSAGE_CREATE carries. */
-  addAttachment(channelId: string, filename: string, bytes: Uint8Array, contentType?: string): APIAttachment {
+  /** Host bytes as a user's attachment; returns the attachment object a MESSAGE_CREATE carries (`size` overrides the declared size, to test caps cheaply). */
+  addAttachment(channelId: string, filename: string, bytes: Uint8Array, contentType?: string, size = bytes.byteLength): APIAttachment {
     const id = this.ids.next();
     const path = `/attachments/${channelId}/${id}/${encodeURIComponent(filename)}`;
     this.cdn.set(path, { bytes, type: contentType ?? "application/octet-stream" });
     return {
       id,
       filename,
-      size: bytes.byteLength,
+      size,
       url: `${this.baseUrl()}${path}?ex=65f0a1b2&is=65de2c32&hm=fake`,
       proxy_url: `${this.baseUrl()}${path}`,
       ...(contentType ? { content_type: contentType } : {}),
