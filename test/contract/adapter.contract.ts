@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChannelAdapter } from "../../src/channels/types.ts";
 import { CAN_EDIT } from "../../src/config/channels.ts";
-import { FormattingRejected, type InboundMedia, type OutboundText, type ReplyTarget } from "../../src/message/index.ts";
+import { FormattingRejected, type InboundMedia, MediaTooLarge, type OutboundText, type ReplyTarget } from "../../src/message/index.ts";
 
 export interface VisibleMessage {
   text: string;
@@ -160,6 +160,18 @@ export function runAdapterContract(name: string, makeHarness: () => Promise<Cont
       const media = await h.inboundMedia(bytes, "image/png");
       const fetched = await h.adapter.fetchMedia(media);
       expect(new TextDecoder().decode(fetched.bytes)).toBe("inbound bytes");
+    });
+
+    test("fetchMedia holds a download to maxBytes: MediaTooLarge over it, by the declared size or by the bytes", async () => {
+      const bytes = new TextEncoder().encode("twenty-six bytes of audio.");
+      const media = await h.inboundMedia(bytes, "audio/ogg");
+      for (const item of [media, { ...media, declaredSize: undefined }]) {
+        const refused = await h.adapter.fetchMedia(item, undefined, 10).catch((error: unknown) => error);
+        expect(refused).toBeInstanceOf(MediaTooLarge);
+        expect((refused as MediaTooLarge).cap).toBe(10);
+      }
+      const fetched = await h.adapter.fetchMedia(media, undefined, bytes.byteLength);
+      expect(fetched.bytes.byteLength).toBe(bytes.byteLength);
     });
   });
 }

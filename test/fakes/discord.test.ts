@@ -2,11 +2,12 @@
  * Self-tests for the Discord fake, driven by a bare WebSocket and fetch (not
  * Fermix's client), so the fake is known to speak the documented protocol on
  * its own: Hello first, 4004 for a wrong token, ACKs, READY's resume URL,
- * replay on Resume, op 9 for an unknown session, Discord's REST answers.
+ * replay on Resume, op 9 for an unknown session, Discord's REST answers,
+ * buttons and the rules of answering a press.
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { GatewayOpcodes } from "discord-api-types/v10";
-import { type DiscordFake, DISCORD_DM, startDiscordFake } from "./discord.ts";
+import { type DiscordFake, DISCORD_ALICE, DISCORD_BOB, DISCORD_CHANNEL, DISCORD_DM, DISCORD_GUILD, startDiscordFake } from "./discord.ts";
 
 let fake: DiscordFake;
 const sockets: WebSocket[] = [];
@@ -96,5 +97,84 @@ describe("discord fake", () => {
     const gone = await fetch(`${fake.apiBase}/channels/${DISCORD_DM}/messages/1`, { method: "DELETE", headers: { authorization: `Bot ${fake.token}` } });
     expect(gone.status).toBe(404);
     expect(await gone.json()).toEqual({ message: "Unknown Message", code: 10008 });
+  });
+
+  describe("buttons and interactions", () => {
+    const postAs = (path: string, body: unknown, token?: string) =>
+      fetch(`${fake.apiBase}${path}`, {
+        method: "POST",
+        headers: { ...(token ? { authorization: `Bot ${token}` } : {}), "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const row = (...buttons: unknown[]) => ({ type: 1, components: buttons });
+    const button = (label: string, custom_id: string, style = 1) => ({ type: 2, style, label, custom_id });
+
+    test("components are checked as Discord does: rows of buttons, a custom_id each, unique and at most 100 characters", async () => {
+      fake = startDiscordFake();
+      const post = (components: unknown) => postAs(`/channels/${DISCORD_DM}/messages`, { content: "pick", components }, fake.token);
+      for (const bad of [
+        [{ type: 2, style: 1, label: "not in a row", custom_id: "a" }],
+        [row({ type: 2, style: 1, label: "no id" })],
+        [row(button("long", "x".repeat(101)))],
+        [row(button("one", "same"), button("two", "same"))],
+        [row(button("x".repeat(81), "a"))],
+        Array.from({ length: 6 }, (_, i) => row(button(`b${i}`, `id${i}`))),
+      ]) {
+        const res = await post(bad);
+        expect(res.status).toBe(400);
+        expect(await res.json()).toMatchObject({ code: 50035, errors: { components: {} } });
+      }
+      const ok = await post([row(button("✅ Approve", "fx:ok:ABCDEFGH"), button("✖️ Deny", "fx:no:ABCDEFGH", 2))]);
+      expect(ok.status).toBe(200);
+      const { id } = (await ok.json()) as { id: string; components: unknown[] };
+      expect(fake.buttons(id)).toEqual([
+        { style: 1, label: "✅ Approve", customId: "fx:ok:ABCDEFGH" },
+        { style: 2, label: "✖️ Deny", customId: "fx:no:ABCDEFGH" },
+      ]);
+    });
+
+    test("a press is INTERACTION_CREATE (member in a guild, user in a DM); its callback needs its own token, once, within the deadline", async () => {
+      fake = startDiscordFake();
+      const c = await open(`${fake.wsUrl}/gateway?v=10&encoding=json`);
+      c.send({ op: GatewayOpcodes.Identify, d: { token: fake.token, intents: 37377, properties: {} } });
+      await c.next(GatewayOpcodes.Dispatch, "READY");
+      const inGuild = (await (await postAs(`/channels/${DISCORD_CHANNEL}/messages`, { content: "ok?", components: [row(button("Yes", "y"), button("No", "n"))] }, fake.token)).json()) as { id: string };
+      const inDm = (await (await postAs(`/channels/${DISCORD_DM}/messages`, { content: "ok?", components: [row(button("Yes", "y"))] }, fake.token)).json()) as { id: string };
+
+      const first = fake.pressButton(inGuild.id, { user: DISCORD_BOB, customId: "n" });
+      const frame = await c.next(GatewayOpcodes.Dispatch, "INTERACTION_CREATE");
+      const d = frame.d as Record<string, any>;
+      expect(d).toMatchObject({ id: first, type: 3, guild_id: DISCORD_GUILD, channel_id: DISCORD_CHANNEL, member: { user: { id: DISCORD_BOB.id } }, data: { custom_id: "n", component_type: 2 } });
+      expect(d.message.id).toBe(inGuild.id);
+      expect(d.user).toBeUndefined();
+      const token = d.token as string;
+
+      // Wrong token: unknown interaction. Type 4 with flags 64: only the presser sees it; no bot token needed.
+      expect((await postAs(`/interactions/${first}/wrong-token/callback`, { type: 4, data: { content: "hi" } })).status).toBe(404);
+      expect((await postAs(`/interactions/${first}/${token}/callback`, { type: 4, data: { content: "not yours", flags: 64 } })).status).toBe(204);
+      expect(fake.interaction(first)!.answer).toMatchObject({ type: 4, data: { content: "not yours", flags: 64 } });
+      expect(fake.visibleTexts(DISCORD_CHANNEL)).toEqual(["ok?"]);
+      const again = await postAs(`/interactions/${first}/${token}/callback`, { type: 4, data: { content: "again" } });
+      expect(again.status).toBe(400);
+      expect(await again.json()).toMatchObject({ code: 40060 });
+
+      // Type 7 updates the message: buttons off, content replaced.
+      const second = fake.pressButton(inDm.id);
+      const interactionFrame = () => c.frames.find((f) => f.t === "INTERACTION_CREATE" && (f.d as { id: string }).id === second);
+      for (let i = 0; i < 400 && !interactionFrame(); i++) await Bun.sleep(5);
+      const dm = interactionFrame()!.d as Record<string, any>;
+      expect(dm).toMatchObject({ id: second, channel_id: DISCORD_DM, user: { id: DISCORD_ALICE.id } });
+      expect(dm.guild_id).toBeUndefined();
+      expect((await postAs(`/interactions/${second}/${dm.token}/callback`, { type: 7, data: { components: [], content: "ok?\n\nApproved." } })).status).toBe(204);
+      expect(fake.buttons(inDm.id)).toEqual([]);
+      expect(fake.visibleTexts(DISCORD_DM)).toEqual(["ok?\n\nApproved."]);
+
+      // Too late: Discord forgets an interaction nobody answered within three seconds.
+      fake.rest.interactions.deadlineMs = 0;
+      const late = fake.pressButton(inGuild.id);
+      await Bun.sleep(5);
+      const lateToken = fake.interaction(late)!.token;
+      expect(await (await postAs(`/interactions/${late}/${lateToken}/callback`, { type: 6 })).json()).toMatchObject({ code: 10062 });
+    });
   });
 });

@@ -8,10 +8,14 @@
  * State tests read:
  *   fake.calls("messages.create")            recorded REST requests (JSON, or multipart with payload_json merged in)
  *   fake.visible(channel) / botMessages(ch)  the bot's messages as a person sees them (edits applied, deleted gone)
+ *   fake.buttons(messageId)                  the buttons under a message, as they are now
+ *   fake.interaction(id)                     a press and the bot's answer to it (type, data)
  *   fake.gateway.connections                 every socket: frames received and sent, how it closed
  * Driving it:
  *   fake.userMessage("hi")                   a DM from Alice: MESSAGE_CREATE on the live session
  *   fake.userMessage("<@bot> hi", { guildId: DISCORD_GUILD, mentions: [DISCORD_BOT] })
+ *   const id = fake.pressButton(messageId, { user: DISCORD_BOB })   INTERACTION_CREATE; custom_id defaults to the first button's
+ *   const answer = await fake.waitForInteractionAnswer(id)          { type: 4 | 7, data }
  *   fake.gateway.closeCurrent(4014) / drop() / sendRaw({op: 7, d: null}) / ackHeartbeats = false
  *   fake.rest.rateLimitNext("messages.create", 1.5) / fake.rest.faults.add(api, {status, body})
  *
@@ -23,10 +27,12 @@
  *   await discord.waitForTexts(DISCORD_DM, (t) => t.length > 0);
  */
 import type { Server } from "bun";
-import type { APIAttachment, APIUser } from "discord-api-types/v10";
+import { type APIAttachment, type APIUser, MessageFlags } from "discord-api-types/v10";
 import { type RecordedRequest, waitFor } from "./recorder.ts";
 import {
+  DISCORD_ALICE,
   DISCORD_BOT,
+  DISCORD_CHANNEL,
   DISCORD_DM,
   fakeBotToken,
   messageCreate,
@@ -34,10 +40,13 @@ import {
   Snowflakes,
 } from "./discord/builders.ts";
 import { type ConnectionData, FakeGateway } from "./discord/gateway.ts";
+import { buttonsOf, type FakeButton, type FakeInteraction } from "./discord/interactions.ts";
 import { type FakeMessage, FakeRest } from "./discord/rest.ts";
 
 export * from "./discord/builders.ts";
 export type { FakeMessage } from "./discord/rest.ts";
+export type { FakeButton, FakeInteraction } from "./discord/interactions.ts";
+export { interactionCreate } from "./discord/interactions.ts";
 export type { FakeConnection, GatewayFrame } from "./discord/gateway.ts";
 
 export class DiscordFake {
@@ -111,10 +120,59 @@ export class DiscordFake {
     return id;
   }
 
-  /** Host bytes as an attachment a user sends in `channelId`. */
-  attachment(filename: string, bytes: Uint8Array | string, contentType?: string, channelId = DISCORD_DM): APIAttachment {
+  /**
+   * A person taps a button under one of the bot's messages: INTERACTION_CREATE
+   * on the live session (a guild interaction in #general and its thread, a DM
+   * one elsewhere). `customId` defaults to the first button's. Returns the
+   * interaction id.
+   */
+  pressButton(messageId: string, o: { user?: APIUser; customId?: string } = {}): string {
+    const message = this.message(messageId);
+    if (!message || message.deleted) throw new Error(`no message ${messageId} to press a button on`);
+    const { interaction, d } = this.rest.interactions.press(message.channelId, messageId, {
+      user: o.user ?? DISCORD_ALICE,
+      ...(o.customId !== undefined ? { customId: o.customId } : {}),
+    });
+    this.gateway.dispatch("INTERACTION_CREATE", d);
+    return interaction.id;
+  }
+
+  /** A press and the bot's answer to it. */
+  interaction(id: string): FakeInteraction | undefined {
+    return this.rest.interactions.find(id);
+  }
+
+  /** Resolves with the bot's accepted answer to a press. */
+  waitForInteractionAnswer(id: string, timeoutMs = 5000): Promise<NonNullable<FakeInteraction["answer"]>> {
+    return waitFor(() => this.interaction(id)?.answer, { timeoutMs, what: `an answer to interaction ${id}` });
+  }
+
+  /** The buttons under a message now. */
+  buttons(messageId: string): FakeButton[] {
+    return buttonsOf(this.message(messageId)?.components);
+  }
+
+  /** Host bytes as an attachment a user sends in `channelId`; `size` overrides the size the attachment declares. */
+  attachment(filename: string, bytes: Uint8Array | string, contentType?: string, channelId = DISCORD_DM, size?: number): APIAttachment {
     const data = typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes;
-    return this.rest.addAttachment(channelId, filename, data, contentType);
+    return this.rest.addAttachment(channelId, filename, data, contentType, size);
+  }
+
+  /**
+   * A voice message as Discord's clients send one: no text, one OGG Opus
+   * attachment `voice-message.ogg` with its duration and waveform, and the
+   * IS_VOICE_MESSAGE flag. `size` overrides the declared size. Returns the message id.
+   */
+  voiceMessage(bytes: Uint8Array, o: Omit<MessageOptions, "attachments" | "flags"> & { size?: number } = {}): string {
+    const channelId = o.channelId ?? (o.guildId ? DISCORD_CHANNEL : DISCORD_DM);
+    const attachment = {
+      ...this.attachment("voice-message.ogg", bytes, "audio/ogg", channelId, o.size),
+      duration_secs: 2.4,
+      waveform: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==",
+      flags: 0,
+    };
+    const { size: _size, ...options } = o;
+    return this.userMessage("", { ...options, attachments: [attachment], flags: MessageFlags.IsVoiceMessage });
   }
 
   /** The bot's messages in a channel, oldest first, deleted ones included. */

@@ -4,7 +4,7 @@
  * backend that passes against them sends what the service expects.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { type DeepgramFake, type OpenAiSttFake, speech, startDeepgramFake, startOpenAiSttFake, startXaiSttFake, type XaiSttFake } from "./transcription.ts";
+import { type DeepgramFake, type OpenAiSttFake, sniff, speech, startDeepgramFake, startOpenAiSttFake, startXaiSttFake, type XaiSttFake } from "./transcription.ts";
 
 const fakes: Array<OpenAiSttFake | XaiSttFake | DeepgramFake> = [];
 afterEach(async () => {
@@ -56,6 +56,13 @@ describe("OpenAI transcription fake", () => {
     expect(((await liar.json()) as { error: { message: string } }).error.message).toBe("Audio file might be corrupted or unsupported");
   });
 
+  test("refuses raw AAC (Signal's voice notes), which the endpoint does not take", async () => {
+    const fake = keep(startOpenAiSttFake());
+    const res = await call(fake, form({ model: "whisper-1" }, { bytes: speech("hi", "aac"), name: "voice.aac", type: "audio/aac" }));
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toContain("Invalid file format");
+  });
+
   test("refuses a JSON body", async () => {
     const fake = keep(startOpenAiSttFake());
     const res = await fetch(`${fake.url}/audio/transcriptions`, {
@@ -100,4 +107,9 @@ describe("Deepgram fake", () => {
     expect(await res.json()).toMatchObject({ results: { channels: [{ alternatives: [{ transcript: "plain" }] }] } });
     expect(fake.calls[0]!.request.query.model).toBeUndefined();
   });
+});
+
+test("the fake recordings are told apart by their bytes, AAC's ADTS header from an MP3 frame's", () => {
+  for (const container of ["ogg", "mp4", "m4a", "mp3", "wav", "webm", "flac", "aac"] as const) expect(sniff(speech("x", container))).toBe(container);
+  expect(sniff(new Uint8Array([0xff, 0xfb, 0x90, 0x64]))).toBeUndefined();
 });

@@ -6,9 +6,13 @@
  * into one typed, token-free DiscordApiError. 401 and 403 are never retried:
  * Discord counts invalid requests and bans a client that keeps making them.
  * Attachment downloads go to Discord's CDN without the token (its URLs are
- * signed), refused past the inbound cap.
+ * signed), refused past the inbound cap. Interaction callbacks are
+ * authenticated by the interaction's own token in the path, not the bot's:
+ * they go without the Authorization header, and that token never reaches an
+ * error message or a log line.
  */
 import {
+  type APIInteractionResponse,
   type APIMessage,
   type RESTGetAPIGatewayBotResult,
   type RESTPatchAPIChannelMessageJSONBody,
@@ -72,6 +76,10 @@ interface CallOptions {
   signal?: AbortSignal;
   /** Override the rate-limit wait cap for this call (typing: 0, a hint is worth nothing late). */
   maxWaitMs?: number;
+  /** False: no `Authorization: Bot …` (interaction callbacks carry their own token in the path). */
+  auth?: false;
+  /** Credentials besides the bot token that must not appear in an error message. */
+  secrets?: string[];
 }
 
 const USER_AGENT = `DiscordBot (https://github.com/fermix/fermix, ${VERSION})`;
@@ -130,6 +138,14 @@ export class DiscordApi {
     await this.call("POST", Routes.channelTyping(channelId), { maxWaitMs: 0 });
   }
 
+  /**
+   * POST /interactions/{id}/{token}/callback: acknowledge a button press
+   * (within three seconds of it, or Discord shows the presser a failure).
+   */
+  async interactionCallback(interaction: { id: string; token: string }, body: APIInteractionResponse): Promise<void> {
+    await this.call("POST", Routes.interactionCallback(interaction.id, interaction.token), { json: body, auth: false, secrets: [interaction.token] });
+  }
+
   /** Download an attachment from Discord's CDN (no token: the URL is signed), refusing more than `cap` bytes. */
   async download(url: string, cap: number, signal?: AbortSignal): Promise<{ bytes: Uint8Array; mime: string }> {
     let target: URL;
@@ -184,7 +200,7 @@ export class DiscordApi {
         });
       } catch (error) {
         if (options.signal?.aborted) throw error;
-        throw new DiscordApiError(this.clean(`Discord ${label} failed: ${timeout.aborted ? "timed out" : messageOf(error)}`), "network");
+        throw new DiscordApiError(this.clean(`Discord ${label} failed: ${timeout.aborted ? "timed out" : messageOf(error)}`, options.secrets), "network");
       }
       if (response.status === 429) {
         const body = ((await response.json().catch(() => ({}))) ?? {}) as RateLimitBody;
@@ -194,7 +210,7 @@ export class DiscordApi {
         continue;
       }
       this.limits.update(key, response.headers);
-      if (!response.ok) throw await this.failure(label, response);
+      if (!response.ok) throw await this.failure(label, response, options.secrets);
       const body = await response.text();
       if (body === "") return undefined;
       try {
@@ -206,7 +222,8 @@ export class DiscordApi {
   }
 
   private headers(options: CallOptions): Record<string, string> {
-    const headers: Record<string, string> = { authorization: `Bot ${this.options.token}`, "user-agent": USER_AGENT };
+    const headers: Record<string, string> = { "user-agent": USER_AGENT };
+    if (options.auth !== false) headers.authorization = `Bot ${this.options.token}`;
     // Multipart sets its own content type (with the boundary) from the FormData.
     if (options.json !== undefined && !options.files) headers["content-type"] = "application/json";
     return headers;
@@ -223,12 +240,12 @@ export class DiscordApi {
   }
 
   /** A non-2xx answer as a typed error: Discord's `{message, code, errors}` when it sent one. */
-  private async failure(label: string, response: Response): Promise<DiscordApiError> {
+  private async failure(label: string, response: Response, secrets: string[] = []): Promise<DiscordApiError> {
     const body = (await response.json().catch(() => undefined)) as { message?: unknown; code?: unknown; errors?: unknown } | undefined;
     const code = typeof body?.code === "number" ? body.code : undefined;
     const reason = typeof body?.message === "string" ? body.message : response.statusText || "error";
     const detail = fieldErrors(body?.errors);
-    const message = this.clean(`Discord ${label} failed: ${response.status} ${reason}${code ? ` (${code})` : ""}${detail ? `: ${detail}` : ""}`);
+    const message = this.clean(`Discord ${label} failed: ${response.status} ${reason}${code ? ` (${code})` : ""}${detail ? `: ${detail}` : ""}`, secrets);
     return new DiscordApiError(message, failureKind(response.status, code, body?.errors), response.status, code);
   }
 
@@ -237,8 +254,8 @@ export class DiscordApi {
     return new DiscordApiError(`Discord rate limit on ${label}: retry after ${seconds} s, giving up`, "rate_limited", 429, undefined, waitMs);
   }
 
-  private clean(text: string): string {
-    return scrub(text, [this.options.token]);
+  private clean(text: string, secrets: string[] = []): string {
+    return scrub(text, [this.options.token, ...secrets]);
   }
 }
 

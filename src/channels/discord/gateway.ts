@@ -14,7 +14,7 @@
  * with jitter, and the count resets once a new connection is acknowledged.
  *
  * Dispatches run one at a time through a table of handlers by event name
- * (MESSAGE_CREATE today; INTERACTION_CREATE can be added the same way). A
+ * (MESSAGE_CREATE, INTERACTION_CREATE, and what teaches the channel directory). A
  * sequence number counts as taken in only once its handler resolved: a
  * handler that throws (the inbox at capacity) makes the client resume from
  * the last event it did take in, so Discord replays the rest.

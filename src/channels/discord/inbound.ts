@@ -9,7 +9,9 @@
  * the mention taken out of the text. A message in a thread belongs to the
  * thread's conversation (chat = the parent channel, thread = the thread,
  * which is where replies go). Attachments become media with their declared
- * size; the sender id is the user's snowflake.
+ * size — audio (`audio/*`, Discord's voice messages among them) as audio or
+ * voice, for the gateway to transcribe; the sender id is the user's
+ * snowflake; a DM is marked `direct`.
  */
 import { Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
@@ -102,6 +104,8 @@ export function parseMessageCreate(data: unknown, options: DiscordParseOptions):
     text: bot ? withoutMention(content, bot) : content.trim(),
     media: mediaOf(msg),
     receivedAt: options.receivedAt,
+    // A DM is one-to-one with the bot: there an access request shows its code.
+    direct: msg.guild_id === undefined,
   };
   if (parent) message.threadId = msg.channel_id;
   const name = msg.author.global_name || msg.author.username;
@@ -137,17 +141,20 @@ function mediaOf(msg: MessageCreateT): InboundMedia[] {
 
 function toMedia(attachment: AttachmentT, voice: boolean): InboundMedia {
   const mime = attachment.content_type?.split(";")[0]?.trim().toLowerCase() || undefined;
-  const media: InboundMedia = { kind: kindOf(mime, voice), ref: attachment.url, declaredSize: attachment.size };
+  const kind = kindOf(mime, voice);
+  const media: InboundMedia = { kind, ref: attachment.url, declaredSize: attachment.size };
   if (mime) media.mime = mime;
+  else if (kind === "voice") media.mime = "audio/ogg";
   if (attachment.filename) media.filename = attachment.filename;
   return media;
 }
 
 function kindOf(mime: string | undefined, voice: boolean): MediaKind {
   const type = mime ?? "";
+  // Any audio/* goes to the transcription step; Discord's voice messages are flagged as such (and are OGG Opus even untyped).
+  if (voice && (type === "" || type.startsWith("audio/"))) return "voice";
   if (type.startsWith("image/")) return "image";
-  // Any audio/* goes to the transcription step; Discord's voice messages are flagged as such.
-  if (type.startsWith("audio/")) return voice ? "voice" : "audio";
+  if (type.startsWith("audio/")) return "audio";
   if (type.startsWith("video/")) return "video";
   return "document";
 }

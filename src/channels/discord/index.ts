@@ -4,21 +4,23 @@
  * It exposes no HTTP route. What arrives on the gateway is routed through a
  * table of handlers by event name: READY teaches the bot's own id, the
  * guild and thread events teach which channels are threads, MESSAGE_CREATE
- * becomes a submission. A later handler (INTERACTION_CREATE for buttons) is
- * one more entry in that table.
+ * becomes a submission, INTERACTION_CREATE (a tap on one of our buttons) is
+ * handed to the gateway as a press at once — never through the inbox — and
+ * acknowledged with an interaction callback.
  */
+import type { APIInteractionResponse } from "discord-api-types/v10";
 import type { Config } from "../../config/schema.ts";
 import type { ChannelRuntimeState } from "../../kernel/health.ts";
 import { Logger, Redactor } from "../../kernel/log.ts";
 import { MB } from "../../kernel/sizes.ts";
 import type { Telemetry } from "../../kernel/telemetry.ts";
-import type { FetchedMedia, InboundMedia, OutboundMedia, ReplyPort, ReplyTarget } from "../../message/index.ts";
-import { MediaTooLarge } from "../net.ts";
+import { type ButtonPress, type FetchedMedia, type InboundMedia, MediaTooLarge, type OutboundMedia, type PressResult, type ReplyPort, type ReplyTarget } from "../../message/index.ts";
 import type { AdapterContext, ChannelAdapter } from "../types.ts";
 import { DiscordApi, type DiscordApiOptions } from "./api.ts";
 import { ChannelDirectory } from "./directory.ts";
 import { type DispatchEvent, type DispatchHandler, GatewayClient, type GatewayClientOptions } from "./gateway.ts";
 import { parseMessageCreate } from "./inbound.ts";
+import { ignoredCallback, type InteractionRef, parseInteraction, pressCallback } from "./interaction.ts";
 import { DISCORD_CAPABILITIES, discordReplyPort } from "./outbound.ts";
 import { DiscordStateStore } from "./session.ts";
 
@@ -103,10 +105,11 @@ export class DiscordAdapter implements ChannelAdapter {
     });
   }
 
-  async fetchMedia(media: InboundMedia, signal?: AbortSignal): Promise<FetchedMedia> {
-    // The gateway checked the declared size already; checked again here, and the download itself is capped.
-    if (media.declaredSize !== undefined && media.declaredSize > this.inboundMediaCap) throw new MediaTooLarge(media.declaredSize, this.inboundMediaCap);
-    const { bytes, mime } = await this.api.download(media.ref, this.inboundMediaCap, signal);
+  /** Download from the CDN, refused past the channel's cap or `maxBytes` (whichever is lower): by the declared size first, then as it streams. */
+  async fetchMedia(media: InboundMedia, signal?: AbortSignal, maxBytes?: number): Promise<FetchedMedia> {
+    const cap = Math.min(this.inboundMediaCap, maxBytes ?? Number.POSITIVE_INFINITY);
+    if (media.declaredSize !== undefined && media.declaredSize > cap) throw new MediaTooLarge(media.declaredSize, cap);
+    const { bytes, mime } = await this.api.download(media.ref, cap, signal);
     const fetched: FetchedMedia = { bytes, mime: media.mime ?? mime };
     if (media.filename) fetched.filename = media.filename;
     return fetched;
@@ -123,7 +126,50 @@ export class DiscordAdapter implements ChannelAdapter {
       ["THREAD_DELETE", (data) => directory.threadDelete(data)],
       ["THREAD_LIST_SYNC", (data) => directory.threadListSync(data)],
       ["MESSAGE_CREATE", (data, event) => this.onMessage(data, event, context)],
+      ["INTERACTION_CREATE", (data) => this.onInteraction(data, context)],
     ]);
+  }
+
+  /**
+   * A button press: answered beside the dispatch chain (the turn waiting for
+   * it must not wait behind it, and Discord wants the callback within three
+   * seconds), then acknowledged in the presser's client.
+   */
+  private onInteraction(data: unknown, context: AdapterContext): void {
+    const parsed = parseInteraction(data, { threadParent: (channelId) => this.directory.threadParent(channelId) });
+    if (parsed.kind === "invalid") {
+      this.log.warn("discord INTERACTION_CREATE not understood; skipped");
+      return;
+    }
+    if (parsed.kind === "ignored") {
+      this.log.debug("discord interaction ignored", { why: parsed.why });
+      if (parsed.interaction) void this.acknowledge(parsed.interaction, ignoredCallback("This does nothing here."));
+      return;
+    }
+    if (parsed.press.direct) this.directory.markDirect(parsed.channelId);
+    void this.answerPress(parsed.interaction, parsed.press, parsed.content, context);
+  }
+
+  private async answerPress(interaction: InteractionRef, press: ButtonPress, prompt: string | undefined, context: AdapterContext): Promise<void> {
+    let answer: PressResult = { ok: false, done: false, text: "This button does nothing here." };
+    if (context.press) {
+      try {
+        answer = await context.press(press);
+      } catch (error) {
+        this.log.error("a button press failed", { error: error instanceof Error ? error.message : String(error) });
+        answer = { ok: false, done: false, text: "That did not work; send the /confirm line instead." };
+      }
+    }
+    await this.acknowledge(interaction, pressCallback(answer, prompt));
+  }
+
+  /** The interaction callback; a failure is logged, never thrown: what was decided stands either way. */
+  private async acknowledge(interaction: InteractionRef, body: APIInteractionResponse): Promise<void> {
+    try {
+      await this.api.interactionCallback(interaction, body);
+    } catch (error) {
+      this.log.warn("could not acknowledge a discord interaction", { error: error instanceof Error ? error.message : String(error) });
+    }
   }
 
   private onReady(data: unknown, store: DiscordStateStore): void {

@@ -7,12 +7,19 @@
  * `allowed_mentions` that lets user mentions through but never @everyone,
  * @here or roles, and — in guild channels — the first message quoting the
  * message it answers. Edits and deletes serve streaming; reactions take any
- * single emoji; files up to 10 MB go as multipart uploads.
+ * single emoji; files up to 10 MB go as multipart uploads. Buttons
+ * (an access request's Approve / Deny) go as message components: action
+ * rows of buttons whose `custom_id` is each button's data; a press comes back
+ * as an interaction (interaction.ts).
  */
 import { statSync } from "node:fs";
 import {
   AllowedMentionsTypes,
+  type APIActionRowComponent,
   type APIAllowedMentions,
+  type APIButtonComponentWithCustomId,
+  ButtonStyle,
+  ComponentType,
   MessageFlags,
   type RESTPostAPIChannelMessageJSONBody,
 } from "discord-api-types/v10";
@@ -22,6 +29,7 @@ import {
   FormattingRejected,
   type OutboundMedia,
   type OutboundText,
+  type ReplyButton,
   type ReplyCapabilities,
   type ReplyPort,
   type ReplyTarget,
@@ -35,14 +43,36 @@ export const DISCORD_MEDIA_CAP = 10 * MB;
 /** Discord's message content limit, in characters. */
 export const DISCORD_TEXT_LIMIT = 2000;
 
-/** Discord edits, deletes, takes any single emoji as a reaction, carries files and shows typing. */
+/** Discord edits, deletes, takes any single emoji as a reaction, carries files, shows typing and has buttons. */
 export const DISCORD_CAPABILITIES: ReplyCapabilities = {
   edit: true,
   delete: true,
   react: "any",
   media: true,
   typing: true,
+  buttons: true,
 };
+
+/** Discord's limits on buttons: five to a row, five rows to a message, 80 characters of label. */
+const BUTTONS_PER_ROW = 5;
+const MAX_ROWS = 5;
+const LABEL_LIMIT = 80;
+
+/**
+ * Buttons as message components: action rows of up to five, the first
+ * button primary (the one a person is expected to tap), the rest secondary;
+ * each press comes back as an interaction carrying the button's data as
+ * `custom_id`.
+ */
+export function buttonRows(buttons: readonly ReplyButton[]): APIActionRowComponent<APIButtonComponentWithCustomId>[] {
+  const rows: APIActionRowComponent<APIButtonComponentWithCustomId>[] = [];
+  buttons.slice(0, BUTTONS_PER_ROW * MAX_ROWS).forEach((button, i) => {
+    if (i % BUTTONS_PER_ROW === 0) rows.push({ type: ComponentType.ActionRow, components: [] });
+    const label = button.label.length <= LABEL_LIMIT ? button.label : `${button.label.slice(0, LABEL_LIMIT - 1)}…`;
+    rows.at(-1)!.components.push({ type: ComponentType.Button, style: i === 0 ? ButtonStyle.Primary : ButtonStyle.Secondary, label, custom_id: button.data });
+  });
+  return rows;
+}
 
 /** User mentions in the text work; @everyone, @here and role mentions never ping. */
 function allowedMentions(pingRepliedUser: boolean): APIAllowedMentions {
@@ -83,7 +113,8 @@ export function discordReplyPort(target: ReplyTarget, deps: DiscordPortDeps): Re
   };
 
   const sendText = async (m: OutboundText): Promise<SentMessage> => {
-    const sent = await asFormatting(() => deps.api.createMessage(channel, { content: content(m), ...envelope(m.notify) }));
+    const components = m.buttons?.length ? { components: buttonRows(m.buttons) } : {};
+    const sent = await asFormatting(() => deps.api.createMessage(channel, { content: content(m), ...envelope(m.notify), ...components }));
     return { id: sent.id };
   };
 

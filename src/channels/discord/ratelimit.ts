@@ -20,7 +20,11 @@ interface BucketState {
   resetAt: number;
 }
 
-/** The route key of a REST path: the channel id is kept (it is the major parameter), other ids and the emoji become placeholders. */
+/**
+ * The route key of a REST path: the channel id (an interaction's id, for its
+ * callback) is kept as the major parameter; other ids, the emoji and an
+ * interaction's token become placeholders.
+ */
 export function routeKey(method: string, path: string): RouteKey {
   const parts = path.split("/");
   let major = "";
@@ -28,8 +32,11 @@ export function routeKey(method: string, path: string): RouteKey {
     .map((part, i) => {
       const previous = parts[i - 1];
       if (previous === "reactions") return ":emoji";
+      // An interaction's token is a credential: it never names a route (nor reaches a log line through one).
+      if (parts[i - 2] === "interactions" && i === 3) return ":token";
       if (!/^\d{5,}$/.test(part)) return part;
-      if (!major && (previous === "channels" || previous === "guilds" || previous === "webhooks")) {
+      // An interaction's callback is limited per interaction: its id is the major parameter there.
+      if (!major && (previous === "channels" || previous === "guilds" || previous === "webhooks" || previous === "interactions")) {
         major = part;
         return part;
       }
@@ -44,6 +51,9 @@ export interface RateLimitBody {
   retry_after?: unknown;
   global?: unknown;
 }
+
+/** Buckets kept before the refilled ones are forgotten. */
+const MAX_BUCKETS = 1000;
 
 /** The shortest wait after a 429, so a `retry_after` of 0 can never spin a loop. */
 export const MIN_RETRY_WAIT_MS = 250;
@@ -76,6 +86,7 @@ export class RateLimits {
     const remaining = Number(headers.get("x-ratelimit-remaining") ?? Number.NaN);
     const resetAfter = Number(headers.get("x-ratelimit-reset-after") ?? Number.NaN);
     if (!Number.isFinite(remaining) || !Number.isFinite(resetAfter)) return;
+    if (this.buckets.size >= MAX_BUCKETS) this.prune();
     this.buckets.set(this.bucketId(key), { remaining: Math.max(0, Math.floor(remaining)), resetAt: this.now() + Math.max(0, resetAfter) * 1000 });
   }
 
@@ -93,6 +104,12 @@ export class RateLimits {
     if (global) this.globalUntil = Math.max(this.globalUntil, until);
     else this.buckets.set(this.bucketId(key), { remaining: 0, resetAt: until });
     return { waitMs: Math.ceil(waitMs), global };
+  }
+
+  /** Forget buckets that have refilled: one per channel and per interaction would otherwise only grow. */
+  private prune(): void {
+    const now = this.now();
+    for (const [id, bucket] of this.buckets) if (bucket.resetAt <= now) this.buckets.delete(id);
   }
 
   private bucketId(key: RouteKey): string {

@@ -10,7 +10,7 @@
  * before anything is sent about it. When the daemon is at capacity the
  * message is held here and submitted again with backoff, never dropped.
  */
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../../config/schema.ts";
 import type { ChannelRuntimeState } from "../../kernel/health.ts";
@@ -18,8 +18,7 @@ import { Logger, Redactor } from "../../kernel/log.ts";
 import { MB } from "../../kernel/sizes.ts";
 import type { Telemetry } from "../../kernel/telemetry.ts";
 import { sleep } from "../../kernel/wait.ts";
-import { type FetchedMedia, HandoffUnavailable, type InboundMedia, type OutboundMedia, type ReplyPort, type ReplyTarget } from "../../message/index.ts";
-import { MediaTooLarge } from "../net.ts";
+import { type FetchedMedia, HandoffUnavailable, type InboundMedia, MediaTooLarge, type OutboundMedia, type ReplyPort, type ReplyTarget } from "../../message/index.ts";
 import type { AdapterContext, ChannelAdapter } from "../types.ts";
 import { type Env, findSignalCli, isAttachmentId, signalAttachmentsDir } from "./files.ts";
 import { parseSignalReceive } from "./inbound.ts";
@@ -121,9 +120,16 @@ export class SignalAdapter implements ChannelAdapter {
     });
   }
 
-  /** Read one received attachment from signal-cli's store (the gateway checked the declared size first). */
-  async fetchMedia(media: InboundMedia): Promise<FetchedMedia> {
+  /**
+   * Read one received attachment from signal-cli's store, held to the
+   * channel's cap or `maxBytes` (whichever is lower): refused by the size the
+   * envelope declared before the file is touched, then by its size on disk,
+   * and never read past the cap.
+   */
+  async fetchMedia(media: InboundMedia, _signal?: AbortSignal, maxBytes?: number): Promise<FetchedMedia> {
+    const cap = Math.min(this.inboundMediaCap, maxBytes ?? Number.POSITIVE_INFINITY);
     if (!isAttachmentId(media.ref)) throw new Error(`not a signal-cli attachment id: ${JSON.stringify(media.ref)}`);
+    if (media.declaredSize !== undefined && media.declaredSize > cap) throw new MediaTooLarge(media.declaredSize, cap);
     const path = join(this.attachmentsDir, media.ref);
     let size: number;
     try {
@@ -131,8 +137,11 @@ export class SignalAdapter implements ChannelAdapter {
     } catch {
       throw new Error(`attachment ${media.ref} is not in signal-cli's attachment store ${this.attachmentsDir} (set attachments_dir if signal-cli uses another data directory)`);
     }
-    if (size > this.inboundMediaCap) throw new MediaTooLarge(size, this.inboundMediaCap);
-    const fetched: FetchedMedia = { bytes: new Uint8Array(readFileSync(path)), mime: media.mime ?? "application/octet-stream" };
+    if (size > cap) throw new MediaTooLarge(size, cap);
+    // One byte past the cap at most, in case the file grew since it was measured.
+    const bytes = await Bun.file(path).slice(0, cap + 1).bytes();
+    if (bytes.byteLength > cap) throw new MediaTooLarge(bytes.byteLength, cap);
+    const fetched: FetchedMedia = { bytes, mime: media.mime ?? "application/octet-stream" };
     if (media.filename) fetched.filename = media.filename;
     return fetched;
   }

@@ -8,13 +8,15 @@
  * channel up without a restart and without a crash loop meanwhile.
  *
  * Requests made while the child is starting or restarting wait for it to be
- * ready, within their own timeout, instead of failing at once.
+ * ready, within their own timeout, instead of failing at once; one that runs
+ * out of time before a child was ready was never sent, and fails as
+ * SignalUnavailable (worth retrying), not SignalTimeout.
  */
 import type { ChannelRuntimeState } from "../../kernel/health.ts";
 import type { Logger } from "../../kernel/log.ts";
 import { sleep as defaultSleep } from "../../kernel/wait.ts";
 import type { CliLookup } from "./files.ts";
-import { SignalRpc, SignalTimeout, SignalUnavailable } from "./rpc.ts";
+import { SignalRpc, SignalUnavailable } from "./rpc.ts";
 
 export interface Backoff {
   /** First wait after an exit, ms (default 1000). */
@@ -109,8 +111,9 @@ export class SignalProcess {
     if (this.status.status === "failed") throw new SignalUnavailable(`signal-cli is not available (${this.status.detail ?? "failed"}); ${method} not sent`);
     const started = Date.now();
     let timer: ReturnType<typeof setTimeout> | undefined;
+    // No child came up in time: nothing reached signal-cli, so trying again later is safe (unlike a timeout after sending).
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new SignalTimeout(method, timeoutMs)), timeoutMs);
+      timer = setTimeout(() => reject(new SignalUnavailable(`signal-cli was not ready within ${timeoutMs} ms; ${method} not sent`)), timeoutMs);
     });
     try {
       const child = await Promise.race([this.ready.promise, timeout]);

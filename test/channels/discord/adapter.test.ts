@@ -247,7 +247,7 @@ describe("discord adapter", () => {
       await expect(port.react(id, "ok")).rejects.toThrow("one emoji");
       await expect(port.react(id, "👍👍")).rejects.toThrow("one emoji");
       expect(fake.calls("reactions.add")).toHaveLength(2);
-      expect(adapter.capabilities).toEqual({ edit: true, delete: true, react: "any", media: true, typing: true });
+      expect(adapter.capabilities).toEqual({ edit: true, delete: true, react: "any", media: true, typing: true, buttons: true });
     });
 
     test("a file goes out as a multipart upload: payload_json with the attachment, files[0] with the bytes", async () => {

@@ -45,8 +45,11 @@ describe("parseMessageCreate", () => {
         text: "hello",
         media: [],
         receivedAt: AT,
+        direct: true,
       },
     });
+    const guild = parseMessageCreate(messageCreate("1500000000000000011", `<@${DISCORD_BOT.id}> hi`, { guildId: DISCORD_GUILD, mentions: [DISCORD_BOT] }), options);
+    expect((guild as { message: { direct?: boolean } }).message.direct).toBe(false);
   });
 
   test("guild messages: a mention or a reply to the bot is addressed to it, anything else is not", () => {
@@ -109,6 +112,9 @@ describe("parseMessageCreate", () => {
     expect(result.message.media[0]!.ref).toContain("cdn.discordapp.com/attachments/");
     const voice = parseMessageCreate(messageCreate("2", "", { attachments: [attachment("21", "voice-message.ogg", 9, "audio/ogg")], flags: MessageFlags.IsVoiceMessage }), options);
     expect((voice as { message: { media: Array<{ kind: string }> } }).message.media[0]!.kind).toBe("voice");
+    // A voice message whose attachment came without a content type is still one (Discord records them as OGG Opus).
+    const untyped = parseMessageCreate(messageCreate("3", "", { attachments: [attachment("31", "voice-message.ogg", 9)], flags: MessageFlags.IsVoiceMessage }), options);
+    expect((untyped as { message: { media: Array<{ kind: string; mime?: string }> } }).message.media[0]).toMatchObject({ kind: "voice", mime: "audio/ogg" });
   });
 
   test("what is not a MESSAGE_CREATE is invalid, not a throw", () => {

@@ -14,9 +14,34 @@ describe("routeKey", () => {
     expect(routeKey("PUT", "/channels/14000000001/messages/15000000009/reactions/%F0%9F%91%8D/@me").route).toBe("PUT /channels/14000000001/messages/:id/reactions/:emoji/@me");
     expect(routeKey("GET", "/gateway/bot")).toEqual({ route: "GET /gateway/bot", major: "" });
   });
+
+  test("an interaction callback is limited per interaction, and its token never appears in the route", () => {
+    const token = "aW50ZXJhY3Rpb246MTIzNDU2Nzg5MDEyMzQ1Njc4OTpzZWNyZXQ";
+    expect(routeKey("POST", `/interactions/1700000000000000001/${token}/callback`)).toEqual({
+      route: "POST /interactions/1700000000000000001/:token/callback",
+      major: "1700000000000000001",
+    });
+    // A token made only of digits is still a token, not an id.
+    expect(routeKey("POST", "/interactions/1700000000000000002/123456789012/callback").route).toBe("POST /interactions/1700000000000000002/:token/callback");
+  });
 });
 
 describe("RateLimits", () => {
+  test("one interaction's empty bucket does not hold another's callback; forgetting refilled buckets keeps a closed one", () => {
+    let now = 0;
+    const limits = new RateLimits(() => now);
+    const first = routeKey("POST", "/interactions/1700000000000000001/tok-a/callback");
+    const second = routeKey("POST", "/interactions/1700000000000000002/tok-b/callback");
+    limits.update(first, headers({ "x-ratelimit-bucket": "ix", "x-ratelimit-remaining": "0", "x-ratelimit-reset-after": "5" }));
+    expect(limits.take(first)).toBe(5000);
+    expect(limits.take(second)).toBe(0);
+    now = 10;
+    for (let i = 0; i < 1100; i++) {
+      limits.update(routeKey("POST", `/interactions/${1800000000000000000n + BigInt(i)}/t/callback`), headers({ "x-ratelimit-remaining": "1", "x-ratelimit-reset-after": "0" }));
+    }
+    expect(limits.take(first)).toBe(4990);
+  });
+
   test("a bucket reported empty holds its route (and the same bucket's other channels are separate) until it resets", () => {
     let now = 0;
     const limits = new RateLimits(() => now);

@@ -11,7 +11,8 @@ import { join } from "node:path";
 import { SignalAdapter } from "../../../src/channels/signal/index.ts";
 import { SIGNAL_MEDIA_CAP } from "../../../src/channels/signal/outbound.ts";
 import { SignalRpcError, SignalTimeout } from "../../../src/channels/signal/rpc.ts";
-import { HandoffUnavailable, type OutboundText } from "../../../src/message/index.ts";
+import { classifySendError } from "../../../src/gateway/send-failure.ts";
+import { HandoffUnavailable, type OutboundText, SendFailed } from "../../../src/message/index.ts";
 import { runAdapterContract } from "../../contract/adapter.contract.ts";
 import { SIGNAL_ALICE, SIGNAL_BOB, SIGNAL_GROUP, startSignalFake } from "../../fakes/signal.ts";
 import { configFor, eventually, FAST, makeContext, startAdapter, waitReady } from "./harness.ts";
@@ -196,6 +197,44 @@ describe("signal adapter", () => {
     await expect(port.sendText(text("y"))).rejects.toBeInstanceOf(SignalTimeout);
     // The session is still usable afterwards.
     expect((await port.sendText(text("z"))).id).toBeTruthy();
+  });
+
+  test("a failed send is a SendFailed, thrown as it is: delivery retries what heals (-3, -5, no child yet) and not what cannot (-1, a timeout after sending)", async () => {
+    const { fake, adapter } = await started({ timeouts: { send: 300, sendMedia: 300, control: 300, typing: 300 }, backoff: { initialMs: 1500, maxMs: 1500 } });
+    const port = adapter.replyPort({ chatId: SIGNAL_ALICE.uuid });
+    const failure = async (send: Promise<unknown>) => {
+      const error = await send.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(SendFailed);
+      // What the delivery engine reads off the error is what the port threw, not a wrapper's guess.
+      expect(classifySendError(error).transient).toBe((error as SendFailed).transient);
+      return error as SendFailed;
+    };
+    for (const [code, transient] of [
+      [-3, true],
+      [-5, true],
+      [-1, false],
+    ] as const) {
+      await fake.fail("send", { code, message: `failure ${code}` });
+      const error = await failure(port.sendText(text("x")));
+      expect(error).toBeInstanceOf(SignalRpcError);
+      expect([(error as SignalRpcError).code, error.transient]).toEqual([code, transient]);
+    }
+    await fake.hold("send");
+    const late = await failure(port.sendText(text("y")));
+    expect([late.name, late.transient]).toEqual(["SignalTimeout", false]);
+
+    // The child gone and its restart further off than the send may wait: nothing reached signal-cli, so it is worth another try.
+    await fake.exit(1, "ERROR gone");
+    await eventually(() => !adapter.state().process_alive, 5000, "the exit to show");
+    const notSent = await failure(port.sendText(text("z")));
+    expect([notSent.name, notSent.transient]).toEqual(["SignalUnavailable", true]);
+    expect(notSent.message).toContain("not sent");
+    await adapter.stop();
+    const stopped = await failure(port.sendText(text("after stop")));
+    expect([stopped.name, stopped.transient]).toEqual(["SignalUnavailable", true]);
   });
 
   test("a stdout line that is not JSON-RPC is logged and skipped; messages after it still arrive", async () => {

@@ -8,10 +8,14 @@
  * bucket; a test can empty a bucket or script a 429 (with `retry_after` and
  * the `global` flag) or any failure for the next call. Attachments users
  * "sent" are served from `/attachments/…` like Discord's CDN: no token needed.
+ * Messages may carry buttons (`components`); presses and their callbacks
+ * are interactions.ts's, reached at `/interactions/{id}/{token}/callback`
+ * without the bot token, as on Discord.
  */
-import { MessageFlags, type APIAttachment } from "discord-api-types/v10";
+import { MessageFlags, type APIAttachment, type APIMessage } from "discord-api-types/v10";
 import { FaultQueue, jsonReply, parseRequest, type RecordedFile, type RecordedRequest } from "../recorder.ts";
 import { DISCORD_BOT, type Snowflakes } from "./builders.ts";
+import { componentsError, FakeInteractions } from "./interactions.ts";
 
 /** A message in a channel, as a person there sees it. */
 export interface FakeMessage {
@@ -29,6 +33,8 @@ export interface FakeMessage {
   files: RecordedFile[];
   attachments: APIAttachment[];
   reactions: string[];
+  /** Current message components (action rows of buttons), as last set. */
+  components: unknown[];
   deleted: boolean;
   /** When the fake stored it (and when it was deleted). */
   at: number;
@@ -56,6 +62,7 @@ export class FakeRest {
   readonly requests: RecordedRequest[] = [];
   readonly messages: FakeMessage[] = [];
   readonly faults = new FaultQueue<Fault>();
+  readonly interactions: FakeInteractions;
   private readonly cdn = new Map<string, { bytes: Uint8Array; type: string }>();
   /** Route → the remaining/reset-after the next answer on it announces (once). */
   private readonly buckets = new Map<string, { remaining: number; resetAfter: number }>();
@@ -65,17 +72,26 @@ export class FakeRest {
     private readonly baseUrl: () => string,
     private readonly ids: Snowflakes,
     private readonly gatewayBot: () => unknown,
-  ) {}
+  ) {
+    this.interactions = new FakeInteractions(ids, {
+      apiMessage: (channelId, id) => {
+        const message = this.find(channelId, id);
+        return message?.sender === "bot" ? (this.apiMessage(message) as unknown as APIMessage) : undefined;
+      },
+      update: (channelId, id, data) => this.update(channelId, id, data),
+      post: (channelId, content) => void this.messages.push(this.botMessage(channelId, content, 0)),
+    });
+  }
 
-  /** Host bytes as a user's attachment; returns the attachment object a MESSAGE_CREATE carries. */
-  addAttachment(channelId: string, filename: string, bytes: Uint8Array, contentType?: string): APIAttachment {
+  /** Host bytes as a user's attachment; returns the attachment object a MESSAGE_CREATE carries (`size` overrides the declared size, to test caps cheaply). */
+  addAttachment(channelId: string, filename: string, bytes: Uint8Array, contentType?: string, size = bytes.byteLength): APIAttachment {
     const id = this.ids.next();
     const path = `/attachments/${channelId}/${id}/${encodeURIComponent(filename)}`;
     this.cdn.set(path, { bytes, type: contentType ?? "application/octet-stream" });
     return {
       id,
       filename,
-      size: bytes.byteLength,
+      size,
       url: `${this.baseUrl()}${path}?ex=65f0a1b2&is=65de2c32&hm=fake`,
       proxy_url: `${this.baseUrl()}${path}`,
       ...(contentType ? { content_type: contentType } : {}),
@@ -84,7 +100,7 @@ export class FakeRest {
 
   /** Record a user's message (what a MESSAGE_CREATE announced), so replies and reactions can target it. */
   addUserMessage(id: string, channelId: string, authorId: string, content: string, attachments: APIAttachment[] = []): void {
-    this.messages.push({ id, channelId, sender: "user", authorId, content, history: [], flags: 0, files: [], attachments, reactions: [], deleted: false, at: Date.now() });
+    this.messages.push({ id, channelId, sender: "user", authorId, content, history: [], flags: 0, files: [], attachments, reactions: [], components: [], deleted: false, at: Date.now() });
   }
 
   /** The next answer on `api` announces `remaining` calls left, refilling after `resetAfter` seconds. */
@@ -109,6 +125,11 @@ export class FakeRest {
     const headers = this.rateHeaders(route.api);
     const fault = this.faults.take(route.api);
     if (fault) return this.reply(record, fault.status, fault.body, { ...headers, ...fault.headers });
+    // An interaction's token authenticates its callback: the bot token is neither needed nor checked.
+    if (route.api === "interactions.callback") {
+      const answer = this.interactions.callback(route.interactionId!, route.interactionToken!, record);
+      return this.reply(record, answer.status, answer.body, headers);
+    }
     if (record.headers.authorization !== `Bot ${this.token()}`) return this.reply(record, 401, { message: "401: Unauthorized", code: 0 }, headers);
     const answer = this.answer(route, record);
     return this.reply(record, answer.status, answer.body, headers);
@@ -127,9 +148,10 @@ export class FakeRest {
     });
   }
 
-  private route(method: string, path: string): { api: string; channelId?: string; messageId?: string; emoji?: string } {
+  private route(method: string, path: string): { api: string; channelId?: string; messageId?: string; emoji?: string; interactionId?: string; interactionToken?: string } {
     let m: RegExpExecArray | null;
     if (method === "GET" && path === "/gateway/bot") return { api: "gateway.bot" };
+    if ((m = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(path)) && method === "POST") return { api: "interactions.callback", interactionId: m[1]!, interactionToken: m[2]! };
     if ((m = /^\/channels\/(\d+)\/messages$/.exec(path)) && method === "POST") return { api: "messages.create", channelId: m[1]! };
     if ((m = /^\/channels\/(\d+)\/typing$/.exec(path)) && method === "POST") return { api: "typing", channelId: m[1]! };
     if ((m = /^\/channels\/(\d+)\/messages\/(\d+)\/reactions\/([^/]+)\/@me$/.exec(path)) && method === "PUT") {
@@ -149,17 +171,9 @@ export class FakeRest {
       case "messages.create":
         return this.create(route.channelId!, record);
       case "messages.edit": {
-        const message = this.find(route.channelId!, route.messageId!);
-        if (!message) return unknownMessage();
-        if (message.sender !== "bot") return { status: 403, body: { message: "Cannot edit a message authored by another user", code: 50005 } };
-        const content = record.body.content;
-        if (typeof content === "string") {
-          if (content.length > FAKE_TEXT_LIMIT) return { status: 400, body: formError("content", `Must be ${FAKE_TEXT_LIMIT} or fewer in length.`) };
-          message.history.push(message.content);
-          message.content = content;
-        }
-        if (typeof record.body.flags === "number") message.flags = (message.flags & ~MessageFlags.SuppressEmbeds) | (record.body.flags & MessageFlags.SuppressEmbeds);
-        return { status: 200, body: this.apiMessage(message) };
+        const refused = this.update(route.channelId!, route.messageId!, record.body);
+        if (refused) return refused;
+        return { status: 200, body: this.apiMessage(this.find(route.channelId!, route.messageId!)!) };
       }
       case "messages.delete": {
         const message = this.find(route.channelId!, route.messageId!);
@@ -184,6 +198,29 @@ export class FakeRest {
     return { status: 404, body: { message: "404: Not Found", code: 0 } };
   }
 
+  /** An edit (PATCH, or an interaction's type 7 answer): content, the embeds flag and components, each when given; null when done. */
+  private update(channelId: string, messageId: string, body: Record<string, unknown>): { status: number; body?: unknown } | null {
+    const message = this.find(channelId, messageId);
+    if (!message) return unknownMessage();
+    if (message.sender !== "bot") return { status: 403, body: { message: "Cannot edit a message authored by another user", code: 50005 } };
+    const refused = componentsError(body.components);
+    if (refused) return refused;
+    const content = body.content;
+    if (typeof content === "string") {
+      if (content.length > FAKE_TEXT_LIMIT) return { status: 400, body: formError("content", `Must be ${FAKE_TEXT_LIMIT} or fewer in length.`) };
+      message.history.push(message.content);
+      message.content = content;
+    }
+    if (typeof body.flags === "number") message.flags = (message.flags & ~MessageFlags.SuppressEmbeds) | (body.flags & MessageFlags.SuppressEmbeds);
+    if (Array.isArray(body.components)) message.components = body.components;
+    return null;
+  }
+
+  /** A new message from the bot. */
+  private botMessage(channelId: string, content: string, flags: number): FakeMessage {
+    return { id: this.ids.next(), channelId, sender: "bot", authorId: DISCORD_BOT.id, content, history: [], flags, files: [], attachments: [], reactions: [], components: [], deleted: false, at: Date.now() };
+  }
+
   private create(channelId: string, record: RecordedRequest): { status: number; body?: unknown } {
     const body = record.body;
     const content = typeof body.content === "string" ? body.content : "";
@@ -193,6 +230,8 @@ export class FakeRest {
     const files = record.files.filter((f) => /^files\[\d+\]$/.test(f.field));
     if (files.some((f) => f.size > FAKE_FILE_LIMIT)) return { status: 413, body: { message: "Request entity too large", code: 40005 } };
     if (content === "" && files.length === 0) return { status: 400, body: { message: "Cannot send an empty message", code: 50006 } };
+    const refused = componentsError(body.components);
+    if (refused) return refused;
     const reference = body.message_reference as FakeMessage["messageReference"] | undefined;
     if (reference?.message_id && !this.find(reference.channel_id ?? channelId, reference.message_id) && reference.fail_if_not_exists !== false) {
       return { status: 400, body: formError("message_reference", "Unknown message") };
@@ -210,6 +249,7 @@ export class FakeRest {
       files,
       attachments: files.map((f) => this.addAttachment(channelId, f.filename, f.bytes, f.type || undefined)),
       reactions: [],
+      components: Array.isArray(body.components) ? body.components : [],
       deleted: false,
       at: Date.now(),
     };
@@ -234,6 +274,7 @@ export class FakeRest {
       pinned: false,
       type: m.messageReference ? 19 : 0,
       flags: m.flags,
+      components: m.components,
       ...(m.messageReference ? { message_reference: { type: 0, ...m.messageReference } } : {}),
     };
   }

@@ -5,7 +5,7 @@
  * as the transcript. `speech("buy milk", "ogg")` is a voice note saying so.
  */
 
-export type Container = "ogg" | "mp4" | "m4a" | "mp3" | "wav" | "webm" | "flac";
+export type Container = "ogg" | "mp4" | "m4a" | "mp3" | "wav" | "webm" | "flac" | "aac";
 
 const MAGIC: Record<Container, number[]> = {
   ogg: [...bytes("OggS"), 0, 2],
@@ -16,6 +16,8 @@ const MAGIC: Record<Container, number[]> = {
   wav: [...bytes("RIFF"), 0x24, 0, 0, 0, ...bytes("WAVEfmt ")],
   webm: [0x1a, 0x45, 0xdf, 0xa3],
   flac: [...bytes("fLaC")],
+  // An ADTS frame header (MPEG-4 AAC LC, 44.1 kHz, mono): what Signal's voice notes are.
+  aac: [0xff, 0xf1, 0x50, 0x40],
 };
 
 const MARK = "\u0000speech:";
@@ -34,6 +36,7 @@ export function sniff(data: Uint8Array): Container | undefined {
   if (head.subarray(0, 4).toString("latin1") === "RIFF" && head.subarray(8, 12).toString("latin1") === "WAVE") return "wav";
   if (head[0] === 0x1a && head[1] === 0x45 && head[2] === 0xdf && head[3] === 0xa3) return "webm";
   if (head.subarray(0, 4).toString("latin1") === "fLaC") return "flac";
+  if (head[0] === 0xff && ((head[1] ?? 0) & 0xf6) === 0xf0) return "aac";
   return undefined;
 }
 
