@@ -12,7 +12,8 @@ import { isEmptyMessage, prepareMedia } from "./media.ts";
 import { conversationKey, type InboundMessage, type ReplyButton, type ReplyPort, type ReplyTarget } from "../message/index.ts";
 import { ShutdownInterrupt, TurnCancelled } from "./queue.ts";
 import { type Role, roleFor } from "./trust.ts";
-import { TurnRunner } from "./turn.ts";
+import { type TurnInput, TurnRunner } from "./turn.ts";
+import { runUltraTurn } from "./ultra.ts";
 
 export type { AgentHandle, ChannelAccess, GatewayDeps, StreamRequest, TurnStream } from "./deps.ts";
 
@@ -126,11 +127,13 @@ export class Gateway {
         return "unauthorized_command";
       }
       const context = { ...this.commandContext(message, role, parsed.args, conversation, say, target, rawPort), invokedAs: parsed.name, sandbox: deps.sandbox ?? null };
-      const run = async () => {
+      // A queued command gets its lane's signal (/stop aborts it) and can run a foreground turn under it (/ultra).
+      const turn = { message, role, conversation, target, replyKey, port, rawPort, say, complete, ...(options.replay ? { replay: true } : {}) };
+      const run = async (signal?: AbortSignal) => {
         const started = performance.now();
         let ok = true;
         try {
-          await command.run(context);
+          await command.run(signal ? { ...context, signal, ultraTurn: (prompt: string) => this.ultraTurn(turn, prompt, signal) } : context);
         } catch (error) {
           ok = false;
           if (error instanceof CommandRefused) await say(error.message);
@@ -145,7 +148,7 @@ export class Gateway {
         });
       };
       if (command.immediate) await run();
-      else await deps.queue.enqueue(conversation, run).catch((error) => (error instanceof TurnCancelled ? undefined : Promise.reject(error)));
+      else await deps.queue.enqueue(conversation, (signal) => run(signal)).catch((error) => (error instanceof TurnCancelled ? undefined : Promise.reject(error)));
       return "command";
     }
 
@@ -209,6 +212,13 @@ export class Gateway {
     }
   }
 
+  /** `/ultra`: the prompt as a foreground turn in ultra mode, under the queued command's signal. */
+  private async ultraTurn(turn: Omit<TurnInput, "signal" | "text" | "images">, prompt: string, signal: AbortSignal): Promise<void> {
+    const ultra = this.deps.ultra;
+    if (!ultra) throw new CommandRefused("Ultra mode is not available here.");
+    await runUltraTurn(this.turns, ultra, { ...turn, signal, text: prompt, images: [] }, this.deps.log.child({ channel: turn.message.channel }));
+  }
+
   private commandContext(
     message: InboundMessage,
     role: Role,
@@ -233,6 +243,7 @@ export class Gateway {
       startBackground: (prompt) => startBackgroundTurn(deps, { message, conversation, target, rawPort, say, prompt }),
       persona: deps.persona ?? null,
       upcomingJobs: () => deps.upcomingJobs?.(conversation) ?? [],
+      skills: deps.skills ?? null,
     };
   }
 }
