@@ -12,7 +12,8 @@ import { describe, expect, test } from "bun:test";
 import type { User } from "grammy/types";
 import { type FakeModel, type RecordedRequest, type Reply, reply, userText } from "../fakes/model-server.ts";
 import { ALICE, type TelegramFake } from "../fakes/telegram.ts";
-import { ACP_OFF, providerToml, telegramToml, tomlTable } from "../helpers/config.ts";
+import { runFermix } from "../helpers/binary.ts";
+import { ACP_OFF, CHANNELS_OFF, providerToml, telegramToml, tomlTable } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
 
 const start = e2eResources();
@@ -222,6 +223,19 @@ describe("/ultra with the compiled binary", () => {
     expect(userText(merge).match(/status="unfinished"/g)).toHaveLength(2);
     expect(texts.find((t) => t.includes("Partial answer"))).toContain("token budget of 1,000 reached: merged what was done");
   }, 60_000);
+
+  test("on the command line: fermix ask \"/ultra …\" prints the merged answer with the footer, and no status lines", async () => {
+    const model = await start.model();
+    const home = start.home();
+    home.writeConfig(providerToml(model.url, { api: "responses", apiKey: "sk-fake-0000" }) + CHANNELS_OFF);
+    phases(model, { planner: plan("one", "two"), worker: (task) => reply.text(`did ${task}`), merge: reply.text("Both are done.") });
+    const result = await runFermix(["ask", "/ultra do two things"], home.env);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain("Both are done.");
+    expect(result.stdout).toContain("Ultra: 2 parts · 4 requests · 60 tokens");
+    expect(result.stdout).not.toContain("Ultra mode:");
+    expect(model.requests.map(phaseOf)).toEqual(["planner", "worker", "worker", "merge"]);
+  }, 30_000);
 
   test("/ultra is the owner's: an allowed user is told it needs the owner, and nothing reaches the model", async () => {
     const { model, telegram } = await setup();
