@@ -12,7 +12,7 @@ import { isEmptyMessage, prepareMedia } from "./media.ts";
 import { conversationKey, type InboundMessage, type ReplyButton, type ReplyPort, type ReplyTarget } from "../message/index.ts";
 import { ShutdownInterrupt, TurnCancelled } from "./queue.ts";
 import { type Role, roleFor } from "./trust.ts";
-import { type TurnInput, TurnRunner } from "./turn.ts";
+import { type TurnInput, type TurnOutcome, TurnRunner } from "./turn.ts";
 import { runUltraTurn } from "./ultra.ts";
 
 export type { AgentHandle, ChannelAccess, GatewayDeps, StreamRequest, TurnStream } from "./deps.ts";
@@ -129,11 +129,15 @@ export class Gateway {
       const context = { ...this.commandContext(message, role, parsed.args, conversation, say, target, rawPort), invokedAs: parsed.name, sandbox: deps.sandbox ?? null };
       // A queued command gets its lane's signal (/stop aborts it) and can run a foreground turn under it (/ultra).
       const turn = { message, role, conversation, target, replyKey, port, rawPort, say, complete, ...(options.replay ? { replay: true } : {}) };
+      let turnOutcome: TurnOutcome | undefined;
+      const ultraTurn = (signal: AbortSignal) => async (prompt: string) => {
+        turnOutcome = await this.ultraTurn(turn, prompt, signal);
+      };
       const run = async (signal?: AbortSignal) => {
         const started = performance.now();
         let ok = true;
         try {
-          await command.run(signal ? { ...context, signal, ultraTurn: (prompt: string) => this.ultraTurn(turn, prompt, signal) } : context);
+          await command.run(signal ? { ...context, signal, ultraTurn: ultraTurn(signal) } : context);
         } catch (error) {
           ok = false;
           if (error instanceof CommandRefused) await say(error.message);
@@ -149,7 +153,8 @@ export class Gateway {
       };
       if (command.immediate) await run();
       else await deps.queue.enqueue(conversation, (signal) => run(signal)).catch((error) => (error instanceof TurnCancelled ? undefined : Promise.reject(error)));
-      return "command";
+      // An ultra turn cut short by a shutdown stays in the inbox, to run again at the next start like any turn.
+      return turnOutcome === "interrupted" ? "interrupted" : "command";
     }
 
     // Step 3: media (after authorization, so nothing is fetched for a denied sender). It runs inside
@@ -213,10 +218,10 @@ export class Gateway {
   }
 
   /** `/ultra`: the prompt as a foreground turn in ultra mode, under the queued command's signal. */
-  private async ultraTurn(turn: Omit<TurnInput, "signal" | "text" | "images">, prompt: string, signal: AbortSignal): Promise<void> {
+  private async ultraTurn(turn: Omit<TurnInput, "signal" | "text" | "images">, prompt: string, signal: AbortSignal): Promise<TurnOutcome> {
     const ultra = this.deps.ultra;
     if (!ultra) throw new CommandRefused("Ultra mode is not available here.");
-    await runUltraTurn(this.turns, ultra, { ...turn, signal, text: prompt, images: [] }, this.deps.log.child({ channel: turn.message.channel }));
+    return runUltraTurn(this.turns, ultra, { ...turn, signal, text: prompt, images: [] }, this.deps.log.child({ channel: turn.message.channel }));
   }
 
   private commandContext(

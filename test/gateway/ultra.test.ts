@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { parseSkillsArgs } from "../../src/gateway/commands/skills.ts";
+import { ShutdownInterrupt } from "../../src/gateway/queue.ts";
 import { reply, userText } from "../fakes/model-server.ts";
 import { type Harness, NO_REACTIONS, RecordingChannel, startHarness, until } from "../helpers/gateway.ts";
 
@@ -56,6 +57,15 @@ describe("/ultra in the gateway", () => {
     expect(shown.map((a) => a.kind)).toEqual(["text", "text"]);
     expect(shown[0]).toMatchObject({ kind: "text", text: "🧠 Ultra mode: planning the parts…" });
     expect(shown[1]).toMatchObject({ kind: "text", text: expect.stringContaining("Ultra: 2 parts · 4 requests · 60 tokens") });
+  });
+
+  test("a shutdown in the middle leaves it interrupted (its inbox entry replays at the next start), not done", async () => {
+    h = await startHarness();
+    h.fake.fallback((r) => (phase(r.body.instructions) === "planning" ? reply.text('["a", "b"]') : reply.hang("working")));
+    const outcome = h.ingest({ text: "/ultra two things" });
+    await h.fake.waitForRequests(3);
+    h.core.queue.stopAll(new ShutdownInterrupt());
+    expect(await outcome).toBe("interrupted");
   });
 
   test("with nothing to do it says how to use it, and asks the model nothing", async () => {
