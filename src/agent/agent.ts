@@ -24,6 +24,8 @@ export interface TurnRequest {
   onEvent?: (event: ProviderEvent) => void;
   /** Background work: reads history but does not write the request into it. */
   detached?: boolean;
+  /** Sections for this request only, after the composition root's (an ultra turn's planner, worker, merge). */
+  sections?: PromptSection[];
 }
 
 export type TurnStatus = "ok" | "empty" | "cancelled" | "failed" | "step_limit";
@@ -99,7 +101,7 @@ export class MainAgent {
       now: (this.deps.now ?? (() => new Date()))(),
       canReact: tools.has("react"),
       ...(summary ? { summary } : {}),
-      sections: this.deps.sections?.(request) ?? [],
+      sections: [...(this.deps.sections?.(request) ?? []), ...(request.sections ?? [])],
     });
     const usage: Usage = { inputTokens: 0, outputTokens: 0 };
     const texts: string[] = [];

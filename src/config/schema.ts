@@ -144,16 +144,38 @@ const JobsSchema = Type.Object(
 
 const UltraSchema = Type.Object(
   {
-    max_parts: Type.Integer({ minimum: 1, maximum: 16, default: 4 }),
-    concurrency: Type.Integer({ minimum: 1, maximum: 16, default: 4 }),
-    max_tokens: Type.Integer({ minimum: 1000, maximum: 10_000_000, default: 200_000 }),
+    max_parts: Type.Integer({
+      minimum: 1,
+      maximum: 16,
+      default: 4,
+      description: "/ultra: the planner splits a request into at most this many independent parts, each worked on by its own sub-turn.",
+    }),
+    concurrency: Type.Integer({
+      minimum: 1,
+      maximum: 16,
+      default: 4,
+      description: "/ultra: at most this many parts are worked on at the same time; the others wait for a free slot.",
+    }),
+    max_tokens: Type.Integer({
+      minimum: 1000,
+      maximum: 10_000_000,
+      default: 200_000,
+      description:
+        "/ultra: the token ceiling for one whole ultra turn (planner, workers, merge; input and output tokens as the provider reports them). Past it, unfinished parts are stopped and the merge works with what is done, and says so.",
+    }),
   },
   { default: {} },
 );
 
 const SkillsSchema = Type.Object(
   {
-    park_after_days: Type.Number({ exclusiveMinimum: 0, maximum: 3650, default: 30 }),
+    park_after_days: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 3650,
+      default: 30,
+      description:
+        "A skill not used for this many days (counted from its last use, or from when it became active) is parked: no longer offered in the system prompt until `/skills unpark NAME`. Fractions of a day are allowed.",
+    }),
   },
   { default: {} },
 );

@@ -9,8 +9,12 @@ import { jobTools } from "../agent/jobs/tools.ts";
 import { memorySection } from "../agent/memory/section.ts";
 import { memoryTools } from "../agent/memory/tools.ts";
 import type { ProviderDeps } from "../agent/providers/index.ts";
+import { DAY_MS, SkillLibrary } from "../agent/skills/library.ts";
+import { skillsSection, skillTools } from "../agent/skills/tools.ts";
 import { Persona } from "../agent/soul/persona.ts";
+import { UltraMode } from "../agent/ultra/engine.ts";
 import type { Tool } from "../agent/tools/types.ts";
+import type { TurnRequest } from "../agent/agent.ts";
 import { AgentSupervisor } from "../agent/supervisor.ts";
 import { createTranscription } from "../agent/transcription/index.ts";
 import { transcriptionSettings } from "../config/transcription.ts";
@@ -36,6 +40,7 @@ import { JobStore } from "../store/jobs.ts";
 import { MemoryStore } from "../store/memory.ts";
 import { Outbox } from "../store/outbox.ts";
 import { sweep } from "../store/retention.ts";
+import { SkillStore } from "../store/skills.ts";
 import { SoulStore } from "../store/soul.ts";
 import { ensureHome } from "./home.ts";
 import { buildSandbox, type Sandbox } from "./sandbox.ts";
@@ -151,12 +156,26 @@ export function buildCore(options: CoreOptions): Core {
   });
   // SOUL.md exists (the shipped default on first run) and its history starts before the first turn.
   persona.sync();
+  // Skills in <workspace>/skills/, curated with /skills; the park time follows config reloads.
+  const skills = new SkillLibrary({
+    store: new SkillStore(db),
+    dir: join(paths.workspace, "skills"),
+    workspace: paths.workspace,
+    parkAfterMs: () => core.loaded.config.fermix_core.skills.park_after_days * DAY_MS,
+    log: log.child({ component: "skills" }),
+  });
+  // The sections every turn's instructions get, one line per feature.
+  const sectionFeatures = [
+    ...(memorySettings.enabled ? [memorySection(memory, { items: memorySettings.prompt_items, chars: memorySettings.prompt_chars })] : []),
+    skillsSection(skills),
+  ];
+  const sections = (request: TurnRequest) => sectionFeatures.flatMap((section) => section(request));
   const providerLog = log.child({ component: "provider" });
   const agents = new AgentSupervisor({
     config,
     soul: () => persona.current(),
     conversations,
-    ...(memorySettings.enabled ? { sections: memorySection(memory, { items: memorySettings.prompt_items, chars: memorySettings.prompt_chars }) } : {}),
+    sections,
     log: log.child({ component: "agent" }),
     providerDeps: {
       ...options.providerDeps,
@@ -177,6 +196,17 @@ export function buildCore(options: CoreOptions): Core {
         options.providerDeps?.onRetry?.(retry);
       },
     },
+  });
+  const ultra = new UltraMode({
+    model: () => agents.primaryModel(),
+    conversations,
+    soul: () => persona.current(),
+    sections,
+    settings: () => {
+      const settings = core.loaded.config.fermix_core.ultra;
+      return { maxParts: settings.max_parts, concurrency: settings.concurrency, maxTokens: settings.max_tokens };
+    },
+    log: log.child({ component: "ultra" }),
   });
   const queue = new ConversationQueue();
   const background = new BackgroundWork();
@@ -201,6 +231,7 @@ export function buildCore(options: CoreOptions): Core {
   // Tools each feature offers a turn, one line per feature.
   const features: Array<(scope: ToolScope) => Tool[]> = [
     (scope) => sandbox.tools(scope),
+    (scope) => skillTools(skills, scope),
     () => (memorySettings.enabled ? memoryTools(memory) : []),
     () =>
       jobTools({
@@ -226,6 +257,8 @@ export function buildCore(options: CoreOptions): Core {
     background,
     queue,
     persona,
+    ultra,
+    skills,
     sandbox: sandbox.control,
     workspace: paths.workspace,
     telemetry,

@@ -6,7 +6,9 @@
 import type { Database } from "bun:sqlite";
 import type { MainAgent } from "../agent/agent.ts";
 import type { Compactor } from "../agent/compaction.ts";
+import type { SkillLibrary } from "../agent/skills/library.ts";
 import type { Persona } from "../agent/soul/persona.ts";
+import type { UltraMode } from "../agent/ultra/engine.ts";
 import type { Tool } from "../agent/tools/types.ts";
 import type { TranscriptionEngine } from "../agent/transcription/index.ts";
 import type { Config } from "../config/schema.ts";
@@ -94,6 +96,10 @@ export interface GatewayDeps {
   queue: ConversationQueue;
   /** SOUL.md and its revisions, for /soul. */
   persona?: Persona;
+  /** Ultra mode, for /ultra; absent: /ultra is not available. */
+  ultra?: UltraMode | null;
+  /** The skills the assistant learns, for /skills. */
+  skills?: SkillLibrary | null;
   /**
    * Tools the composition root offers besides react and send_attachment
    * (workspace, memory, jobs, skills…), for one turn: each feature decides

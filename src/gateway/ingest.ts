@@ -12,7 +12,8 @@ import { isEmptyMessage, prepareMedia } from "./media.ts";
 import { conversationKey, type InboundMessage, type ReplyButton, type ReplyPort, type ReplyTarget } from "../message/index.ts";
 import { ShutdownInterrupt, TurnCancelled } from "./queue.ts";
 import { type Role, roleFor } from "./trust.ts";
-import { type TurnFault, TurnRunner } from "./turn.ts";
+import { type TurnFault, type TurnInput, type TurnOutcome, TurnRunner } from "./turn.ts";
+import { runUltraTurn } from "./ultra.ts";
 
 export type { AgentHandle, ChannelAccess, GatewayDeps, StreamRequest, TurnStream } from "./deps.ts";
 export type { TurnFault } from "./turn.ts";
@@ -129,11 +130,17 @@ export class Gateway {
         return "unauthorized_command";
       }
       const context = { ...this.commandContext(message, role, parsed.args, conversation, say, target, rawPort), invokedAs: parsed.name, sandbox: deps.sandbox ?? null };
-      const run = async () => {
+      // A queued command gets its lane's signal (/stop aborts it) and can run a foreground turn under it (/ultra).
+      const turn = { message, role, conversation, target, replyKey, port, rawPort, say, complete, ...(options.replay ? { replay: true } : {}) };
+      let turnOutcome: TurnOutcome | undefined;
+      const ultraTurn = (signal: AbortSignal) => async (prompt: string) => {
+        turnOutcome = await this.ultraTurn(turn, prompt, signal);
+      };
+      const run = async (signal?: AbortSignal) => {
         const started = performance.now();
         let ok = true;
         try {
-          await command.run(context);
+          await command.run(signal ? { ...context, signal, ultraTurn: ultraTurn(signal) } : context);
         } catch (error) {
           ok = false;
           if (error instanceof CommandRefused) await say(error.message);
@@ -148,8 +155,9 @@ export class Gateway {
         });
       };
       if (command.immediate) await run();
-      else await deps.queue.enqueue(conversation, run).catch((error) => (error instanceof TurnCancelled ? undefined : Promise.reject(error)));
-      return "command";
+      else await deps.queue.enqueue(conversation, (signal) => run(signal)).catch((error) => (error instanceof TurnCancelled ? undefined : Promise.reject(error)));
+      // An ultra turn cut short by a shutdown stays in the inbox, to run again at the next start like any turn.
+      return turnOutcome === "interrupted" ? "interrupted" : "command";
     }
 
     // Step 3: media (after authorization, so nothing is fetched for a denied sender). It runs inside
@@ -213,6 +221,13 @@ export class Gateway {
     }
   }
 
+  /** `/ultra`: the prompt as a foreground turn in ultra mode, under the queued command's signal. */
+  private async ultraTurn(turn: Omit<TurnInput, "signal" | "text" | "images">, prompt: string, signal: AbortSignal): Promise<TurnOutcome> {
+    const ultra = this.deps.ultra;
+    if (!ultra) throw new CommandRefused("Ultra mode is not available here.");
+    return runUltraTurn(this.turns, ultra, { ...turn, signal, text: prompt, images: [] }, this.deps.log.child({ channel: turn.message.channel }));
+  }
+
   private commandContext(
     message: InboundMessage,
     role: Role,
@@ -237,6 +252,7 @@ export class Gateway {
       startBackground: (prompt) => startBackgroundTurn(deps, { message, conversation, target, rawPort, say, prompt }),
       persona: deps.persona ?? null,
       upcomingJobs: () => deps.upcomingJobs?.(conversation) ?? [],
+      skills: deps.skills ?? null,
     };
   }
 }

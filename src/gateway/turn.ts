@@ -6,7 +6,7 @@
  * turn replayed after a crash squares its answer with what its first attempt
  * already delivered.
  */
-import type { TurnResult } from "../agent/agent.ts";
+import type { TurnRequest, TurnResult } from "../agent/agent.ts";
 import { reactTool } from "../agent/tools/react.ts";
 import { sendAttachmentTool } from "../agent/tools/send_attachment.ts";
 import type { Tool } from "../agent/tools/types.ts";
@@ -41,6 +41,8 @@ export interface TurnInput {
   stream?: TurnStream;
   /** The turn is replayed from the inbox after a restart. */
   replay?: boolean;
+  /** Runs the turn in the MainAgent's stead (ultra mode); it shows its own progress, so no waiting notice. */
+  runner?: (request: TurnRequest) => Promise<TurnResult>;
   /** Told the class and message of a fault the turn ends in (beside the message the reader is sent). */
   onFault?: (fault: TurnFault) => void;
 }
@@ -100,12 +102,12 @@ export class TurnRunner {
             },
           }) ?? null));
     const stopTyping = this.keepTyping(turn.rawPort, turn.signal);
-    const waiting = this.waitingNotice(turn);
+    const waiting = turn.runner ? { answered: async () => {} } : this.waitingNotice(turn);
     let shown = false;
     const started = performance.now();
     let result: TurnResult;
     try {
-      result = await agent.runTurn({
+      result = await (turn.runner ?? ((request: TurnRequest) => agent.runTurn(request)))({
         conversation: turn.conversation,
         channel: message.channel,
         text: turn.text,

@@ -273,4 +273,56 @@ export const MIGRATIONS: readonly Migration[] = [
     CREATE INDEX soul_proposals_expiry ON soul_proposals (expires_at);
     `,
   },
+  {
+    version: 10,
+    name: "skills: state, proposals, changes",
+    sql: `
+    -- The skills in <workspace>/skills/ as Fermix keeps track of them (the folders hold the texts):
+    -- offered (active) or not (parked after park_after_days unused, archived by the owner), how often
+    -- use_skill loaded each, and a hash of SKILL.md as last recorded, so an edit by hand is noticed.
+    -- A skill unused since max(active_since, last_used_at) for park_after_days is parked.
+    CREATE TABLE skills (
+      name TEXT PRIMARY KEY,
+      state TEXT NOT NULL CHECK (state IN ('active', 'parked', 'archived')),
+      uses INTEGER NOT NULL DEFAULT 0,
+      last_used_at INTEGER,
+      active_since INTEGER NOT NULL,
+      text_hash TEXT NOT NULL,
+      updated_at INTEGER NOT NULL
+    ) STRICT, WITHOUT ROWID;
+
+    -- New skills and changes the agent proposed (propose_skill); they take effect only when the
+    -- owner approves them. base_text is SKILL.md when the proposal was made (NULL: a new skill).
+    CREATE TABLE skill_proposals (
+      id INTEGER PRIMARY KEY,
+      name TEXT NOT NULL,
+      content TEXT NOT NULL,
+      reason TEXT NOT NULL,
+      base_text TEXT,
+      state TEXT NOT NULL CHECK (state IN ('pending', 'approved', 'denied')),
+      channel TEXT NOT NULL,
+      sender_id TEXT NOT NULL,
+      conversation TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      decided_at INTEGER,
+      decided_by TEXT
+    ) STRICT;
+    CREATE INDEX skill_proposals_pending ON skill_proposals (id) WHERE state = 'pending';
+
+    -- Every change to a skill, oldest first, with where it came from: the owner (actor: channel:sender),
+    -- the agent (a proposal), the folder on disk (a skill added, edited or removed by hand), or the
+    -- daemon itself (automatic parking).
+    CREATE TABLE skill_changes (
+      id INTEGER PRIMARY KEY,
+      name TEXT NOT NULL,
+      change TEXT NOT NULL CHECK (change IN ('found', 'edited', 'removed', 'proposed', 'approved', 'denied', 'archived', 'restored', 'parked', 'unparked')),
+      origin TEXT NOT NULL CHECK (origin IN ('owner', 'agent', 'disk', 'automatic')),
+      actor TEXT,
+      proposal_id INTEGER,
+      note TEXT,
+      at INTEGER NOT NULL
+    ) STRICT;
+    CREATE INDEX skill_changes_name ON skill_changes (name, id);
+    `,
+  },
 ];

@@ -29,7 +29,9 @@
  * reply", which is not retried, so a missing script fails fast and visibly).
  *
  * Every request is recorded in `fake.requests` (path, lower-case headers,
- * parsed JSON body); `await fake.waitForRequests(n)` waits for them.
+ * parsed JSON body, when it arrived and when its reply was over, so a test
+ * can tell whether requests overlapped); `await fake.waitForRequests(n)`
+ * waits for them.
  */
 import type { Server } from "bun";
 
@@ -48,6 +50,10 @@ export interface RecordedRequest {
   aborted: boolean;
   /** Resolves when the client closes the connection early (never, for a request that completed). */
   untilAborted: Promise<void>;
+  /** Epoch ms when the request arrived. */
+  receivedAt: number;
+  /** Epoch ms when its reply was over (sent whole, cut, or aborted by the client); undefined while it runs. */
+  finishedAt?: number;
 }
 
 export interface ToolCallSpec {
@@ -209,7 +215,10 @@ export async function startFakeModel(): Promise<FakeModel> {
         return Response.json({ error: { message: "fake model: the body has no model", type: "invalid_request_error" } }, { status: 400 });
       }
       const next = resolve(queue.shift() ?? fallback ?? reply.status(400, `fake model: no scripted reply for request #${recorded.index}`), recorded);
-      if (next.kind === "status") return Response.json(next.body, { status: next.status, headers: next.headers });
+      if (next.kind === "status") {
+        recorded.finishedAt = Date.now();
+        return Response.json(next.body, { status: next.status, headers: next.headers });
+      }
       if (next.kind === "stall") {
         return new Promise<Response>((resolve) => {
           const release = () => resolve(new Response(null, { status: 499 }));
@@ -289,6 +298,7 @@ async function record(req: Request, url: URL, index: number): Promise<[RecordedR
   const untilAborted = new Promise<void>((resolve) => {
     markAborted = () => {
       recorded.aborted = true;
+      recorded.finishedAt ??= Date.now();
       resolve();
     };
   });
@@ -301,6 +311,7 @@ async function record(req: Request, url: URL, index: number): Promise<[RecordedR
     body,
     aborted: false,
     untilAborted,
+    receivedAt: Date.now(),
   };
   req.signal.addEventListener("abort", markAborted, { once: true });
   return [recorded, markAborted];
@@ -335,6 +346,7 @@ function sseResponse(
     } else {
       controller.close();
     }
+    recorded.finishedAt ??= Date.now();
   };
   const stream = new ReadableStream<Uint8Array>({
     // Not awaited: the headers must go out while the body is still being written.

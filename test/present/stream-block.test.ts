@@ -83,7 +83,7 @@ describe("block mode", () => {
     await stream(streamer, clock, answer, { chunk: 200 });
     await streamer.push({ type: "message_done", itemId: "i1", text: answer });
     await streamer.finish(answer);
-    const blocks = port.sends().filter((s) => s.text.includes("Sentence number"));
+    const blocks = port.sends().filter((s) => s.text?.includes("Sentence number"));
     expect(blocks).toHaveLength(3);
     expect(port.sends().at(-1)!.text).toContain("answer.md");
     const file = port.calls.filter((c) => c.op === "media");

@@ -14,6 +14,9 @@ import type { Role } from "../trust.ts";
 import { SOUL_COMMAND } from "./soul.ts";
 import type { SandboxControl } from "../sandbox-control.ts";
 import { SANDBOX_COMMAND } from "./sandbox.ts";
+import type { SkillLibrary } from "../../agent/skills/library.ts";
+import { SKILLS_COMMAND } from "./skills.ts";
+import { ULTRA_COMMAND } from "./ultra.ts";
 
 /** A command that cannot do what was asked, for a reason the user should read (not a fault): replied, not logged as an error. */
 export class CommandRefused extends Error {
@@ -43,6 +46,12 @@ export interface CommandContext {
   invokedAs?: string;
   /** The workspace sandbox (/sandbox); absent where the gateway was built without it. */
   sandbox?: SandboxControl | null;
+  /** The conversation queue's signal, for a queued command: /stop aborts it. */
+  signal?: AbortSignal;
+  /** Run a request as a foreground turn of this conversation in ultra mode (queued commands only). */
+  ultraTurn?(prompt: string): Promise<void>;
+  /** The skills the assistant learns (/skills); null where the gateway was built without them. */
+  skills?: SkillLibrary | null;
 }
 
 export interface CommandSpec {
@@ -176,6 +185,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   SOUL_COMMAND,
   SANDBOX_COMMAND,
+  ULTRA_COMMAND,
+  SKILLS_COMMAND,
 ];
 
 /** The command for a name or alias. */
