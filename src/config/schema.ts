@@ -266,7 +266,7 @@ const WhatsAppSchema = Type.Object(
     allowed_sender_ids: IdList,
     ...owned,
     album_debounce_ms: DebounceMs,
-    max_message_age_hours: Type.Number({ exclusiveMinimum: 0, maximum: 24 * 365, default: 24 }),
+    max_message_age_hours: Type.Number({ exclusiveMinimum: 0, maximum: 24 * 365 * 10, default: 24 }),
     graph_api_base: Type.String({ ...Url, default: "https://graph.facebook.com/v21.0" }),
   },
   { default: {} },

@@ -78,6 +78,7 @@ export interface WhatsAppOptions {
   /** The WhatsApp fake's `graphBase(version)`; left out, calls would go to graph.facebook.com. */
   graphApiBase?: string;
   albumDebounceMs?: number;
+  maxMessageAgeHours?: number;
 }
 
 /** A WhatsApp Cloud API channel table, enabled unless `enabled: false`. */
@@ -92,6 +93,7 @@ export function whatsappToml(o: WhatsAppOptions): string {
     allowed_sender_ids: o.allowedSenderIds,
     graph_api_base: o.graphApiBase,
     album_debounce_ms: o.albumDebounceMs,
+    max_message_age_hours: o.maxMessageAgeHours,
   });
 }
 

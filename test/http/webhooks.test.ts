@@ -28,6 +28,8 @@ const configured = (slack: SlackOptions = SLACK) =>
     verifyToken: "verify-me-please",
     appSecret: OFFICIAL_EXAMPLE_SECRET,
     ownerUserId: SENDER,
+    // The official example was sent in June 2025; these tests' clock is a year later.
+    maxMessageAgeHours: 24 * 365,
   });
 const CONFIGURED = configured();
 
@@ -168,6 +170,17 @@ describe("/webhook/whatsapp", () => {
     await expectReply(await get("/webhook/whatsapp?hub.mode=subscribe&hub.challenge=1"), 401, UNAUTHORIZED);
     await expectReply(await get("/webhook/whatsapp?hub.mode=unsubscribe&hub.verify_token=verify-me-please&hub.challenge=1"), 400, INVALID);
     await expectReply(await routes("").get("/webhook/whatsapp?hub.mode=subscribe&hub.verify_token=verify-me-please&hub.challenge=1"), 401, UNAUTHORIZED);
+  });
+
+  test("POST: a message older than max_message_age_hours is acknowledged and gets no turn (a replayed capture)", async () => {
+    const toml = whatsappToml({ accessToken: "t", phoneNumberId: "106540352242922", verifyToken: "v", appSecret: OFFICIAL_EXAMPLE_SECRET, ownerUserId: SENDER });
+    const { post, submitted } = routes(toml);
+    const old = JSON.stringify(messagesPayload(message("wamid.OLD", "text", { text: { body: "from last week" }, timestamp: String(NOW - 7 * 24 * 3600) })));
+    const fresh = JSON.stringify(messagesPayload(message("wamid.NEW", "text", { text: { body: "just now" }, timestamp: String(NOW - 60) })));
+    await expectReply(await post("/webhook/whatsapp", old, signWhatsApp(old, OFFICIAL_EXAMPLE_SECRET)), 200, { ok: true });
+    expect(submitted).toEqual([]);
+    await expectReply(await post("/webhook/whatsapp", fresh, signWhatsApp(fresh, OFFICIAL_EXAMPLE_SECRET)), 200, { ok: true });
+    expect(submitted.flatMap((s) => s.items.map((i) => i.key))).toEqual(["wamid.NEW"]);
   });
 
   test("POST: the official example with its signature is accepted and handed off", async () => {

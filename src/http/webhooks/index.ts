@@ -77,7 +77,7 @@ export function webhookRoutes(deps: WebhookDeps) {
         if (!verdict.ok) return refuse("whatsapp", verdict.reason);
         if (!isJsonContent(request)) return refuse("whatsapp", "unsupported_transport");
         const maxAgeHours = config().fermix_channels.whatsapp.max_message_age_hours;
-        const parsed = parseWhatsAppBody(body, { maxAgeMs: maxAgeHours * 3_600_000 });
+        const parsed = parseWhatsAppBody(body, { receivedAt: now() * 1000, maxAgeMs: maxAgeHours * 3_600_000 });
         if (parsed.kind === "invalid") return refuse("whatsapp", "invalid_webhook_payload");
         if (parsed.stale) log.warn("whatsapp messages older than the freshness window dropped", { messages: parsed.stale, max_age_hours: maxAgeHours });
         return hand(

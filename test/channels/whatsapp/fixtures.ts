@@ -18,9 +18,9 @@ export function payload(value: Record<string, unknown>, field = "messages"): Rec
   };
 }
 
-/** One inbound message of any type, from SENDER. */
+/** One inbound message of any type, from SENDER, sent now (or at `timestamp`, Unix seconds, when given in `body`). */
 export function message(id: string, type: string, body: Record<string, unknown> = {}): Record<string, unknown> {
-  return { from: SENDER, id, timestamp: "1749416383", type, ...body };
+  return { from: SENDER, id, timestamp: String(Math.floor(Date.now() / 1000)), type, ...body };
 }
 
 /** A payload carrying these messages, with the sender's contact card. */
