@@ -9,7 +9,7 @@ export const STYLES = `
 *{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
 body{margin:0;background:var(--bg);color:var(--ink);font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif}
-main,.top{max-width:1180px;margin:0 auto;padding:0 16px}
+main,.top{max-width:1240px;margin:0 auto;padding:0 16px}
 .narrow main,.narrow .top{max-width:780px}
 .top{display:flex;align-items:center;gap:12px;padding-top:18px;padding-bottom:6px;flex-wrap:wrap}
 .brand{font-weight:700;font-size:20px;letter-spacing:-.01em;margin:0;display:flex;align-items:center;gap:8px}
@@ -30,7 +30,7 @@ h3{font-size:16px;margin:0;display:flex;align-items:center;gap:8px;justify-conte
 .status{display:flex;align-items:center;gap:12px;margin:10px 0 14px;flex-wrap:wrap}
 .status .big{font-size:15px;padding:5px 14px}
 .status p{margin:0;color:var(--muted)}
-.grid{display:grid;gap:14px;grid-template-columns:repeat(auto-fill,minmax(280px,1fr));margin-bottom:14px;align-items:start}
+.grid{display:grid;gap:14px;grid-template-columns:repeat(auto-fill,minmax(260px,1fr));margin-bottom:14px;align-items:start}
 .card{background:var(--card);border:1px solid var(--line);border-radius:12px;padding:14px 16px;min-width:0}
 .wide{grid-column:1/-1}
 section{margin:18px 0}

@@ -81,7 +81,8 @@ function safeFields(event: TelemetryEvent): Fields | undefined {
   const channel = text(m.channel);
   switch (event.name) {
     case "channel.message":
-      return { channel, direction: m.direction === "outbound" ? "outbound" : "inbound" };
+      // An outbound message is listed as its channel.reply, which carries how long the send took.
+      return m.direction === "outbound" ? undefined : { channel, direction: "inbound" };
     case "channel.reply":
       return { channel, direction: "outbound", durationMs: ms(d.duration_ms), detail: words(text(m.kind), m.ok === false ? "failed" : undefined) };
     case "turn.done":

@@ -217,6 +217,14 @@ test("the setup page: 403 without a link or with a spent or expired one; a fresh
   expect(d.logs()).not.toContain(telegram.token);
 }, 60_000);
 
+test("fermix setup --web with no daemon running says how to start one", async () => {
+  const home = start.home();
+  const result = await runFermix(["setup", "--web"], home.env);
+  expect(result.exitCode).toBe(1);
+  expect(result.stderr).toContain("no daemon is running: start it with `fermix run`");
+  expect(result.stdout).toBe("");
+});
+
 /** A probe for `until`: the first match of `pattern` in what the daemon printed on stdout so far. */
 function readLine(d: RunningDaemon, pattern: RegExp): () => string | undefined {
   let text = "";

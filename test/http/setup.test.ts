@@ -13,7 +13,9 @@ import { SetupGate, type SetupService } from "../../src/http/setup/index.ts";
 import type { ReloadResult } from "../../src/kernel/health.ts";
 import { Logger, Redactor } from "../../src/kernel/log.ts";
 import { readCurrentSetup } from "../../src/setup/write.ts";
+import { ALL_FIELDS } from "../../src/setup/fields.ts";
 import { makeHome, type TestHome } from "../helpers/home.ts";
+import { rng } from "../helpers/rng.ts";
 import { loadedFrom } from "../helpers/loaded.ts";
 
 const quiet = new Logger({ write() {} }, "error", new Redactor());
@@ -196,4 +198,34 @@ describe("saving", () => {
     expect(form).not.toContain(API_KEY);
     expect(form.match(/stored — leave empty to keep it/g)?.length).toBe(2);
   });
+});
+
+test("fuzz: random form posts with a valid session never produce a 5xx, and config.toml is only ever written whole and valid", async () => {
+  // Live checks answered here: a fuzzed base URL must not send the test out to the network.
+  const h = harness({ checks: { provider: async () => undefined, telegram: async () => undefined } });
+  const statuses = new Set<number>();
+  const r = rng(20261201);
+  const names = [...ALL_FIELDS.map((f) => f.path), ...["base_url", "api", "model", "api_key", "vision", "context_window"].map((k) => `provider.${k}`), "check", "x.y", ""];
+  const values = () => r.pick(["", "on", "true", "0", "-1", "http://127.0.0.1:1/v1", "chat", "responses", "a,b,,c", "<b>", "💥", r.string(r.int(0, 30))]);
+  let session = await h.open();
+  for (let i = 0; i < 150; i++) {
+    const fields: Record<string, string> = { csrf: session.csrf };
+    for (let n = r.int(0, 12); n > 0; n--) fields[r.pick(names)] = values();
+    const body = r.next() < 0.1 ? r.string(r.int(0, 80)) : new URLSearchParams(fields).toString();
+    const res = await h.request("/setup", {
+      method: "POST",
+      headers: { cookie: session.cookie, "content-type": r.next() < 0.9 ? "application/x-www-form-urlencoded" : r.pick(["text/plain", "multipart/form-data", ""]) },
+      body,
+    });
+    expect(res.status).toBeLessThan(500);
+    statuses.add(res.status);
+    if (res.status === 200) {
+      // A save: the file on disk loads (the loader checked it before it was written), and the session is over.
+      const current = await readCurrentSetup(h.home.env);
+      expect(current.exists).toBe(true);
+      session = await h.open();
+    }
+  }
+  // Both ways were taken: saves, and refusals of a bad form.
+  expect([...statuses].sort()).toEqual(expect.arrayContaining([200, 403, 422]));
 });

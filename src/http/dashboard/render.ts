@@ -29,13 +29,13 @@ export function clock(at: number): string {
 }
 
 /**
- * A span of time in words, to the minute: "under a minute", "12 min",
+ * A span of time in words, to the minute: "<1 min", "12 min",
  * "3 h 5 min", "2 d 4 h" — coarse on purpose, so the live page changes
  * (and is pushed again) only when something a person reads has changed.
  */
 export function span(ms: number): string {
   const m = Math.floor(Math.max(0, ms) / 60_000);
-  if (m < 1) return "under a minute";
+  if (m < 1) return "<1 min";
   if (m < 60) return `${m} min`;
   const h = Math.floor(m / 60);
   if (h < 24) return `${h} h ${m % 60} min`;
@@ -44,7 +44,7 @@ export function span(ms: number): string {
 
 const ago = (at: number | null | undefined, now: number) => {
   if (!at) return html`<span class="muted">never</span>`;
-  if (now - at < 60_000) return html`<time>${clock(at)}</time> <span class="muted">(just now)</span>`;
+  if (now - at < 60_000) return html`<time>${clock(at)}</time> <span class="muted">(now)</span>`;
   return html`<time>${clock(at)}</time> <span class="muted">(${span(now - at)} ago)</span>`;
 };
 
@@ -69,7 +69,7 @@ function channelCard(channel: ChannelHealth, view: DashboardView): Html {
 <h3>${channelTitle(channel.name)} ${pill(channel.status)}</h3>
 <dl>
 <dt>Mode</dt><dd>${channel.mode ? (MODE_WORDS[channel.mode] ?? channel.mode) : "—"}</dd>
-<dt>Connected since</dt><dd>${connected}</dd>
+<dt>Connected</dt><dd>${connected}</dd>
 <dt>Last inbound</dt><dd>${ago(tally?.lastInboundAt, view.now)}</dd>
 <dt>Last outbound</dt><dd>${ago(tally?.lastOutboundAt, view.now)}</dd>
 <dt>Messages today</dt><dd>${tally?.todayInbound ?? 0} in · ${tally?.todayOutbound ?? 0} out</dd>
@@ -93,8 +93,8 @@ function providerCard(view: DashboardView): Html {
 <dt>Provider</dt><dd>${view.provider.name}</dd>
 <dt>Model</dt><dd>${view.provider.model}</dd>
 <dt>API</dt><dd>${view.provider.api}</dd>
-<dt>Last turn</dt><dd>${last ? html`${seconds(last.durationMs)} · ${ago(last.at, view.now)}` : html`<span class="muted">none yet</span>`}</dd>
-<dt>Tokens (last turn)</dt><dd>${last ? `${last.inputTokens.toLocaleString("en")} in · ${last.outputTokens.toLocaleString("en")} out` : "—"}</dd>
+<dt>Last turn</dt><dd>${last ? html`${seconds(last.durationMs)} at <time>${clock(last.at)}</time>` : html`<span class="muted">none yet</span>`}</dd>
+<dt>Tokens</dt><dd>${last ? `${last.inputTokens.toLocaleString("en")} in · ${last.outputTokens.toLocaleString("en")} out` : "—"}</dd>
 <dt>Turns since start</dt><dd>${view.totals.turns}</dd>
 </dl></article>`;
 }
@@ -170,13 +170,9 @@ export function renderLive(view: DashboardView): Html {
   return html`<div class="status" data-status="${health.status}">${pill(health.status, " big")}<p>${SUMMARY[health.status] ?? ""}</p></div>
 <p class="meta"><span>v${view.process.version}</span><span>up ${span(view.now - view.process.startedAt)}</span><span>memory ${megabytes(view.process.rssBytes)} (heap ${megabytes(view.process.heapBytes)})</span></p>
 ${why(view)}
-<section aria-label="Channels"><h2>Channels</h2>
-<div class="grid">${enabled.map((c) => channelCard(c, view))}</div>
-${enabled.length === 0 ? html`<p class="off">No channel is turned on.</p>` : ""}
-${off.length > 0 ? html`<p class="off">Off: ${off.map((c) => channelTitle(c.name)).join(", ")}.</p>` : ""}
-</section>
-<section aria-label="Agent"><h2>Agent</h2>
-<div class="grid">${providerCard(view)}${queuesCard(view)}</div>
+<section aria-label="Channels and agent"><h2>Channels and agent</h2>
+<div class="grid">${enabled.map((c) => channelCard(c, view))}${providerCard(view)}${queuesCard(view)}</div>
+<p class="off">${enabled.length === 0 ? "No channel is turned on. " : ""}${off.length > 0 ? `Off: ${off.map((c) => channelTitle(c.name)).join(", ")}.` : ""}</p>
 </section>
 <section aria-label="Last hour"><h2>Last hour</h2><div class="card">${hourChart(view.activity.chart)}</div></section>
 <section aria-label="Recent activity"><h2>Recent activity</h2><div class="card">

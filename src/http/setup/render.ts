@@ -124,7 +124,7 @@ ${SETUP_CHANNELS.map((name) => channelStep(form, config, name))}
 <section class="step" aria-labelledby="step-voice"><h2 id="step-voice"><span class="n">3</span>Voice notes</h2>
 <p class="muted">Now: ${describeTranscription(config)}</p>
 ${select(form, transcriptionBackend.path, labelFor(transcriptionBackend.path), transcriptionBackend.help, [
-  ["", "Default: OpenAI, with the openai provider's key if there is one"],
+  ["", "Default (OpenAI, with the openai provider's key)"],
   ...TRANSCRIPTION_BACKEND_CHOICES.map((b) => [b, b === "openai" ? "OpenAI" : b === "xai" ? "xAI" : "Deepgram"] as const),
 ])}
 ${others.map((f) => fieldInput(form, f))}
