@@ -76,8 +76,11 @@ export function dashboardRoutes(source: DashboardSource, options: DashboardOptio
         const soon = () => {
           if (pending === undefined) pending = setTimeout(() => ((pending = undefined), void push()), debounceMs);
         };
+        // An open page never keeps the process alive on its own.
         const ticker = setInterval(() => void push(), refreshMs);
+        ticker.unref();
         const keepAlive = setInterval(() => send(": keep-alive\n\n"), keepAliveMs);
+        keepAlive.unref();
         const unsubscribe = source.onChange(soon);
         cleanup = () => {
           if (closed) return;
