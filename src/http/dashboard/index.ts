@@ -69,6 +69,8 @@ export function dashboardRoutes(source: DashboardSource, options: DashboardOptio
               last = body;
               send(sseEvent("dashboard", body));
             }
+          } catch {
+            // The daemon is shutting down (its database closed under the view): the next tick, if any, tries again.
           } finally {
             sending = false;
           }
