@@ -137,6 +137,8 @@ describe("saving", () => {
     expect(config).toContain('owner_user_id = "111111111"');
     expect(config).toContain('model = "llama3.2"');
     expect(config).toContain("[fermix_core.providers.custom]");
+    // Channels left off, as they are by default, add nothing to the file.
+    for (const untouched of ["whatsapp", "slack", "discord", "signal", "transcription"]) expect(config).not.toContain(untouched);
     expect(config).not.toContain(TG_TOKEN);
     expect(config).not.toContain(API_KEY);
     const secrets = readFileSync(join(h.home.home, "secrets.toml"), "utf8");

@@ -185,11 +185,9 @@ export function submittedForm(input: Readonly<Record<string, string>>, ctx: Form
       values[field.path.slice(`fermix_channels.${name}.`.length)] = value;
       if (value !== undefined) check(field.path, field.path, value);
     }
+    // `enabled` is written only when it changes what is in force (Telegram is on by default: unticked, it is written off).
     const wasEnabled = ctx.config.fermix_channels[name].enabled;
-    const explicit = getPath(ctx.file, enabledName(name));
-    const keyChanges = channelChanges(name, enabled, values).filter(
-      (change) => change.path !== enabledName(name) || enabled !== wasEnabled || (explicit === undefined && !ctx.exists),
-    );
+    const keyChanges = channelChanges(name, enabled, values).filter((change) => change.path !== enabledName(name) || enabled !== wasEnabled);
     if (name === "telegram" && keyChanges.length > 0) telegramChanged = true;
     changes.push(...keyChanges);
   }
