@@ -20,8 +20,10 @@ const COMMANDS: Record<string, CommandSpec> = {
     summary: "run the daemon in the foreground (what a systemd or launchd unit runs)",
     usage: `Usage: fermix run
 
-Starts the daemon: the HTTP server (health probes, webhooks, setup), the
-enabled channels and the agent. Stops cleanly on SIGTERM or SIGINT.
+Starts the daemon: the HTTP server (status page, health probes, metrics,
+webhooks, setup page), the enabled channels and the agent. Stops cleanly on
+SIGTERM or SIGINT. While nothing is configured yet it prints a one-time link
+to the setup page on stdout.
 
 Environment:
   FERMIX_HOME        home directory (default ~/.fermix)
@@ -61,7 +63,7 @@ and exits when either side closes. Start the daemon first with \`fermix run\`.`,
   },
   setup: {
     summary: "configure providers and channels (interactive, or with flags)",
-    usage: `Usage: fermix setup [--reconfigure] [--yes [--check]] [flags]`,
+    usage: `Usage: fermix setup [--web] [--reconfigure] [--yes [--check]] [flags]`,
     help: () => import("./setup-args.ts").then((m) => m.setupHelp()),
     load: () => import("./setup.ts"),
   },

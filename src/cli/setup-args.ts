@@ -10,6 +10,8 @@ export interface SetupArgs {
   reconfigure: boolean;
   check: boolean;
   noService: boolean;
+  /** Ask the running daemon for a one-time link to the web setup page instead. */
+  web: boolean;
 }
 
 const SWITCHES: Record<string, keyof Omit<SetupArgs, "flags">> = {
@@ -18,11 +20,12 @@ const SWITCHES: Record<string, keyof Omit<SetupArgs, "flags">> = {
   "--reconfigure": "reconfigure",
   "--check": "check",
   "--no-service": "noService",
+  "--web": "web",
 };
 
 export function parseSetupArgs(args: readonly string[]): SetupArgs {
   const known = new Set([...ALL_FIELDS.map((f) => f.flag), PROVIDER_NAME_FLAG]);
-  const parsed: SetupArgs = { flags: {}, yes: false, reconfigure: false, check: false, noService: false };
+  const parsed: SetupArgs = { flags: {}, yes: false, reconfigure: false, check: false, noService: false, web: false };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const switchName = SWITCHES[arg];
@@ -41,6 +44,7 @@ export function parseSetupArgs(args: readonly string[]): SetupArgs {
     parsed.flags[name] = value;
   }
   if (parsed.check && !parsed.yes) throw new UsageError("--check goes with --yes (the wizard checks as it goes)");
+  if (parsed.web && (parsed.yes || Object.keys(parsed.flags).length > 0)) throw new UsageError("--web opens the setup page; give flags with --yes instead");
   return parsed;
 }
 
@@ -54,7 +58,7 @@ export function setupHelp(): string {
   const channels = Object.entries(titles)
     .map(([name, title]) => `${title}:\n${CHANNEL_FIELDS.filter((f) => f.flag.startsWith(`${name}-`)).map(flagLine).join("\n")}`)
     .join("\n\n");
-  return `Usage: fermix setup [--reconfigure] [--yes [--check]] [flags]
+  return `Usage: fermix setup [--web] [--reconfigure] [--yes [--check]] [flags]
 
 In a terminal, without --yes: a guided setup. The model provider (a local
 server answering on its usual port is offered with its models), the channels
@@ -73,7 +77,12 @@ comments. Credentials go to the OS keychain, or <home>/secrets.toml (0600)
 where there is none; never to config.toml. A running daemon is told to reload
 and its health is shown.
 
+With --web, setup asks the running daemon for a one-time link to its setup
+page (the same steps in a browser, applied without a restart) and prints it.
+The link works once, within 15 minutes ([fermix_core.http] token_ttl_seconds).
+
 Options:
+  --web              print a one-time link to the daemon's web setup page
   --reconfigure      change an existing configuration, starting from its values
                      (without it, setup will not touch an existing config.toml)
   --yes, -y          non-interactive: write what the flags say

@@ -56,6 +56,17 @@ export async function reloadDaemon(controlSocket: string): Promise<ReloadResult 
   }
 }
 
+/** A one-time link to the daemon's setup page, or why there is none. */
+export async function askSetupLink(controlSocket: string): Promise<{ url: string; expiresInSeconds: number } | { error: string }> {
+  try {
+    const answer = await ask(controlSocket, { type: "setup_link" });
+    if (answer.type === "setup_link") return { url: answer.url, expiresInSeconds: answer.expires_in_seconds };
+    return { error: answer.type === "error" ? answer.message : `unexpected answer ${answer.type}` };
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
 export type DaemonPairing =
   | { kind: "sender"; id: string; name?: string }
   | { kind: "timeout" }

@@ -16,13 +16,14 @@ import { type AppliedSetup, applySetup, type CurrentSetup, readCurrentSetup } fr
 import { SETUP_CHANNELS } from "../setup/fields.ts";
 import { type CliContext, UsageError } from "./context.ts";
 import { parseSetupArgs } from "./setup-args.ts";
-import { daemonReport } from "./setup-daemon.ts";
+import { askSetupLink, daemonReport, daemonRunning } from "./setup-daemon.ts";
 
 export { setupHelp } from "./setup-args.ts";
 
 export async function main(args: string[], ctx: CliContext): Promise<number> {
   const parsed = parseSetupArgs(args);
   const current = await readCurrentSetup(ctx.env);
+  if (parsed.web) return webLink(ctx, current.paths.controlSocket);
   if (!parsed.yes) {
     const terminal = ctx.isTTY ? ctx.terminal() : undefined;
     if (!terminal?.input.isTTY) {
@@ -38,6 +39,22 @@ export async function main(args: string[], ctx: CliContext): Promise<number> {
     return runWizard({ ctx, current, args: parsed, terminal });
   }
   return withFlags(ctx, current, parsed.flags, parsed.reconfigure, parsed.check);
+}
+
+/** `--web`: the running daemon's one-time link to its setup page. */
+async function webLink(ctx: CliContext, controlSocket: string): Promise<number> {
+  if (!(await daemonRunning(controlSocket))) {
+    ctx.stderr("fermix: no daemon is running: start it with `fermix run` (it prints a setup link while nothing is configured), then run `fermix setup --web` again\n");
+    return 1;
+  }
+  const link = await askSetupLink(controlSocket);
+  if ("error" in link) {
+    ctx.stderr(`fermix: the daemon gave no setup link: ${link.error}\n`);
+    return 1;
+  }
+  const minutes = Math.max(1, Math.round(link.expiresInSeconds / 60));
+  ctx.stdout(`Open this link in a browser to set up Fermix (it works once, within ${minutes} min):\n  ${link.url}\n`);
+  return 0;
 }
 
 /** `--yes`: write what the flags say; contact nothing unless --check. */

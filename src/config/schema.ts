@@ -234,8 +234,14 @@ const HttpSchema = Type.Object(
     port: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 65_535, description: "Port of the HTTP server (default 4030); PORT overrides it. Changing it needs a restart." }),
     ),
+    token_ttl_seconds: Type.Integer({
+      minimum: 1,
+      maximum: 86_400,
+      default: 900,
+      description: "How long a setup page link (`fermix setup --web`, or the one `fermix run` prints while setup is required) stays valid, in seconds; it opens the page once.",
+    }),
   },
-  { default: {}, description: "Where the HTTP server (health, webhooks, setup page) listens. The environment wins over these keys." },
+  { default: {}, description: "Where the HTTP server (dashboard, health, metrics, webhooks, setup page) listens, and its setup links. The environment wins over bind and port." },
 );
 
 const owned = {

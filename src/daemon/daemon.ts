@@ -18,7 +18,6 @@ import { CHANNEL_NAMES, type ChannelName, type Config } from "../config/schema.t
 import type { Presenter } from "../gateway/delivery.ts";
 import { createApp } from "../http/app.ts";
 import { type HttpServer, serveHttp } from "../http/server.ts";
-import { SetupGate } from "../http/setup.ts";
 import { webhookRoutes } from "../http/webhooks/index.ts";
 import { VERSION } from "../version.ts";
 import { ChannelSupervisor } from "./channels.ts";
@@ -27,6 +26,7 @@ import { UnknownSenderWatch } from "./pairing.ts";
 import { reloadDaemon } from "./reload.ts";
 import { buildCore, type Core } from "./core.ts";
 import { buildHealthReport, type ChannelRuntimeState, type HealthReport } from "./health.ts";
+import { buildWeb, type SetupLink, type Web } from "./web.ts";
 import type { ReloadResult } from "../kernel/health.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
@@ -51,6 +51,8 @@ export interface Daemon {
    * restarted (started, stopped). What only a restart applies is reported.
    */
   reload(): Promise<ReloadResult>;
+  /** A one-time link to the setup page (what `fermix run` prints while setup is required, and `fermix setup --web`). */
+  setupLink(): SetupLink;
   /** Close the server, the channels and the database; remove the sockets. Idempotent. */
   stop(): Promise<void>;
 }
@@ -126,7 +128,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   /** Changes a reload saw that only a restart applies. */
   let restartRequired: string[] = [];
   let control: UnixSocketListener<unknown> | undefined;
+  let web: Web | undefined;
   const closeAll = async () => {
+    web?.stop();
     await server?.stop();
     control?.stop(true);
     for (const socket of sockets) rmSync(socket, { force: true });
@@ -166,9 +170,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       return next;
     };
 
+    web = buildWeb({ core, env, log, loaded: () => loaded, report, reload });
     const app = createApp({
       report,
-      setupGate: new SetupGate(),
+      setupGate: web.gate,
+      setup: web.setup,
+      dashboard: web.dashboard,
+      metrics: web.metrics,
       log: log.child({ component: "http" }),
       mounts: [
         webhookRoutes({
@@ -176,16 +184,20 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           submit: (channel, items) => core.dispatcher.submit(channel, items),
           log: log.child({ component: "webhook" }),
           slackBotInThread: (channel, threadTs) => core.outbox.hasRepliedInThread("slack", channel, threadTs),
+          telemetry: core.telemetry,
         }),
       ],
     });
     server = serveHttp(app, { ...http, log });
+    const listening = server.url;
+    const setupLink = () => web!.setupLink(listening);
     control = (await startControlServer({
       path: loaded.paths.controlSocket,
       gateway: core.gateway,
       queue: core.queue,
       log: log.child({ component: "control" }),
       reload,
+      setupLink,
       awaitSender: (channel, signal) => {
         if (!adapters.has(channel as ChannelName)) return Promise.reject(new Error(`${channel} is not running in the daemon`));
         return pairing.next(channel, signal);
@@ -208,6 +220,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       telemetry: core.telemetry,
       report,
       reload,
+      setupLink,
       stop: () =>
         (stopping ??= closeAll().then(() => {
           log.info("fermix stopped");

@@ -69,6 +69,17 @@ export class ConversationQueue {
     for (const key of [...this.lanes.keys()]) this.stop(key, reason);
   }
 
+  /** Turns running now and turns waiting behind them, over every conversation (the dashboard, /metrics). */
+  counts(): { running: number; waiting: number } {
+    let running = 0;
+    let waiting = 0;
+    for (const lane of this.lanes.values()) {
+      if (lane.active) running++;
+      waiting += lane.waiting.length;
+    }
+    return { running, waiting };
+  }
+
   /** Keys of conversations with work running or waiting (a leak check in tests). */
   activeKeys(): string[] {
     return [...this.lanes.keys()];

@@ -5,12 +5,20 @@
 import { Elysia } from "elysia";
 import type { HealthReport } from "../kernel/health.ts";
 import type { Logger } from "../kernel/log.ts";
+import { type DashboardSource, dashboardRoutes } from "./dashboard/index.ts";
 import { healthRoutes, jsonResponse } from "./health.ts";
-import { type SetupGate, setupRoutes } from "./setup.ts";
+import { type MetricsSource, metricsRoutes } from "./metrics.ts";
+import { type SetupGate, type SetupService, setupRoutes } from "./setup/index.ts";
 
 export interface AppDeps {
   report: () => HealthReport;
   setupGate: SetupGate;
+  /** What the setup page reads and applies; absent, an authorized session is told to use the terminal. */
+  setup?: SetupService;
+  /** The status dashboard's data (`/`, `/events`); absent, `/` is a plain pointer to the health report. */
+  dashboard?: DashboardSource;
+  /** The counters behind `GET /metrics`. */
+  metrics?: MetricsSource;
   log: Logger;
   /** Extra route groups (webhooks, dashboard) mounted by the composition root. */
   mounts?: Elysia<any, any, any, any, any, any, any>[];
@@ -27,8 +35,11 @@ export function createApp(deps: AppDeps) {
       return jsonResponse({ error: "Internal Server Error" }, 500);
     })
     .use(healthRoutes(deps.report))
-    .use(setupRoutes(deps.setupGate))
-    .get(
+    .use(setupRoutes(deps.setupGate, deps.setup));
+  if (deps.metrics) app.use(metricsRoutes(deps.metrics));
+  if (deps.dashboard) app.use(dashboardRoutes(deps.dashboard));
+  else {
+    app.get(
       "/",
       () =>
         new Response(
@@ -36,6 +47,7 @@ export function createApp(deps: AppDeps) {
           { headers: { "content-type": "text/html; charset=utf-8" } },
         ),
     );
+  }
   for (const mount of deps.mounts ?? []) app.use(mount);
   return app;
 }

@@ -76,6 +76,8 @@ export interface TelemetryEvents {
 
 export type TelemetryName = keyof TelemetryEvents;
 export type TelemetryEvent<K extends TelemetryName = TelemetryName> = { name: K } & TelemetryEvents[K];
+/** Any one event as a union discriminated by `name`, so a switch on it narrows the fields. */
+export type AnyTelemetryEvent = { [K in TelemetryName]: TelemetryEvent<K> }[TelemetryName];
 type Handler<K extends TelemetryName> = (event: TelemetryEvent<K>) => void;
 
 export class Telemetry {

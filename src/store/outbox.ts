@@ -161,6 +161,11 @@ export class Outbox {
   }
 
   /** Whether Fermix has replied in this thread: the thread is one it takes part in. */
+  /** Parts recorded and not yet delivered (pending, or being sent): what the dashboard and /metrics show. */
+  unsentCount(): number {
+    return (this.db.query("SELECT COUNT(*) AS n FROM outbox WHERE state IN ('pending', 'sending')").get() as { n: number }).n;
+  }
+
   hasRepliedInThread(channel: GatewayChannel, chatId: string, threadId: string): boolean {
     return this.threadStmt.get(channel, chatId, threadId) !== null;
   }

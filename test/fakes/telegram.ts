@@ -28,6 +28,9 @@
  *   fake.conflictNext()                        409 on the next getUpdates
  *   fake.holdAnswer("sendMessage", 1)          the 2nd sendMessage is done, but its answer waits for release()
  *   fake.failNext("getFile", { error_code: 500, description: "Internal Server Error" })
+ * An outage (every call fails until it ends; a held long poll is let go first):
+ *   const outage = fake.outage()                502 Bad Gateway by default
+ *   outage.end()
  *
  * Usage:
  *   const tg = startTelegramFake();
@@ -100,6 +103,8 @@ export class TelegramFake {
   private readonly entityFaults = new FaultQueue<string>();
   private readonly holds: Array<{ method: string; skip: number; released: Promise<void> }> = [];
   private readonly state: m.TelegramState;
+  /** The status every call gets while the Bot API is down (see outage()). */
+  private down: number | undefined;
 
   private readonly holdPolls: boolean;
 
@@ -204,6 +209,20 @@ export class TelegramFake {
     this.holds.push({ method, skip, released });
     return { release };
   }
+  /**
+   * Telegram down: until `end()`, every call (long polls included) is
+   * answered with `status`, as a failing load balancer in front of the Bot
+   * API does; a poll held when it starts is answered first, empty.
+   */
+  outage(status = 502): { end(): void } {
+    this.down = status;
+    this.updates.release();
+    return {
+      end: () => {
+        this.down = undefined;
+      },
+    };
+  }
   conflictNext(times = 1): void {
     this.faults.add("getUpdates", CONFLICT, times);
   }
@@ -239,6 +258,7 @@ export class TelegramFake {
     this.http.requests.push(record);
     const fail = (f: TgFailure) => jsonReply(record, f.error_code, { ok: false, ...f });
     if (!call) return fail({ error_code: 404, description: "Not Found" });
+    if (this.down !== undefined) return fail({ error_code: this.down, description: "Bad Gateway" });
     if (call[1] !== this.token) return fail({ error_code: 401, description: "Unauthorized" });
     if ("_invalid_json" in record.body) return fail({ error_code: 400, description: "Bad Request: can't parse JSON object" });
     const method = call[2]!;

@@ -1,9 +1,9 @@
 /**
  * The control socket's protocol between `fermix ask`/`chat` and the daemon:
  * one JSON object per line each way. Small on purpose: a turn goes in,
- * the reply's messages and a `done` come back. `fermix setup` uses two
- * more: `reload` (answered `reloaded`) and `await_sender` (answered
- * `sender`, `timeout` or `error`).
+ * the reply's messages and a `done` come back. `fermix setup` uses three
+ * more: `reload` (answered `reloaded`), `await_sender` (answered
+ * `sender`, `timeout` or `error`) and `setup_link` (answered `setup_link`).
  */
 import type { ReloadResult } from "../../kernel/health.ts";
 
@@ -19,7 +19,9 @@ export type ClientEvent =
   /** Re-read config.toml and the secrets and apply them (what SIGHUP does), answered with what changed. */
   | { type: "reload" }
   /** Owner pairing: the next message on `channel` from a sender it does not know, within `timeout_ms`. */
-  | { type: "await_sender"; channel: string; timeout_ms?: number };
+  | { type: "await_sender"; channel: string; timeout_ms?: number }
+  /** A one-time link to the web setup page (`fermix setup --web`). */
+  | { type: "setup_link" };
 
 /** What the daemon sends back; `turn` names the request it belongs to (absent for clients that sent none). */
 export type ServerEvent = (
@@ -36,6 +38,8 @@ export type ServerEvent = (
   | { type: "sender"; channel: string; sender_id: string; sender_name?: string }
   /** `await_sender` saw nobody within its timeout. */
   | { type: "timeout" }
+  /** The setup page's one-time link, valid once within `expires_in_seconds`. */
+  | { type: "setup_link"; url: string; expires_in_seconds: number }
   | { type: "error"; message: string }
 ) & { turn?: string };
 

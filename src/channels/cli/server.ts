@@ -34,6 +34,8 @@ export interface ControlServerDeps {
   reload?: () => Promise<ReloadResult>;
   /** The next unknown sender on a channel; rejects at once when that channel is not running here. */
   awaitSender?: (channel: string, signal: AbortSignal) => Promise<UnknownSender>;
+  /** A fresh one-time link to the web setup page; absent: `setup_link` is refused. */
+  setupLink?: () => { url: string; expiresInSeconds: number };
 }
 
 /** How long an `await_sender` waits when the client names no timeout, and at most. */
@@ -64,6 +66,11 @@ export async function startControlServer(deps: ControlServerDeps): Promise<UnixS
         (error) => conn.write(encodeEvent({ type: "error", message: error instanceof Error ? error.message : String(error) })),
       );
       return;
+    }
+    if (event.type === "setup_link") {
+      if (!deps.setupLink) return conn.write(encodeEvent({ type: "error", message: "the setup page is not available" }));
+      const link = deps.setupLink();
+      return conn.write(encodeEvent({ type: "setup_link", url: link.url, expires_in_seconds: link.expiresInSeconds }));
     }
     if (event.type === "await_sender" && typeof event.channel === "string") {
       if (!deps.awaitSender) return conn.write(encodeEvent({ type: "error", message: "pairing is not available" }));

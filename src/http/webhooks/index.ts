@@ -13,6 +13,7 @@ import { verifyWhatsAppChallenge, verifyWhatsAppSignature } from "../../channels
 import { parseWhatsAppBody } from "../../channels/whatsapp/inbound.ts";
 import type { Config } from "../../config/schema.ts";
 import type { Logger } from "../../kernel/log.ts";
+import type { Telemetry } from "../../kernel/telemetry.ts";
 import type { GatewayChannel } from "../../message/index.ts";
 import { accepted, failure, isJsonContent, plainText, rawBody, type WebhookFailure } from "./respond.ts";
 
@@ -24,6 +25,8 @@ export interface WebhookDeps {
   nowSeconds?: () => number;
   /** Whether the bot takes part in a Slack thread; a reply in any other thread is not for it. */
   slackBotInThread?: (channel: string, threadTs: string) => boolean;
+  /** Where a refused request is counted (`channel.webhook` with the reason as outcome); accepted ones are counted by the dispatcher. */
+  telemetry?: Telemetry;
 }
 
 export function webhookRoutes(deps: WebhookDeps) {
@@ -37,6 +40,10 @@ export function webhookRoutes(deps: WebhookDeps) {
 
   const refuse = (channel: GatewayChannel, reason: WebhookFailure) => {
     log.info("webhook refused", { channel, reason });
+    // Capacity and dispatch errors are counted where they happen, in the dispatcher.
+    if (reason !== "handoff_unavailable" && reason !== "dispatch_failed" && (channel === "whatsapp" || channel === "slack")) {
+      deps.telemetry?.emit("channel.webhook", { measurements: { fresh: 0, duplicate: 0, duration_ms: 0 }, metadata: { channel, outcome: reason } });
+    }
     return failure(reason);
   };
 

@@ -1,0 +1,65 @@
+/**
+ * `bun run screenshots`: pictures of the status page and the setup page at
+ * phone and desktop widths, for the README. The compiled daemon runs against
+ * the loopback fakes (a model, Telegram, Slack) with a few messages answered,
+ * so the page shows what a person sees on a working install; headless
+ * Chromium (the page tests' browser) takes the pictures into docs/.
+ */
+import { join, resolve } from "node:path";
+import { reply, startFakeModel } from "../test/fakes/model-server.ts";
+import { startSlackFake } from "../test/fakes/slack.ts";
+import { ALICE, startTelegramFake } from "../test/fakes/telegram.ts";
+import { startDaemon } from "../test/helpers/binary.ts";
+import { DESKTOP, launchBrowser, PHONE } from "../test/helpers/browser.ts";
+import { ACP_OFF, providerToml, slackToml, telegramToml } from "../test/helpers/config.ts";
+import { controlRequest } from "../test/helpers/control.ts";
+import { makeHome } from "../test/helpers/home.ts";
+
+const DOCS = resolve(import.meta.dir, "../docs");
+
+const model = await startFakeModel();
+const telegram = startTelegramFake();
+const slack = startSlackFake();
+const home = makeHome();
+home.writeConfig(
+  providerToml(model.url, { name: "openai", model: "gpt-5.1", apiKey: "sk-screenshot-0000", api: "responses" }) +
+    telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) +
+    slackToml({ botToken: slack.token, signingSecret: "screenshot-secret", ownerUserId: "U0OWNER", apiUrl: slack.apiUrl }) +
+    ACP_OFF,
+);
+const daemon = await startDaemon(home.env);
+const browser = await launchBrowser();
+try {
+  const questions = ["What's on my calendar today?", "Remind me what the plumber said", "Summarise this article", "Thanks!"];
+  for (const [i, question] of questions.entries()) {
+    model.reply({ kind: "stream", spec: { text: [`Answer number ${i + 1}.`], usage: { input: 1200 + i * 340, output: 180 + i * 25 } } });
+    telegram.pushMessage(telegram.message.text(question));
+    await telegram.waitForTexts(ALICE.id, (texts) => texts.length > i, 15_000);
+  }
+  await Bun.sleep(1500);
+
+  const context = await browser.newContext({ viewport: DESKTOP, deviceScaleFactor: 1, colorScheme: "light" });
+  const page = await context.newPage();
+  for (const [name, viewport] of [["desktop", DESKTOP], ["phone", PHONE]] as const) {
+    await page.setViewportSize(viewport);
+    await page.goto(new URL("/", daemon.url).href);
+    await page.waitForSelector("#conn.live");
+    await page.screenshot({ path: join(DOCS, `dashboard-${name}.png`), fullPage: true });
+  }
+  const link = await controlRequest(home.home, { type: "setup_link" });
+  if (link.type !== "setup_link") throw new Error(`no setup link: ${JSON.stringify(link)}`);
+  await page.goto(link.url);
+  for (const [name, viewport] of [["desktop", DESKTOP], ["phone", PHONE]] as const) {
+    await page.setViewportSize(viewport);
+    await page.goto(new URL("/setup", daemon.url).href);
+    await page.screenshot({ path: join(DOCS, `setup-${name}.png`), fullPage: true });
+  }
+  console.log(`screenshots written to ${DOCS}: dashboard-{desktop,phone}.png, setup-{desktop,phone}.png`);
+} finally {
+  await browser.close();
+  await daemon.stop();
+  home.cleanup();
+  await telegram.stop();
+  await slack.stop();
+  model.stop();
+}

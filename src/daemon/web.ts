@@ -1,0 +1,139 @@
+/**
+ * What the daemon hands its web face: the metrics (one subscription to the
+ * telemetry bus, read by `/metrics` and the dashboard alike), the
+ * dashboard's view of the running daemon, the setup page's service (read
+ * what is on disk, apply it through the daemon's reload) and the gate that
+ * issues one-time setup links. The HTTP layer gets these as data and
+ * functions; it never sees the core.
+ */
+import type { LoadedConfig } from "../config/index.ts";
+import type { Env } from "../config/load.ts";
+import type { DashboardSource, DashboardView } from "../http/dashboard/index.ts";
+import { SetupGate, type SetupService } from "../http/setup/index.ts";
+import type { HealthReport, ReloadResult } from "../kernel/health.ts";
+import type { Logger } from "../kernel/log.ts";
+import { type GaugeReadings, Metrics } from "../kernel/metrics.ts";
+import { readCurrentSetup } from "../setup/write.ts";
+import { VERSION } from "../version.ts";
+import type { Core } from "./core.ts";
+
+/** How often channel status is sampled for "connected since" and "last error" while nobody looks. */
+const OBSERVE_EVERY_MS = 1000;
+
+export interface WebDeps {
+  core: Core;
+  env: Env;
+  log: Logger;
+  loaded: () => LoadedConfig;
+  report: () => HealthReport;
+  reload: () => Promise<ReloadResult>;
+}
+
+/** A one-time link to the setup page, and how long it stays valid. */
+export interface SetupLink {
+  url: string;
+  expiresInSeconds: number;
+}
+
+export interface Web {
+  metrics: Metrics;
+  dashboard: DashboardSource;
+  setup: SetupService;
+  gate: SetupGate;
+  /** A fresh setup link on the server at `base` (the address the daemon listens on). */
+  setupLink(base: URL): SetupLink;
+  stop(): void;
+}
+
+/** The channel's failure line of the report, without its "channel <name>: " prefix. */
+function channelDetail(report: HealthReport, name: string): string | undefined {
+  const line = report.failures.find((f) => f.startsWith(`channel ${name}: `));
+  return line?.slice(`channel ${name}: `.length);
+}
+
+/** Where a browser on this machine reaches a server bound to `base` (a wildcard bind is reached on loopback). */
+export function browsable(base: URL): URL {
+  const url = new URL(base.href);
+  if (url.hostname === "0.0.0.0") url.hostname = "127.0.0.1";
+  if (url.hostname === "[::]") url.hostname = "[::1]";
+  return url;
+}
+
+export function buildWeb(deps: WebDeps): Web {
+  const { core } = deps;
+  const metrics = new Metrics({ version: VERSION });
+  const unsubscribe = metrics.subscribe(core.telemetry);
+
+  const observe = (report: HealthReport) => {
+    for (const channel of report.channels) metrics.activity.observeChannel(channel.name, channel.status, channelDetail(report, channel.name));
+  };
+  const readings = (report: HealthReport): GaugeReadings => {
+    const queue = core.queue.counts();
+    return {
+      runningTurns: queue.running,
+      waitingMessages: queue.waiting,
+      backgroundTasks: core.background.active,
+      outboxPending: core.outbox.unsentCount(),
+      jobsPending: core.scheduler.status().pending,
+      channels: report.channels.map((c) => ({ name: c.name, status: c.status })),
+    };
+  };
+  metrics.readFrom(() => {
+    const report = deps.report();
+    observe(report);
+    return readings(report);
+  });
+  const observer = setInterval(() => {
+    try {
+      observe(deps.report());
+    } catch (error) {
+      deps.log.warn("dashboard could not read health", { error: error instanceof Error ? error.message : String(error) });
+    }
+  }, OBSERVE_EVERY_MS);
+  observer.unref();
+
+  const dashboard: DashboardSource = {
+    async view(): Promise<DashboardView> {
+      const health = deps.report();
+      observe(health);
+      const now = readings(health);
+      const primary = core.agents.primary;
+      const memory = process.memoryUsage();
+      return {
+        now: Date.now(),
+        health,
+        activity: metrics.activity.snapshot(),
+        totals: await metrics.totals(),
+        provider: primary ? { name: primary.name, model: primary.config.model, api: primary.config.api ?? "responses" } : null,
+        queues: { runningTurns: now.runningTurns, waitingMessages: now.waitingMessages, backgroundTasks: now.backgroundTasks, outboxPending: now.outboxPending },
+        jobs: core.scheduler.status(),
+        process: { version: VERSION, startedAt: metrics.started, rssBytes: memory.rss, heapBytes: memory.heapUsed },
+      };
+    },
+    onChange: (listener) => core.telemetry.onAny(() => listener()),
+  };
+
+  const gate = new SetupGate({ tokenTtlMs: () => deps.loaded().config.fermix_core.http.token_ttl_seconds * 1000 });
+  const setup: SetupService = {
+    current: () => readCurrentSetup(deps.env),
+    reload: deps.reload,
+    log: deps.log.child({ component: "setup" }),
+  };
+
+  return {
+    metrics,
+    dashboard,
+    setup,
+    gate,
+    setupLink(base) {
+      const ttlMs = gate.tokenLifetimeMs();
+      const url = new URL("/setup", browsable(base));
+      url.searchParams.set("t", gate.issueToken(ttlMs));
+      return { url: url.href, expiresInSeconds: Math.round(ttlMs / 1000) };
+    },
+    stop() {
+      clearInterval(observer);
+      unsubscribe();
+    },
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * The health report's failures in plain words, each with what fixes it: a
+ * command to run or a config key to set. Pure: a failure line in, an
+ * explanation out; a line this does not recognise is shown as it is, with
+ * `fermix doctor` as the way to learn more.
+ */
+
+export interface Fix {
+  kind: "command" | "key";
+  /** The command line, or the dotted config key. */
+  text: string;
+}
+
+export interface Explained {
+  /** What is wrong, in a sentence. */
+  words: string;
+  fixes: Fix[];
+}
+
+const command = (text: string): Fix => ({ kind: "command", text });
+const key = (text: string): Fix => ({ kind: "key", text });
+const SETUP = command("fermix setup --web");
+const DOCTOR = command("fermix doctor");
+
+const CHANNEL_TITLES: Record<string, string> = {
+  telegram: "Telegram",
+  whatsapp: "WhatsApp",
+  slack: "Slack",
+  discord: "Discord",
+  signal: "Signal",
+  acp: "The editor socket (ACP)",
+};
+
+/** A channel's name as a person writes it. */
+export const channelTitle = (name: string) => CHANNEL_TITLES[name] ?? name;
+
+export function explainFailure(line: string): Explained {
+  if (line.startsWith("no config.toml")) {
+    return { words: "Fermix has no configuration yet: no model to answer with, no channel to listen on.", fixes: [SETUP, command("fermix setup")] };
+  }
+  if (line === "no provider configured") {
+    return { words: "No model provider is configured, so no message can be answered.", fixes: [SETUP, key("fermix_core.providers.<name>.model")] };
+  }
+  const provider = /^provider ([^:]+): (.*)$/.exec(line);
+  if (provider) {
+    const [, name, rest] = provider as unknown as [string, string, string];
+    if (rest === "no api_key") {
+      return {
+        words: `The model provider “${name}” has no API key.`,
+        fixes: [key(`fermix_core.providers.${name}.api_key`), command("fermix setup --reconfigure --api-key …")],
+      };
+    }
+    const detail = rest.replace(/^degraded: /, "");
+    return {
+      words: `The model provider “${name}” is failing: ${detail}.`,
+      fixes: [key(`fermix_core.providers.${name}.base_url`), key(`fermix_core.providers.${name}.api_key`), DOCTOR],
+    };
+  }
+  const channel = /^channel ([a-z]+): (.*)$/.exec(line);
+  if (channel) {
+    const [, name, rest] = channel as unknown as [string, string, string];
+    const title = channelTitle(name);
+    const missing = /^missing (.*)$/.exec(rest);
+    if (missing) {
+      const keys = missing[1]!.split(", ");
+      return { words: `${title} is turned on but ${keys.join(" and ")} ${keys.length > 1 ? "are" : "is"} not set.`, fixes: keys.map((k) => key(`fermix_channels.${name}.${k}`)) };
+    }
+    const refused = /^refused: (.*)$/.exec(rest);
+    if (refused) {
+      return {
+        words: `${title} is turned on but not served: ${refused[1]}.`,
+        fixes: [key(`fermix_channels.${name}.owner_user_id`), SETUP],
+      };
+    }
+    const [status, ...detailParts] = rest.split(": ");
+    const detail = detailParts.join(": ");
+    const said = detail ? `: ${detail}` : "";
+    if (/token rejected|unauthori[sz]ed|invalid_auth/i.test(detail)) {
+      return { words: `${title} refused the bot token${said}.`, fixes: [key(`fermix_channels.${name}.bot_token`), SETUP] };
+    }
+    if (/sends failing/.test(detail)) {
+      return { words: `${title} is not accepting replies right now${said}. Replies wait in the outbox and go out when it is back.`, fixes: [DOCTOR] };
+    }
+    if (status === "starting") return { words: `${title} is still connecting${said}.`, fixes: [] };
+    return { words: `${title} is ${status}${said}.`, fixes: [DOCTOR, command("fermix service logs")] };
+  }
+  if (line.startsWith("database")) return { words: "The database is not open.", fixes: [DOCTOR] };
+  if (line.startsWith("memory store")) return { words: `Long-term memory is not answering (${line.slice("memory store: ".length)}).`, fixes: [DOCTOR] };
+  return { words: line, fixes: [DOCTOR] };
+}

@@ -1,0 +1,232 @@
+/**
+ * The setup page's form, both ways, as pure functions: what the form shows
+ * for the config on disk, and what a submitted form changes. The steps and
+ * keys are setup's own (src/setup/fields.ts), the answers become the same
+ * SetupChange list the terminal wizard and the flags produce, and each
+ * value is checked by the config loader (src/setup/validate.ts) — one
+ * module, two faces.
+ *
+ * Form names: `provider.<key>` for the primary provider's keys (its table
+ * name follows from the base URL, as in the terminal), the dotted config
+ * key for everything else. Credentials are write-only: an empty secret
+ * field keeps what is stored (or what was typed in an earlier attempt of
+ * this session, kept on the server), and no secret is ever put in a page.
+ */
+import { getPath } from "../../config/load.ts";
+import type { Config } from "../../config/schema.ts";
+import { apiFor, channelChanges, OPENAI_BASE_URL, primaryProviderName, providerChanges, providerNameFor } from "../../setup/changes.ts";
+import { CHANNEL_FIELDS, coerceValue, isSecretPath, SETUP_CHANNELS, type SetupChannel, type SetupField, TRANSCRIPTION_FIELDS } from "../../setup/fields.ts";
+import type { SetupChange } from "../../setup/plan.ts";
+import { valueProblem } from "../../setup/validate.ts";
+
+type Table = Record<string, unknown>;
+
+/** The provider keys the page asks for, in order. */
+export const PROVIDER_KEYS = ["base_url", "api", "model", "api_key", "vision", "context_window"] as const;
+/** Channel keys shown under "more" (where the platform's API lives, the helper program). */
+export const ADVANCED_KEYS = new Set(["api_root", "graph_api_base", "api_url", "api_base", "cli_path"]);
+export const TRANSCRIPTION_BACKEND_CHOICES = ["openai", "deepgram", "xai"] as const;
+
+export interface FormState {
+  /** Text inputs and selects, by form name (never a secret). */
+  values: Record<string, string>;
+  /** Checkboxes, by form name. */
+  checked: Record<string, boolean>;
+  /** Secret fields with a value stored (or typed earlier in this session): the page says so, without the value. */
+  secretsSet: Set<string>;
+  /** Problems by form name, and ones that belong to no field. */
+  errors: Record<string, string>;
+  general: string[];
+}
+
+export interface FormContext {
+  /** config.toml as parsed (what is written, without defaults). */
+  file: Table;
+  /** The config as loaded (defaults filled in). */
+  config: Config;
+  /** Whether config.toml exists (on a fresh home Telegram starts unticked, as in the terminal). */
+  exists: boolean;
+  /** Stored secrets by dotted path. */
+  secrets: Readonly<Record<string, string>>;
+  /** Secrets typed in an earlier attempt of this session, by form name. */
+  typed: Readonly<Record<string, string>>;
+}
+
+const channelFields = (name: SetupChannel) => CHANNEL_FIELDS.filter((f) => f.path.startsWith(`fermix_channels.${name}.`) && !f.path.endsWith(".enabled"));
+const enabledName = (name: SetupChannel) => `fermix_channels.${name}.enabled`;
+
+function primaryOf(ctx: FormContext): { name: string; config: Config["fermix_core"]["providers"][string] } | undefined {
+  const name = primaryProviderName(ctx.file);
+  const config = name ? ctx.config.fermix_core.providers[name] : undefined;
+  return name && config ? { name, config } : undefined;
+}
+
+const display = (value: unknown): string => (value === undefined ? "" : Array.isArray(value) ? value.join(", ") : String(value));
+
+/** The form as the config on disk fills it. */
+export function initialForm(ctx: FormContext): FormState {
+  const values: Record<string, string> = {};
+  const checked: Record<string, boolean> = {};
+  const secretsSet = new Set<string>(Object.keys(ctx.typed));
+  const primary = primaryOf(ctx);
+  if (primary) {
+    values["provider.base_url"] = primary.config.base_url;
+    values["provider.api"] = primary.config.api ?? apiFor(primary.config.base_url);
+    values["provider.model"] = primary.config.model;
+    values["provider.context_window"] = String(primary.config.context_window);
+    checked["provider.vision"] = primary.config.vision;
+    if (primary.config.api_key) secretsSet.add("provider.api_key");
+  } else {
+    values["provider.base_url"] = OPENAI_BASE_URL;
+    values["provider.api"] = "responses";
+    values["provider.model"] = "";
+    values["provider.context_window"] = "";
+    checked["provider.vision"] = true;
+  }
+  for (const name of SETUP_CHANNELS) {
+    const explicit = getPath(ctx.file, enabledName(name));
+    checked[enabledName(name)] = typeof explicit === "boolean" ? explicit : ctx.exists && ctx.config.fermix_channels[name].enabled;
+    for (const field of channelFields(name)) {
+      if (isSecretPath(field.path)) {
+        if (ctx.secrets[field.path] || getPath(ctx.file, field.path) !== undefined) secretsSet.add(field.path);
+      } else values[field.path] = display(getPath(ctx.file, field.path));
+    }
+  }
+  for (const field of TRANSCRIPTION_FIELDS) {
+    if (isSecretPath(field.path)) {
+      if (ctx.secrets[field.path]) secretsSet.add(field.path);
+    } else values[field.path] = display(getPath(ctx.file, field.path));
+  }
+  return { values, checked, secretsSet, errors: {}, general: [] };
+}
+
+export interface Submitted {
+  changes: SetupChange[];
+  /** The form as submitted (secrets left out), to show again with its errors. */
+  form: FormState;
+  /** Secrets typed this time, by form name: kept in the session if the attempt fails. */
+  typed: Record<string, string>;
+  /** Whether the provider or Telegram changed (what a live check looks at). */
+  providerChanged: boolean;
+  telegramChanged: boolean;
+}
+
+/** A submitted form into changes, each value checked by the loader; problems land on their fields. */
+export function submittedForm(input: Readonly<Record<string, string>>, ctx: FormContext): Submitted {
+  const form: FormState = { values: {}, checked: {}, secretsSet: new Set(), errors: {}, general: [] };
+  const typed: Record<string, string> = {};
+  const text = (name: string) => (input[name] ?? "").trim();
+  const secret = (name: string): string | undefined => {
+    const now = text(name);
+    if (now !== "") typed[name] = now;
+    const value = now || ctx.typed[name];
+    if (value) form.secretsSet.add(name);
+    return value || undefined;
+  };
+  const check = (name: string, path: string, value: unknown) => {
+    const problem = valueProblem(path, value);
+    if (problem) form.errors[name] = problem;
+  };
+
+  // Step 1: the provider.
+  const changes: SetupChange[] = [];
+  const primary = primaryOf(ctx);
+  for (const key of PROVIDER_KEYS) if (key !== "api_key" && key !== "vision") form.values[`provider.${key}`] = text(`provider.${key}`);
+  form.checked["provider.vision"] = input["provider.vision"] !== undefined;
+  const baseUrl = text("provider.base_url") || OPENAI_BASE_URL;
+  const model = text("provider.model");
+  const apiKey = secret("provider.api_key");
+  if (primary?.config.api_key) form.secretsSet.add("provider.api_key");
+  let providerChanged = false;
+  if (model === "" && primary) form.errors["provider.model"] = "a model name is needed (the provider stays as it is if you leave every field unchanged)";
+  if (model !== "") {
+    const name = primary && primary.config.base_url === baseUrl ? primary.name : providerNameFor(baseUrl);
+    const at = (key: string) => `fermix_core.providers.${name}.${key}`;
+    const api = text("provider.api") === "chat" ? "chat" : text("provider.api") === "responses" ? "responses" : apiFor(baseUrl);
+    const windowText = text("provider.context_window");
+    const contextWindow = windowText === "" ? undefined : coerceValue("integer", windowText);
+    check("provider.base_url", at("base_url"), baseUrl);
+    check("provider.model", at("model"), model);
+    if (contextWindow !== undefined) check("provider.context_window", at("context_window"), contextWindow);
+    const vision = form.checked["provider.vision"]!;
+    const same =
+      primary !== undefined &&
+      name === primary.name &&
+      model === primary.config.model &&
+      api === (primary.config.api ?? apiFor(primary.config.base_url)) &&
+      vision === primary.config.vision &&
+      (contextWindow === undefined || contextWindow === primary.config.context_window) &&
+      apiKey === undefined;
+    if (!same) {
+      providerChanged = true;
+      changes.push(
+        ...providerChanges(ctx.file, {
+          name,
+          api,
+          base_url: baseUrl,
+          model,
+          vision,
+          ...(apiKey !== undefined ? { api_key: apiKey } : {}),
+          ...(typeof contextWindow === "number" ? { context_window: contextWindow } : {}),
+        }),
+      );
+    }
+  }
+
+  // Step 2: the channels, their owners and credentials.
+  let telegramChanged = false;
+  for (const name of SETUP_CHANNELS) {
+    const enabled = input[enabledName(name)] !== undefined;
+    form.checked[enabledName(name)] = enabled;
+    const values: Record<string, unknown> = {};
+    for (const field of channelFields(name)) {
+      const value = fieldValue(field, input, ctx, form, secret);
+      if (value === KEEP) continue;
+      values[field.path.slice(`fermix_channels.${name}.`.length)] = value;
+      if (value !== undefined) check(field.path, field.path, value);
+    }
+    // `enabled` is written only when it changes what is in force (Telegram is on by default: unticked, it is written off).
+    const wasEnabled = ctx.config.fermix_channels[name].enabled;
+    const keyChanges = channelChanges(name, enabled, values).filter((change) => change.path !== enabledName(name) || enabled !== wasEnabled);
+    if (name === "telegram" && keyChanges.length > 0) telegramChanged = true;
+    changes.push(...keyChanges);
+  }
+
+  // Step 3: voice notes.
+  for (const field of TRANSCRIPTION_FIELDS) {
+    const value = fieldValue(field, input, ctx, form, secret);
+    if (value === KEEP) continue;
+    if (value !== undefined) check(field.path, field.path, value);
+    changes.push({ path: field.path, value });
+  }
+  return { changes, form, typed, providerChanged, telegramChanged };
+}
+
+const KEEP = Symbol("keep");
+
+/** One field's new value: KEEP (nothing to write), undefined (remove the key), or the value. */
+function fieldValue(
+  field: SetupField,
+  input: Readonly<Record<string, string>>,
+  ctx: FormContext,
+  form: FormState,
+  secret: (name: string) => string | undefined,
+): unknown {
+  if (isSecretPath(field.path)) {
+    const value = secret(field.path);
+    if (ctx.secrets[field.path]) form.secretsSet.add(field.path);
+    return value === undefined ? KEEP : value;
+  }
+  const raw = (input[field.path] ?? "").trim();
+  form.values[field.path] = raw;
+  const before = getPath(ctx.file, field.path);
+  if (raw === "") return before === undefined ? KEEP : undefined;
+  const value = coerceValue(field.kind, raw);
+  return Bun.deepEquals(before, value) ? KEEP : value;
+}
+
+/** The form name a loader issue's key belongs to. */
+export function formNameFor(key: string): string {
+  const provider = /^fermix_core\.providers\.[^.]+\.(.+)$/.exec(key);
+  return provider ? `provider.${provider[1]}` : key;
+}

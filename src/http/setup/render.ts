@@ -1,0 +1,178 @@
+/**
+ * The setup page's HTML: the three steps of `fermix setup` (provider,
+ * channels with their owners, voice notes) as one form, and the page shown
+ * once it is saved. Pure functions of the form state; secret inputs are
+ * always rendered empty (a stored one is only said to be there).
+ */
+import type { Config } from "../../config/schema.ts";
+import type { ReloadResult } from "../../kernel/health.ts";
+import { CHANNEL_FIELDS, isSecretPath, PROVIDER_FIELDS, SETUP_CHANNELS, type SetupChannel, type SetupField, TRANSCRIPTION_FIELDS } from "../../setup/fields.ts";
+import { describeChannel, describeProvider, describeTranscription } from "../../setup/summary.ts";
+import { channelTitle, explainFailure } from "../dashboard/remedies.ts";
+import { type Html, html } from "../html.ts";
+import { ADVANCED_KEYS, type FormState, TRANSCRIPTION_BACKEND_CHOICES } from "./form.ts";
+
+const providerHelp = (key: string) => PROVIDER_FIELDS.find((f) => f.path.endsWith(`.${key}`))?.help ?? "";
+
+const LABELS: Record<string, string> = {
+  base_url: "Base URL",
+  api: "API",
+  model: "Model",
+  api_key: "API key",
+  vision: "The model understands images",
+  context_window: "Context window (tokens)",
+  bot_token: "Bot token",
+  owner_user_id: "Owner id",
+  allowed_user_ids: "Others allowed",
+  allowed_sender_ids: "Others allowed",
+  api_root: "Bot API server",
+  access_token: "Access token",
+  phone_number_id: "Phone number id",
+  verify_token: "Verify token",
+  app_secret: "App secret",
+  graph_api_base: "Graph API root",
+  signing_secret: "Signing secret",
+  api_url: "Web API root",
+  bot_user_id: "Bot user id",
+  api_base: "REST API root",
+  account: "Account number",
+  cli_path: "signal-cli path",
+  backend: "Backend",
+};
+
+const labelFor = (path: string) => LABELS[path.split(".").at(-1)!] ?? path.split(".").at(-1)!;
+const idFor = (name: string) => `f-${name.replaceAll(".", "-")}`;
+
+function errorFor(form: FormState, name: string): Html | string {
+  const error = form.errors[name];
+  return error ? html`<div class="field-error" role="alert">${error}</div>` : "";
+}
+
+function input(form: FormState, name: string, label: string, help: string, secret: boolean, placeholder = ""): Html {
+  const id = idFor(name);
+  if (secret) {
+    const hint = form.secretsSet.has(name) ? "stored — leave empty to keep it" : "not set";
+    return html`<label for="${id}">${label}<span class="help">${help}</span></label>
+<input type="password" id="${id}" name="${name}" value="" autocomplete="off" placeholder="${hint}" spellcheck="false">${errorFor(form, name)}`;
+  }
+  return html`<label for="${id}">${label}<span class="help">${help}</span></label>
+<input type="text" id="${id}" name="${name}" value="${form.values[name] ?? ""}" placeholder="${placeholder}" autocomplete="off" spellcheck="false">${errorFor(form, name)}`;
+}
+
+function checkbox(form: FormState, name: string, label: string): Html {
+  const id = idFor(name);
+  return html`<label class="check" for="${id}"><input type="checkbox" id="${id}" name="${name}" value="on"${form.checked[name] ? html` checked` : ""}>${label}</label>${errorFor(form, name)}`;
+}
+
+function select(form: FormState, name: string, label: string, help: string, options: ReadonlyArray<readonly [string, string]>): Html {
+  const id = idFor(name);
+  const current = form.values[name] ?? "";
+  return html`<label for="${id}">${label}<span class="help">${help}</span></label>
+<select id="${id}" name="${name}">${options.map(([value, text]) => html`<option value="${value}"${value === current ? html` selected` : ""}>${text}</option>`)}</select>${errorFor(form, name)}`;
+}
+
+const fieldInput = (form: FormState, field: SetupField) => input(form, field.path, labelFor(field.path), field.help, isSecretPath(field.path));
+
+function channelStep(form: FormState, config: Config, name: SetupChannel): Html {
+  const fields = CHANNEL_FIELDS.filter((f) => f.path.startsWith(`fermix_channels.${name}.`) && !f.path.endsWith(".enabled"));
+  const main = fields.filter((f) => !ADVANCED_KEYS.has(f.path.split(".").at(-1)!));
+  const more = fields.filter((f) => ADVANCED_KEYS.has(f.path.split(".").at(-1)!));
+  const on = form.checked[`fermix_channels.${name}.enabled`];
+  const hasError = fields.some((f) => form.errors[f.path]);
+  return html`<details class="channel" data-channel="${name}"${on || hasError ? html` open` : ""}>
+<summary><span>${channelTitle(name)}</span><span class="muted">${describeChannel(config, name)}</span></summary>
+${checkbox(form, `fermix_channels.${name}.enabled`, `Serve ${channelTitle(name)}`)}
+${main.map((f) => fieldInput(form, f))}
+${more.length > 0 ? html`<details class="more"><summary>More settings</summary>${more.map((f) => fieldInput(form, f))}</details>` : ""}
+</details>`;
+}
+
+export interface WizardPage {
+  form: FormState;
+  config: Config;
+  csrf: string;
+  configPath: string;
+}
+
+/** The form: three steps and a save button. */
+export function renderWizard({ form, config, csrf, configPath }: WizardPage): Html {
+  const transcriptionBackend = TRANSCRIPTION_FIELDS.find((f) => f.path.endsWith(".backend"))!;
+  const others = TRANSCRIPTION_FIELDS.filter((f) => f !== transcriptionBackend);
+  const anyError = form.general.length > 0 || Object.keys(form.errors).length > 0;
+  return html`<div class="narrow"><header class="top"><h1 class="brand"><span class="mark"></span>Fermix setup</h1></header>
+<main>
+<p class="lead">The same steps as <code>fermix setup</code>. Saving writes <code>${configPath}</code> (credentials go to the secret store, never into the file) and applies it to the running daemon at once.</p>
+${anyError ? html`<div class="banner bad" role="alert"><strong>Nothing was saved.</strong>${form.general.map((g) => html`<div>${g}</div>`)}${Object.keys(form.errors).length > 0 ? html`<div>Fix the fields marked below.</div>` : ""}</div>` : ""}
+<form method="post" action="/setup" autocomplete="off" novalidate>
+<input type="hidden" name="csrf" value="${csrf}">
+<section class="step" aria-labelledby="step-provider"><h2 id="step-provider"><span class="n">1</span>Model provider</h2>
+<p class="muted">Now: ${describeProvider(config)}</p>
+${input(form, "provider.base_url", labelFor("base_url"), providerHelp("base_url"), false, "https://api.openai.com/v1")}
+${select(form, "provider.api", labelFor("api"), providerHelp("api"), [
+  ["responses", "Responses (OpenAI)"],
+  ["chat", "Chat completions (Ollama, llama.cpp, vLLM, OpenRouter…)"],
+])}
+${input(form, "provider.model", labelFor("model"), providerHelp("model"), false, "gpt-5.1")}
+${input(form, "provider.api_key", labelFor("api_key"), providerHelp("api_key"), true)}
+${checkbox(form, "provider.vision", labelFor("vision"))}
+${input(form, "provider.context_window", labelFor("context_window"), providerHelp("context_window"), false, "128000")}
+</section>
+<section class="step" aria-labelledby="step-channels"><h2 id="step-channels"><span class="n">2</span>Channels</h2>
+<p class="muted">Turn on the places you chat from. Each needs its credentials and your own user id there (the owner): nobody else is answered unless you allow them.</p>
+${SETUP_CHANNELS.map((name) => channelStep(form, config, name))}
+</section>
+<section class="step" aria-labelledby="step-voice"><h2 id="step-voice"><span class="n">3</span>Voice notes</h2>
+<p class="muted">Now: ${describeTranscription(config)}</p>
+${select(form, transcriptionBackend.path, labelFor(transcriptionBackend.path), transcriptionBackend.help, [
+  ["", "Default (OpenAI, with the openai provider's key)"],
+  ...TRANSCRIPTION_BACKEND_CHOICES.map((b) => [b, b === "openai" ? "OpenAI" : b === "xai" ? "xAI" : "Deepgram"] as const),
+])}
+${others.map((f) => fieldInput(form, f))}
+</section>
+${checkbox(form, "check", "Check the provider and the Telegram token before saving")}
+<div class="actions"><button type="submit">Save and apply</button><a href="/">Status page</a></div>
+</form>
+</main></div>`;
+}
+
+export interface DonePage {
+  configPath: string;
+  backupPath?: string;
+  secretStore: string;
+  secretsStored: number;
+  wrote: boolean;
+  reload: ReloadResult;
+}
+
+/** After saving: what was written, what the daemon did with it, and its health now. */
+export function renderDone(done: DonePage): Html {
+  const { reload } = done;
+  const health = reload.health;
+  const moved = [
+    ...reload.channels.started.map((c) => `${channelTitle(c)} started`),
+    ...reload.channels.restarted.map((c) => `${channelTitle(c)} restarted`),
+    ...reload.channels.stopped.map((c) => `${channelTitle(c)} stopped`),
+  ];
+  const tone = !reload.ok ? "bad" : health.status === "ready" ? "ok" : "warn";
+  const headline = !reload.ok
+    ? html`The daemon kept its previous configuration: ${reload.error ?? "the new one did not load"}.`
+    : health.status === "ready"
+      ? html`Saved and applied. Fermix is <strong>ready</strong>: send yourself a message.`
+      : html`Saved and applied. Fermix is <strong>${health.status.replace("_", " ")}</strong>: see below.`;
+  return html`<div class="narrow"><header class="top"><h1 class="brand"><span class="mark"></span>Fermix setup</h1></header>
+<main>
+<div class="banner ${tone}" role="status" data-health="${health.status}">${headline}</div>
+<section class="step"><h2>What was written</h2>
+<ul>
+<li>${done.wrote ? html`Wrote <code>${done.configPath}</code>${done.backupPath ? html` (the previous file is <code>${done.backupPath}</code>)` : ""}.` : html`Nothing changed in <code>${done.configPath}</code>.`}</li>
+${done.secretsStored > 0 ? html`<li>Stored ${done.secretsStored} credential${done.secretsStored === 1 ? "" : "s"} in ${done.secretStore}.</li>` : ""}
+${moved.length > 0 ? html`<li>Channels: ${moved.join(", ")}.</li>` : ""}
+${reload.provider_changed ? html`<li>The agent now uses the new provider.</li>` : ""}
+</ul>
+${reload.restart_required.length > 0 ? html`<div class="banner warn" data-restart-required="true">Restart required to apply: ${reload.restart_required.join("; ")}. Restart <code>fermix run</code>, or run <code>fermix service install</code> to restart the service.</div>` : ""}
+</section>
+${health.failures.length > 0 ? html`<section class="why ${health.status}"><h2>What still needs attention</h2><ul>${health.failures.map((f) => html`<li>${explainFailure(f).words}</li>`)}</ul></section>` : ""}
+<p class="lead">This setup session has ended. To change something later, run <code>fermix setup --web</code> for a new link.</p>
+<div class="actions"><a href="/">Open the status page</a></div>
+</main></div>`;
+}

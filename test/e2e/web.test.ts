@@ -1,0 +1,241 @@
+/**
+ * The web face in a real browser: headless Chromium (Debian's, driven by
+ * playwright-core) against the compiled daemon and the platform fakes. The
+ * status page follows a platform going down and coming back, its activity
+ * list grows as messages are answered, and neither the page nor its event
+ * stream ever carries a secret, a message or a sender id. /metrics parses as
+ * Prometheus text and moves with the messages. The setup page is closed
+ * without a fresh one-time link, and with one it configures a provider and
+ * Telegram: the daemon becomes ready without a restart and answers the owner.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { Browser, Page } from "playwright-core";
+import { reply } from "../fakes/model-server.ts";
+import { ALICE } from "../fakes/telegram.ts";
+import { runFermix, type RunningDaemon } from "../helpers/binary.ts";
+import { DESKTOP, launchBrowser, PHONE } from "../helpers/browser.ts";
+import { ACP_OFF, providerToml, TELEGRAM_OFF, tomlTable, telegramToml } from "../helpers/config.ts";
+import { e2eResources } from "../helpers/e2e.ts";
+import { parseMetrics, sampleValue } from "../helpers/prometheus.ts";
+
+const start = e2eResources();
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** A page in a fresh browser context (its own cookies), closed after the test. */
+async function newPage(): Promise<Page> {
+  const context = await browser.newContext({ viewport: DESKTOP });
+  start.defer(() => context.close());
+  return context.newPage();
+}
+
+interface Health {
+  status: string;
+  channels: Array<{ name: string; status: string }>;
+}
+const health = async (d: RunningDaemon) => (await (await fetch(new URL("/health/ready", d.url))).json()) as Health;
+const telegramStatus = async (d: RunningDaemon) => (await health(d)).channels.find((c) => c.name === "telegram")?.status;
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(50);
+  }
+}
+
+/** Everything /events sends from now until the test ends. */
+function captureEvents(d: RunningDaemon): { text(): string } {
+  const abort = new AbortController();
+  start.defer(() => abort.abort());
+  let text = "";
+  void (async () => {
+    try {
+      const response = await fetch(new URL("/events", d.url), { signal: abort.signal });
+      const decoder = new TextDecoder();
+      for await (const chunk of response.body!) text += decoder.decode(chunk, { stream: true });
+    } catch {
+      // Aborted at the end of the test.
+    }
+  })();
+  return { text: () => text };
+}
+
+const metrics = async (d: RunningDaemon) => parseMetrics(await (await fetch(new URL("/metrics", d.url))).text());
+
+test("the status page follows Telegram down and back within 2 s, lists each answered message, and never shows a secret or a message; /metrics moves with them", async () => {
+  const model = await start.model();
+  const telegram = start.telegram();
+  const home = start.home();
+  const apiKey = "sk-dashboard-secret-0123456789";
+  home.writeConfig(
+    providerToml(model.url, { apiKey }) + telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) + ACP_OFF,
+  );
+  const d = await start.daemon(home);
+  await until("telegram ready", async () => (await telegramStatus(d)) === "ready");
+  const events = captureEvents(d);
+  const before = await metrics(d);
+  expect(sampleValue(before, "fermix_messages_total", { channel: "telegram", direction: "inbound" })).toBe(0);
+
+  const page = await newPage();
+  await page.goto(new URL("/", d.url).href);
+  await page.waitForSelector("#conn.live", { timeout: 5000 });
+  const card = (status: string) => `article.channel[data-channel="telegram"][data-status="${status}"]`;
+  expect(await page.isVisible(card("ready"))).toBe(true);
+  expect(await page.textContent('article.channel[data-channel="telegram"]')).toContain("long polling");
+
+  // A message answered: the activity list grows, without a reload.
+  const question = "what time is the tide at the harbour";
+  const answer = "High water is at 12:40 today.";
+  const listed = await page.locator("ol.activity li").count();
+  model.reply(reply.text(answer));
+  telegram.pushMessage(telegram.message.text(question));
+  await telegram.waitForTexts(ALICE.id, (texts) => texts.some((t) => t.includes("12:40")), 10_000);
+  await page.locator("ol.activity li").nth(listed).waitFor({ timeout: 2000 });
+  await page.waitForSelector('ol.activity li[data-event="turn.done"]', { timeout: 2000 });
+  await page.locator('article.channel[data-channel="telegram"]', { hasText: "1 in · 1 out" }).waitFor({ timeout: 2000 });
+  expect(await page.textContent("article.provider")).toContain("fake-model");
+
+  // Telegram goes down: once health says degraded, the card says so within 2 s; and back.
+  const outage = telegram.outage();
+  await until("telegram degraded in health", async () => (await telegramStatus(d)) === "degraded");
+  await page.waitForSelector(card("degraded"), { timeout: 2000 });
+  expect(await page.textContent('article.channel[data-channel="telegram"]')).toMatch(/polling failed/);
+  outage.end();
+  await until("telegram ready again in health", async () => (await telegramStatus(d)) === "ready", 20_000);
+  await page.waitForSelector(card("ready"), { timeout: 2000 });
+  expect(await page.textContent('article.channel[data-channel="telegram"]')).toMatch(/Last error at .*polling failed/);
+
+  // On a phone nothing runs off the side of the screen.
+  await page.setViewportSize(PHONE);
+  const overflow = await page.evaluate(() => {
+    const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+    return root.scrollWidth - root.clientWidth;
+  });
+  expect(overflow).toBeLessThanOrEqual(0);
+
+  // Nothing secret or private in the page or in anything the stream sent.
+  const html = await page.content();
+  for (const leak of [telegram.token, apiKey, question, answer, String(ALICE.id), "Alice"]) {
+    expect(html).not.toContain(leak);
+    expect(events.text()).not.toContain(leak);
+  }
+  expect(events.text()).toContain("event: dashboard");
+
+  // /metrics parses as Prometheus text and counted what flowed; a refused webhook is counted by its reason.
+  await fetch(new URL("/webhook/slack", d.url), { method: "POST", body: "{}", headers: { "content-type": "application/json" } });
+  const after = await metrics(d);
+  expect(sampleValue(after, "fermix_messages_total", { channel: "telegram", direction: "inbound" })).toBe(1);
+  expect(sampleValue(after, "fermix_messages_total", { channel: "telegram", direction: "outbound" })).toBeGreaterThanOrEqual(1);
+  expect(sampleValue(after, "fermix_turn_duration_seconds", {}, "count")).toBe(1);
+  expect(sampleValue(after, "fermix_webhook_requests_total", { channel: "slack", outcome: "not_configured" })).toBe(1);
+  expect(sampleValue(after, "fermix_channel_status", { channel: "telegram", status: "ready" })).toBe(1);
+  expect(sampleValue(after, "fermix_queue_running_turns")).toBe(0);
+  expect(after.find((f) => f.name === "fermix_turn_duration_seconds")?.type).toBe("HISTOGRAM");
+  for (const name of ["fermix_outbox_pending", "fermix_stream_phases_total", "fermix_transcription_attempts_total", "fermix_queue_waiting_messages"]) {
+    expect(after.some((f) => f.name === name)).toBe(true);
+  }
+  expect(sampleValue(after, "fermix_stream_phases_total", { channel: "telegram" })).toBeGreaterThanOrEqual(0);
+}, 60_000);
+
+test("the setup page: 403 without a link or with a spent or expired one; a fresh link configures a provider and Telegram, and the owner is answered without a restart", async () => {
+  const model = await start.model();
+  const telegram = start.telegram();
+  const home = start.home();
+  // Setup is required (no provider); links live 2 s here so that one can be seen to expire.
+  home.writeConfig(TELEGRAM_OFF + ACP_OFF + tomlTable("fermix_core.http", { token_ttl_seconds: 2 }));
+  const d = await start.daemon(home);
+  const launched = Date.now();
+  const printed = await until("the setup link on stdout", readLine(d, /https?:\/\/\S+\/setup\?t=\S+/), 5000);
+  expect(printed).toStartWith(new URL("/setup?t=", d.url).href);
+  expect((await health(d)).status).toBe("setup_required");
+
+  const refused = async (url: string) => {
+    const res = await fetch(url, { redirect: "manual" });
+    return res.status === 403 && (await res.text()) === "setup authorization required\n";
+  };
+  expect(await refused(new URL("/setup", d.url).href)).toBe(true);
+  expect(await refused(new URL("/setup?t=not-a-token", d.url).href)).toBe(true);
+  await Bun.sleep(Math.max(0, launched + 2300 - Date.now()));
+  expect(await refused(printed)).toBe(true);
+
+  // `fermix setup --web` asks the running daemon for a fresh link.
+  const web = await runFermix(["setup", "--web"], home.env);
+  expect(web.exitCode).toBe(0);
+  const link = /https?:\/\/\S+\/setup\?t=\S+/.exec(web.stdout)![0];
+  const page = await newPage();
+  await page.goto(link);
+  expect(page.url()).toBe(new URL("/setup", d.url).href);
+  expect(await refused(link)).toBe(true);
+
+  await page.fill('[name="provider.base_url"]', model.url);
+  await page.selectOption('[name="provider.api"]', "chat");
+  await page.fill('[name="provider.model"]', "a-model-it-does-not-list");
+  await page.fill('[name="provider.context_window"]', "32768");
+  await page.click('details.channel[data-channel="telegram"] > summary');
+  await page.check('[name="fermix_channels.telegram.enabled"]');
+  await page.fill('[name="fermix_channels.telegram.bot_token"]', telegram.token);
+  await page.fill('[name="fermix_channels.telegram.owner_user_id"]', String(ALICE.id));
+  await page.click('details.channel[data-channel="telegram"] details.more > summary');
+  await page.fill('[name="fermix_channels.telegram.api_root"]', telegram.url);
+  expect(await page.isChecked('[name="check"]')).toBe(true);
+
+  // The live check asks the provider for its models first: this one is not listed, so nothing is written.
+  await page.click('button[type="submit"]');
+  await page.locator(".field-error", { hasText: "check failed" }).waitFor({ timeout: 10_000 });
+  expect(await page.textContent(".banner.bad")).toContain("Nothing was saved");
+  expect(await page.inputValue('[name="fermix_channels.telegram.bot_token"]')).toBe("");
+  expect(await page.content()).not.toContain(telegram.token);
+  expect(telegram.calls("getMe").length).toBeGreaterThan(0);
+  expect((await health(d)).status).toBe("setup_required");
+
+  // Fixed and sent again; the bot token typed before is kept by the session (the field stays empty).
+  await page.fill('[name="provider.model"]', "fake-model");
+  await page.click('button[type="submit"]');
+  await page.waitForSelector('[data-health="ready"]', { timeout: 10_000 });
+  const done = await page.content();
+  expect(done).toContain("Telegram started");
+  expect(done).not.toContain(telegram.token);
+
+  expect((await health(d)).status).toBe("ready");
+  expect(d.proc.exitCode).toBeNull();
+  // The session ended with the wizard.
+  const again = await page.goto(new URL("/setup", d.url).href);
+  expect(again?.status()).toBe(403);
+
+  model.reply(reply.text("Set up from the browser, and answering."));
+  telegram.pushMessage(telegram.message.text("hello from the owner"));
+  const texts = await telegram.waitForTexts(ALICE.id, (t) => t.some((x) => x.includes("answering")), 10_000);
+  expect(texts.join("\n")).toContain("Set up from the browser");
+  expect(d.logs()).not.toContain(telegram.token);
+}, 60_000);
+
+test("fermix setup --web with no daemon running says how to start one", async () => {
+  const home = start.home();
+  const result = await runFermix(["setup", "--web"], home.env);
+  expect(result.exitCode).toBe(1);
+  expect(result.stderr).toContain("no daemon is running: start it with `fermix run`");
+  expect(result.stdout).toBe("");
+});
+
+/** A probe for `until`: the first match of `pattern` in what the daemon printed on stdout so far. */
+function readLine(d: RunningDaemon, pattern: RegExp): () => string | undefined {
+  let text = "";
+  const reader = d.proc.stdout.getReader();
+  const decoder = new TextDecoder();
+  void (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      text += decoder.decode(value, { stream: true });
+    }
+  })();
+  return () => pattern.exec(text)?.[0];
+}

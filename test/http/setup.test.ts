@@ -1,0 +1,233 @@
+/**
+ * The web setup page through the HTTP app, without a port: the launch-token
+ * gate, the session cookie, CSRF, and a save that writes config and secrets
+ * exactly as the terminal does (checked on disk) and asks the daemon to
+ * reload. Secrets typed into the page never come back in a page.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { buildHealthReport } from "../../src/daemon/health.ts";
+import { createApp } from "../../src/http/app.ts";
+import { SetupGate, type SetupService } from "../../src/http/setup/index.ts";
+import type { ReloadResult } from "../../src/kernel/health.ts";
+import { Logger, Redactor } from "../../src/kernel/log.ts";
+import { readCurrentSetup } from "../../src/setup/write.ts";
+import { ALL_FIELDS } from "../../src/setup/fields.ts";
+import { makeHome, type TestHome } from "../helpers/home.ts";
+import { rng } from "../helpers/rng.ts";
+import { loadedFrom } from "../helpers/loaded.ts";
+
+const quiet = new Logger({ write() {} }, "error", new Redactor());
+const homes: TestHome[] = [];
+afterEach(() => {
+  for (const home of homes.splice(0)) home.cleanup();
+});
+
+const TG_TOKEN = "7000000001:AAsecretTelegramTokenForTheWebPage00";
+const API_KEY = "sk-web-typed-0123456789abcdef";
+
+function harness(options: { now?: () => number; ttlMs?: number; checks?: SetupService["checks"] } = {}) {
+  const home = makeHome();
+  homes.push(home);
+  const gate = new SetupGate({ ...(options.now ? { now: options.now } : {}), ...(options.ttlMs ? { tokenTtlMs: () => options.ttlMs! } : {}) });
+  const reloads: number[] = [];
+  const report = () => buildHealthReport({ version: "t", now: new Date(), loaded: loadedFrom(null), channels: new Map(), databaseReady: true, restartRequired: false });
+  const service: SetupService = {
+    current: () => readCurrentSetup(home.env),
+    async reload(): Promise<ReloadResult> {
+      reloads.push(Date.now());
+      return { ok: true, restart_required: [], channels: { started: ["telegram"], stopped: [], restarted: [] }, provider_changed: true, health: report() };
+    },
+    log: quiet,
+    ...(options.checks ? { checks: options.checks } : {}),
+  };
+  const app = createApp({ report, setupGate: gate, setup: service, log: quiet });
+  const request = (path: string, init?: RequestInit) => app.handle(new Request(`http://fermix.test${path}`, init));
+  /** Open a session with a fresh token: the cookie to send and the form's CSRF token. */
+  const open = async () => {
+    const res = await request(`/setup?t=${gate.issueToken()}`);
+    expect(res.status).toBe(303);
+    const cookie = res.headers.get("set-cookie")!.split(";")[0]!;
+    const form = await (await request("/setup", { headers: { cookie } })).text();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(form)![1]!;
+    return { cookie, csrf, form };
+  };
+  const post = (cookie: string, fields: Record<string, string>) =>
+    request("/setup", { method: "POST", headers: { cookie, "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString() });
+  return { home, gate, reloads, request, open, post };
+}
+
+/** A provider and Telegram, as a person fills them in (the check left unticked). */
+const filled = (csrf: string, extra: Record<string, string> = {}) => ({
+  csrf,
+  "provider.base_url": "http://127.0.0.1:11999/v1",
+  "provider.api": "chat",
+  "provider.model": "llama3.2",
+  "provider.api_key": API_KEY,
+  "provider.context_window": "32768",
+  "fermix_channels.telegram.enabled": "on",
+  "fermix_channels.telegram.bot_token": TG_TOKEN,
+  "fermix_channels.telegram.owner_user_id": "111111111",
+  "fermix_channels.telegram.api_root": "http://127.0.0.1:12000",
+  ...extra,
+});
+
+describe("the gate", () => {
+  test("403 without a token, with a wrong one, for a POST without a session, and for a token spent or expired", async () => {
+    let now = 1_000_000;
+    const h = harness({ now: () => now, ttlMs: 60_000 });
+    for (const [path, method] of [["/setup", "GET"], ["/setup?t=", "GET"], ["/setup?t=guess", "GET"], ["/setup", "POST"], ["/setup", "PUT"]] as const) {
+      const res = await h.request(path, { method });
+      expect(res.status).toBe(403);
+      expect(await res.text()).toBe("setup authorization required\n");
+    }
+    const token = h.gate.issueToken();
+    const first = await h.request(`/setup?t=${token}`);
+    expect(first.status).toBe(303);
+    expect(first.headers.get("location")).toBe("/setup");
+    const cookie = first.headers.get("set-cookie")!;
+    expect(cookie).toContain("HttpOnly");
+    expect(cookie).toContain("SameSite=Strict");
+    expect(cookie).toContain("Path=/setup");
+    expect(cookie).not.toContain("Secure");
+    expect((await h.request(`/setup?t=${token}`)).status).toBe(403);
+    expect((await h.request("/setup", { headers: { cookie: cookie.split(";")[0]! } })).status).toBe(200);
+    expect((await h.request("/setup", { headers: { cookie: "fermix_setup=forged" } })).status).toBe(403);
+
+    const late = h.gate.issueToken();
+    now += 60_001;
+    expect((await h.request(`/setup?t=${late}`)).status).toBe(403);
+  });
+
+  test("the cookie is Secure when the request came over HTTPS through a proxy", async () => {
+    const h = harness();
+    const res = await h.request(`/setup?t=${h.gate.issueToken()}`, { headers: { "x-forwarded-proto": "https" } });
+    expect(res.headers.get("set-cookie")).toContain("; Secure");
+  });
+
+  test("a POST without the form's CSRF token, or with another one, is refused and writes nothing", async () => {
+    const h = harness();
+    const { cookie, csrf } = await h.open();
+    for (const fields of [filled(""), filled(`${csrf}x`), (({ csrf: _, ...rest }) => rest)(filled(csrf))]) {
+      const res = await h.post(cookie, fields as Record<string, string>);
+      expect(res.status).toBe(403);
+    }
+    expect(existsSync(join(h.home.home, "config.toml"))).toBe(false);
+  });
+});
+
+describe("saving", () => {
+  test("writes config.toml and the secrets as the terminal does, reloads the daemon, ends the session; no secret comes back", async () => {
+    const h = harness();
+    const { cookie, csrf, form } = await h.open();
+    expect(form).toContain("Model provider");
+    expect(form).toContain("Telegram");
+    const res = await h.post(cookie, filled(csrf));
+    expect(res.status).toBe(200);
+    const page = await res.text();
+    expect(page).toContain("Saved and applied");
+    expect(page).toContain("Telegram started");
+    expect(page).not.toContain(TG_TOKEN);
+    expect(page).not.toContain(API_KEY);
+    expect(h.reloads).toHaveLength(1);
+    expect(res.headers.get("set-cookie")).toContain("Max-Age=0");
+
+    const config = readFileSync(join(h.home.home, "config.toml"), "utf8");
+    expect(config).toContain('owner_user_id = "111111111"');
+    expect(config).toContain('model = "llama3.2"');
+    expect(config).toContain("[fermix_core.providers.custom]");
+    // Channels left off, as they are by default, add nothing to the file.
+    for (const untouched of ["whatsapp", "slack", "discord", "signal", "transcription"]) expect(config).not.toContain(untouched);
+    expect(config).not.toContain(TG_TOKEN);
+    expect(config).not.toContain(API_KEY);
+    const secrets = readFileSync(join(h.home.home, "secrets.toml"), "utf8");
+    expect(secrets).toContain(TG_TOKEN);
+    expect(secrets).toContain(API_KEY);
+
+    // The session ended with the wizard: its cookie opens nothing any more.
+    expect((await h.request("/setup", { headers: { cookie } })).status).toBe(403);
+  });
+
+  test("a bad value is shown on its field and nothing is written; the secret typed is kept by the session, not the page", async () => {
+    const h = harness();
+    const { cookie, csrf } = await h.open();
+    const bad = await h.post(cookie, filled(csrf, { "provider.context_window": "lots" }));
+    expect(bad.status).toBe(422);
+    const page = await bad.text();
+    expect(page).toContain("Nothing was saved");
+    expect(page).toContain("context_window = &quot;lots&quot; is not valid");
+    expect(page).not.toContain(TG_TOKEN);
+    expect(page).not.toContain(API_KEY);
+    expect(page).toContain("stored — leave empty to keep it");
+    expect(existsSync(join(h.home.home, "config.toml"))).toBe(false);
+
+    // Sent again with the value fixed and the secret fields left empty: the ones typed before are used.
+    const again = await h.post(cookie, filled(csrf, { "provider.context_window": "32768", "provider.api_key": "", "fermix_channels.telegram.bot_token": "" }));
+    expect(again.status).toBe(200);
+    const secrets = readFileSync(join(h.home.home, "secrets.toml"), "utf8");
+    expect(secrets).toContain(TG_TOKEN);
+    expect(secrets).toContain(API_KEY);
+  });
+
+  test("with the check ticked, a Telegram token the check refuses writes nothing", async () => {
+    const asked: string[] = [];
+    const h = harness({
+      checks: {
+        provider: async () => undefined,
+        telegram: async (token) => (asked.push(token), "Telegram refused the bot token (check it with @BotFather)"),
+      },
+    });
+    const { cookie, csrf } = await h.open();
+    const res = await h.post(cookie, filled(csrf, { check: "on" }));
+    expect(res.status).toBe(422);
+    const page = await res.text();
+    expect(page).toContain("check failed: Telegram refused the bot token");
+    expect(page).not.toContain(TG_TOKEN);
+    expect(asked).toEqual([TG_TOKEN]);
+    expect(existsSync(join(h.home.home, "config.toml"))).toBe(false);
+    expect(h.reloads).toHaveLength(0);
+  });
+
+  test("the form shows what is configured, with stored secrets only said to be there", async () => {
+    const h = harness();
+    const first = await h.open();
+    await h.post(first.cookie, filled(first.csrf));
+    const { form } = await h.open();
+    expect(form).toContain('value="111111111"');
+    expect(form).toContain('value="llama3.2"');
+    expect(form).not.toContain(TG_TOKEN);
+    expect(form).not.toContain(API_KEY);
+    expect(form.match(/stored — leave empty to keep it/g)?.length).toBe(2);
+  });
+});
+
+test("fuzz: random form posts with a valid session never produce a 5xx, and config.toml is only ever written whole and valid", async () => {
+  // Live checks answered here: a fuzzed base URL must not send the test out to the network.
+  const h = harness({ checks: { provider: async () => undefined, telegram: async () => undefined } });
+  const statuses = new Set<number>();
+  const r = rng(20261201);
+  const names = [...ALL_FIELDS.map((f) => f.path), ...["base_url", "api", "model", "api_key", "vision", "context_window"].map((k) => `provider.${k}`), "check", "x.y", ""];
+  const values = () => r.pick(["", "on", "true", "0", "-1", "http://127.0.0.1:1/v1", "chat", "responses", "a,b,,c", "<b>", "💥", r.string(r.int(0, 30))]);
+  let session = await h.open();
+  for (let i = 0; i < 150; i++) {
+    const fields: Record<string, string> = { csrf: session.csrf };
+    for (let n = r.int(0, 12); n > 0; n--) fields[r.pick(names)] = values();
+    const body = r.next() < 0.1 ? r.string(r.int(0, 80)) : new URLSearchParams(fields).toString();
+    const res = await h.request("/setup", {
+      method: "POST",
+      headers: { cookie: session.cookie, "content-type": r.next() < 0.9 ? "application/x-www-form-urlencoded" : r.pick(["text/plain", "multipart/form-data", ""]) },
+      body,
+    });
+    expect(res.status).toBeLessThan(500);
+    statuses.add(res.status);
+    if (res.status === 200) {
+      // A save: the file on disk loads (the loader checked it before it was written), and the session is over.
+      const current = await readCurrentSetup(h.home.env);
+      expect(current.exists).toBe(true);
+      session = await h.open();
+    }
+  }
+  // Both ways were taken: saves, and refusals of a bad form.
+  expect([...statuses].sort()).toEqual(expect.arrayContaining([200, 403, 422]));
+});
