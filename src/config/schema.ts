@@ -22,30 +22,59 @@ export const PROVIDER_APIS = ["responses", "chat"] as const;
 export const TRANSCRIPTION_BACKENDS = ["openai", "xai", "deepgram"] as const;
 export type TranscriptionBackend = (typeof TRANSCRIPTION_BACKENDS)[number];
 
-const Streaming = literals(STREAMING_MODES);
 const Id = Type.String({ minLength: 1 });
-const IdList = Type.Array(Id, { default: [] });
 const Url = Type.String({ minLength: 1, pattern: "^https?://" });
-const Secret = Type.String({ minLength: 1 });
-const DebounceMs = Type.Integer({ minimum: 0, maximum: 60_000, default: 3000 });
+/** The building blocks, each with the words the configuration reference shows for the key it becomes. */
+const id = (description: string) => Type.String({ minLength: 1, description });
+const idList = (description: string) => Type.Array(Id, { default: [], description });
+const secret = (description: string) => Type.String({ minLength: 1, description: `${description} A credential: kept in the keychain or secrets.toml by \`fermix setup\`, never logged.` });
+const enabled = (on: boolean, what: string) => Type.Boolean({ default: on, description: `Whether ${what} is served.` });
+const debounceMs = () =>
+  Type.Integer({ minimum: 0, maximum: 60_000, default: 3000, description: "How long images sent one by one as an album are held so they reach the assistant as one message (ms)." });
 
 export const ProviderSchema = Type.Object({
-  api: Type.Optional(literals(PROVIDER_APIS)),
-  base_url: Type.String({ minLength: 1, pattern: "^https?://", default: "https://api.openai.com/v1" }),
-  model: Type.String({ minLength: 1 }),
-  api_key: Type.Optional(Secret),
-  primary: Type.Optional(Type.Boolean()),
-  context_window: Type.Integer({ minimum: 1, default: 128_000 }),
-  vision: Type.Boolean({ default: true }),
-  connect_timeout_ms: Type.Integer({ minimum: 1, maximum: 600_000, default: 10_000 }),
-  first_byte_timeout_ms: Type.Integer({ minimum: 1, maximum: 3_600_000, default: 60_000 }),
-  idle_timeout_ms: Type.Integer({ minimum: 1, maximum: 3_600_000, default: 90_000 }),
+  api: Type.Optional(
+    literals(PROVIDER_APIS, {
+      description: "The wire format: responses (the OpenAI Responses API, default) or chat (OpenAI-compatible chat completions: Ollama, llama.cpp, vLLM, OpenRouter…).",
+    }),
+  ),
+  base_url: Type.String({ minLength: 1, pattern: "^https?://", default: "https://api.openai.com/v1", description: "The API root including its version." }),
+  model: Type.String({ minLength: 1, description: "The model to ask, as the server names it." }),
+  api_key: Type.Optional(
+    secret("The provider's API key; OPENAI_API_KEY for the provider named openai. A local server (localhost, a private network) may go without one."),
+  ),
+  primary: Type.Optional(Type.Boolean({ description: "The provider that answers turns; a single provider is primary without saying so, two marked primary is an error." })),
+  context_window: Type.Integer({ minimum: 1, default: 128_000, description: "The model's context window in tokens: compaction summarises older messages as history approaches it." }),
+  vision: Type.Boolean({ default: true, description: "Whether the model takes images; false: an image sent to the assistant is refused with a reply saying so." }),
+  connect_timeout_ms: Type.Integer({
+    minimum: 1,
+    maximum: 600_000,
+    default: 10_000,
+    description: "How long the server may take to start answering a request at all (its response headers) before the attempt is retried (ms).",
+  }),
+  first_byte_timeout_ms: Type.Integer({
+    minimum: 1,
+    maximum: 3_600_000,
+    default: 60_000,
+    description: "How long the model may take to send the first part of its answer before the turn fails with a message; not retried (ms).",
+  }),
+  idle_timeout_ms: Type.Integer({
+    minimum: 1,
+    maximum: 3_600_000,
+    default: 90_000,
+    description: "The longest silence allowed between two parts of an answer once it has started (ms).",
+  }),
 });
 
 const CompactionSchema = Type.Object(
   {
-    enabled: Type.Boolean({ default: true }),
-    threshold: Type.Number({ exclusiveMinimum: 0, maximum: 1, default: 0.85 }),
+    enabled: Type.Boolean({ default: true, description: "Whether long conversations are summarised automatically as they approach the context window." }),
+    threshold: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 1,
+      default: 0.85,
+      description: "The share of the context window in use at which older messages are summarised.",
+    }),
   },
   { default: {} },
 );
@@ -92,16 +121,37 @@ const TranscriptionSchema = Type.Object(
 
 const DeliverySchema = Type.Object(
   {
-    retry_horizon_minutes: Type.Number({ exclusiveMinimum: 0, maximum: 7 * 24 * 60, default: 15 }),
-    waiting_notice_ms: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 20_000 }),
+    retry_horizon_minutes: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 7 * 24 * 60,
+      default: 15,
+      description:
+        "How long a reply a platform does not take (an outage, a rate limit) keeps being retried; past it the user is told, when the channel is back, that an answer could not be delivered (minutes).",
+    }),
+    waiting_notice_ms: Type.Integer({
+      minimum: 0,
+      maximum: 3_600_000,
+      default: 20_000,
+      description: "After this long without a word from the model, a \"still waiting\" status shows until the answer starts (ms; 0: never).",
+    }),
   },
   { default: {} },
 );
 
 const RetentionSchema = Type.Object(
   {
-    outbox_days: Type.Number({ exclusiveMinimum: 0, maximum: 3650, default: 7 }),
-    inbox_days: Type.Number({ exclusiveMinimum: 0, maximum: 3650, default: 7 }),
+    outbox_days: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 3650,
+      default: 7,
+      description: "Sent (or given up) replies are kept this many days in the database, then deleted with their spooled files.",
+    }),
+    inbox_days: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 3650,
+      default: 7,
+      description: "A received message whose turn never completes is replayed at each start for this many days, then given up with a log line.",
+    }),
   },
   { default: {} },
 );
@@ -245,77 +295,92 @@ const HttpSchema = Type.Object(
 );
 
 const owned = {
-  owner_user_id: Type.Optional(Id),
-  command_allowlist: IdList,
-  streaming: Type.Optional(Streaming),
+  owner_user_id: Type.Optional(id("The owner's id on this channel (what /whoami shows): the operator, who may run every command.")),
+  command_allowlist: idList("More ids allowed to run operator commands, besides the owner."),
+  streaming: Type.Optional(
+    literals(STREAMING_MODES, {
+      description: "off, draft (a live message edited in place) or block (finished pieces as messages); unset: draft where the channel can edit, else block.",
+    }),
+  ),
 };
 
 const TelegramSchema = Type.Object(
   {
-    enabled: Type.Boolean({ default: true }),
-    bot_token: Type.Optional(Secret),
-    allowed_user_ids: IdList,
+    enabled: enabled(true, "Telegram"),
+    bot_token: Type.Optional(secret("The bot's token from @BotFather. Never read from TELEGRAM_BOT_TOKEN.")),
+    allowed_user_ids: idList("User ids allowed to talk to the assistant (TELEGRAM_ALLOWED_USER_IDS, comma-separated)."),
     ...owned,
-    album_debounce_ms: DebounceMs,
-    api_root: Type.String({ minLength: 1, pattern: "^https?://[^\\s]*[^/\\s]$", default: "https://api.telegram.org" }),
+    album_debounce_ms: debounceMs(),
+    api_root: Type.String({
+      minLength: 1,
+      pattern: "^https?://[^\\s]*[^/\\s]$",
+      default: "https://api.telegram.org",
+      description: "The Bot API server: a self-hosted one, or a test double.",
+    }),
   },
   { default: {} },
 );
 
 const WhatsAppSchema = Type.Object(
   {
-    enabled: Type.Boolean({ default: false }),
-    access_token: Type.Optional(Secret),
-    phone_number_id: Type.Optional(Id),
-    verify_token: Type.Optional(Secret),
-    app_secret: Type.Optional(Secret),
-    allowed_sender_ids: IdList,
+    enabled: enabled(false, "WhatsApp (Cloud API webhooks)"),
+    access_token: Type.Optional(secret("The Cloud API access token (WHATSAPP_ACCESS_TOKEN).")),
+    phone_number_id: Type.Optional(id("The sending phone number's id (WHATSAPP_PHONE_NUMBER_ID); not a secret.")),
+    verify_token: Type.Optional(secret("The token Meta sends when the webhook is registered (WHATSAPP_VERIFY_TOKEN).")),
+    app_secret: Type.Optional(secret("The app secret webhooks are signed with (WHATSAPP_APP_SECRET).")),
+    allowed_sender_ids: idList("Numbers allowed to talk to the assistant (WHATSAPP_ALLOWED_SENDER_IDS, comma-separated)."),
     ...owned,
-    album_debounce_ms: DebounceMs,
-    max_message_age_hours: Type.Number({ exclusiveMinimum: 0, maximum: 24 * 365 * 10, default: 24 }),
-    graph_api_base: Type.String({ ...Url, default: "https://graph.facebook.com/v21.0" }),
+    album_debounce_ms: debounceMs(),
+    max_message_age_hours: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 24 * 365 * 10,
+      default: 24,
+      description: "A message older than this by its own timestamp is acknowledged and dropped with a log line (a replayed capture gets no turn).",
+    }),
+    graph_api_base: Type.String({ ...Url, default: "https://graph.facebook.com/v21.0", description: "The Graph API root, including its version." }),
   },
   { default: {} },
 );
 
 const SlackSchema = Type.Object(
   {
-    enabled: Type.Boolean({ default: false }),
-    bot_token: Type.Optional(Secret),
-    signing_secret: Type.Optional(Secret),
-    allowed_user_ids: IdList,
+    enabled: enabled(false, "Slack (Events API webhooks)"),
+    bot_token: Type.Optional(secret("The bot user's OAuth token, xoxb-… (SLACK_BOT_TOKEN).")),
+    signing_secret: Type.Optional(secret("The app's signing secret, which verifies every webhook (SLACK_SIGNING_SECRET).")),
+    allowed_user_ids: idList("User ids allowed to talk to the assistant (SLACK_ALLOWED_USER_IDS, comma-separated)."),
     ...owned,
-    api_url: Type.String({ ...Url, default: "https://slack.com/api/" }),
+    api_url: Type.String({ ...Url, default: "https://slack.com/api/", description: "The Web API root." }),
   },
   { default: {} },
 );
 
 const DiscordSchema = Type.Object(
   {
-    enabled: Type.Boolean({ default: false }),
-    bot_token: Type.Optional(Secret),
-    bot_user_id: Type.Optional(Id),
-    allowed_user_ids: IdList,
+    enabled: enabled(false, "Discord (Gateway WebSocket and REST)"),
+    bot_token: Type.Optional(secret("The bot's token (DISCORD_BOT_TOKEN).")),
+    bot_user_id: Type.Optional(id("The bot's own user id (DISCORD_BOT_USER_ID); learnt at connection when unset.")),
+    allowed_user_ids: idList("User ids allowed to talk to the assistant (DISCORD_ALLOWED_USER_IDS, comma-separated)."),
     ...owned,
-    api_base: Type.String({ ...Url, default: "https://discord.com/api/v10" }),
+    api_base: Type.String({ ...Url, default: "https://discord.com/api/v10", description: "The REST API root; the gateway URL is asked of it." }),
   },
   { default: {} },
 );
 
 const SignalSchema = Type.Object(
   {
-    enabled: Type.Boolean({ default: false }),
-    account: Type.Optional(Type.String({ minLength: 1 })),
-    cli_path: Type.String({ minLength: 1, default: "signal-cli" }),
-    /** Where signal-cli stores received attachments; unset: $XDG_DATA_HOME/signal-cli/attachments. */
-    attachments_dir: Type.Optional(Type.String({ minLength: 1 })),
-    allowed_sender_ids: IdList,
+    enabled: enabled(false, "Signal (through signal-cli)"),
+    account: Type.Optional(Type.String({ minLength: 1, description: "The registered Signal number, e.g. +15550001111 (SIGNAL_ACCOUNT)." })),
+    cli_path: Type.String({ minLength: 1, default: "signal-cli", description: "The signal-cli executable, a path or a name on PATH (SIGNAL_CLI_PATH)." }),
+    attachments_dir: Type.Optional(
+      Type.String({ minLength: 1, description: "Where signal-cli stores received attachments; unset: $XDG_DATA_HOME/signal-cli/attachments." }),
+    ),
+    allowed_sender_ids: idList("Numbers or UUIDs allowed to talk to the assistant (SIGNAL_ALLOWED_SENDER_IDS, comma-separated)."),
     ...owned,
   },
   { default: {} },
 );
 
-const AcpSchema = Type.Object({ enabled: Type.Boolean({ default: true }) }, { default: {} });
+const AcpSchema = Type.Object({ enabled: enabled(true, "the editor socket (ACP, <home>/acp.sock)") }, { default: {} });
 
 export const ConfigSchema = Type.Object({
   fermix_core: Type.Object(
@@ -327,8 +392,16 @@ export const ConfigSchema = Type.Object({
           description: "The owner's time zone, an IANA name such as Europe/Paris: scheduled jobs read times and cron expressions in it. Unset: the system's.",
         }),
       ),
-      max_reply_parts: Type.Integer({ minimum: 1, maximum: 1000, default: 12 }),
-      providers: Type.Record(Type.String({ pattern: "^[A-Za-z0-9_-]+$" }), ProviderSchema, { default: {} }),
+      max_reply_parts: Type.Integer({
+        minimum: 1,
+        maximum: 1000,
+        default: 12,
+        description: "A reply longer than this many messages is sent as its first part and the whole answer as a Markdown file, saying so.",
+      }),
+      providers: Type.Record(Type.String({ pattern: "^[A-Za-z0-9_-]+$" }), ProviderSchema, {
+        default: {},
+        description: "Model providers, one table each: [fermix_core.providers.<name>].",
+      }),
       compaction: CompactionSchema,
       transcription: TranscriptionSchema,
       delivery: DeliverySchema,
