@@ -107,6 +107,7 @@ export class TelegramFake {
   private down: number | undefined;
 
   private readonly holdPolls: boolean;
+  private readonly bareFaults = new FaultQueue<number>();
 
   constructor(opts: TelegramFakeOptions = {}) {
     this.holdPolls = opts.holdPolls ?? true;
@@ -190,6 +191,10 @@ export class TelegramFake {
   failNext(method: string, failure: TgFailure, times = 1): void {
     this.faults.add(method, failure, times);
   }
+  /** The next `times` calls of `method` get a bare HTTP `status` with an HTML body, not a Bot API error (a proxy's page). */
+  bareFailNext(method: string, status = 502, times = 1): void {
+    this.bareFaults.add(method, status, times);
+  }
   rateLimitNext(method: string, retryAfter = 1, times = 1): void {
     const description = `Too Many Requests: retry after ${retryAfter}`;
     this.faults.add(method, { error_code: 429, description, parameters: { retry_after: retryAfter } }, times);
@@ -262,6 +267,12 @@ export class TelegramFake {
     if (call[1] !== this.token) return fail({ error_code: 401, description: "Unauthorized" });
     if ("_invalid_json" in record.body) return fail({ error_code: 400, description: "Bad Request: can't parse JSON object" });
     const method = call[2]!;
+    const bare = this.bareFaults.take(method);
+    if (bare !== undefined) {
+      // What a proxy in trouble sends: an HTML page, no Bot API error body.
+      record.status = bare;
+      return new Response(`<html><body><h1>${bare} Bad Gateway</h1></body></html>`, { status: bare, headers: { "content-type": "text/html" } });
+    }
     const injected = this.faults.take(method);
     if (injected) return fail(injected);
     const params = new m.Params(record.body);
