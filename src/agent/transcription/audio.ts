@@ -78,11 +78,31 @@ export function bareMime(mime: string): string {
   return (mime.split(";")[0] ?? "").trim().toLowerCase();
 }
 
-/** The name and type to upload a recording under: the container from its MIME type, else from its file name's extension. */
-export function uploadName(audio: Pick<AudioClip, "mime" | "filename">): UploadName {
+/**
+ * The container the bytes themselves announce, when they do: an MP4 `ftyp`
+ * box (an iOS recording is M4A even when labelled audio/aac), Ogg, WAVE.
+ * Undefined for anything else, raw AAC included (its label is right).
+ */
+function sniff(bytes: Uint8Array | undefined, labelled: Container | undefined): Container | undefined {
+  if (!bytes || bytes.byteLength < 12) return undefined;
+  const ascii = (from: number, to: number) => String.fromCharCode(...bytes.subarray(from, to));
+  if (ascii(4, 8) === "ftyp") return labelled === MP4 ? MP4 : M4A;
+  if (ascii(0, 4) === "OggS") return OGG;
+  if (ascii(0, 4) === "RIFF" && ascii(8, 12) === "WAVE") return WAV;
+  return undefined;
+}
+
+/** Whether a recording is raw AAC (ADTS frames, as Signal sends voice notes): some backends take no such file. */
+export function isRawAac(audio: Pick<AudioClip, "mime" | "filename" | "bytes">): boolean {
+  return uploadName(audio).mime === AAC.mime;
+}
+
+/** The name and type to upload a recording under: the container its bytes announce, else its MIME type, else its file name's extension. */
+export function uploadName(audio: Pick<AudioClip, "mime" | "filename"> & { bytes?: Uint8Array }): UploadName {
   const mime = bareMime(audio.mime);
   const { stem, ext } = splitName(audio.filename);
-  const container = BY_MIME[mime] ?? (ext ? BY_EXT[ext] : undefined);
+  const labelled = BY_MIME[mime] ?? (ext ? BY_EXT[ext] : undefined);
+  const container = sniff(audio.bytes, labelled) ?? labelled;
   if (!container) {
     // Unknown: sent as it came, so the backend's refusal names what it was.
     const valid = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(mime);

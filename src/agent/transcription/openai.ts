@@ -4,14 +4,17 @@
  * the recording in `file` and the `model`; the answer is `{text}`.
  */
 import { TRANSCRIPTION_DEFAULTS } from "../../config/transcription.ts";
-import { uploadName } from "./audio.ts";
+import { isRawAac, uploadName } from "./audio.ts";
 import { requestJson } from "./http.ts";
-import { TranscriptionFailed } from "./errors.ts";
+import { TranscriptionFailed, UnsupportedAudio } from "./errors.ts";
 import type { BackendOptions, Transcriber } from "./types.ts";
 
 export function openaiTranscriber(options: BackendOptions): Transcriber {
   return {
     async transcribe(audio, signal) {
+      // OpenAI decodes by container and takes no raw ADTS AAC: say so rather than upload it to be refused.
+      // (A self-hosted server behind base_url may decode it: it gets the file.)
+      if (isRawAac(audio) && isOpenAi(options.baseUrl)) throw new UnsupportedAudio("openai", "raw AAC audio");
       const { filename, mime } = uploadName(audio);
       const body = await requestJson(
         {
@@ -34,4 +37,13 @@ export function openaiTranscriber(options: BackendOptions): Transcriber {
       return text;
     },
   };
+}
+
+/** Whether `baseUrl` is OpenAI's own API, not a compatible server of someone else's. */
+function isOpenAi(baseUrl: string): boolean {
+  try {
+    return new URL(baseUrl).hostname === "api.openai.com";
+  } catch {
+    return false;
+  }
 }

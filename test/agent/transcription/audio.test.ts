@@ -1,6 +1,8 @@
 /** The name and type a recording is uploaded under: the container it really is, from what the platform said. */
 import { describe, expect, test } from "bun:test";
-import { uploadName } from "../../../src/agent/transcription/index.ts";
+import { isRawAac } from "../../../src/agent/transcription/audio.ts";
+import { UnsupportedAudio, uploadName } from "../../../src/agent/transcription/index.ts";
+import { openaiTranscriber } from "../../../src/agent/transcription/openai.ts";
 import { rng } from "../../helpers/fuzz.ts";
 
 describe("uploadName", () => {
@@ -33,5 +35,32 @@ describe("uploadName", () => {
       expect(out.filename).not.toMatch(/["\\/;\r\n]/);
       expect(out.mime).toMatch(/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/);
     }
+  });
+});
+
+describe("what the bytes say", () => {
+  const ftyp = new Uint8Array([0, 0, 0, 0x20, ...new TextEncoder().encode("ftypM4A "), 0, 0, 0, 0]);
+  const adts = new Uint8Array([0xff, 0xf1, 0x50, 0x80, 0x02, 0x1f, 0xfc, 0x21, 0, 0, 0, 0, 0]);
+  test("an MP4 container labelled audio/aac (an iOS recording) goes as M4A", () => {
+    expect(uploadName({ mime: "audio/aac", bytes: ftyp })).toEqual({ filename: "voice-note.m4a", mime: "audio/mp4" });
+  });
+  test("raw ADTS AAC keeps its label, and is known to be raw AAC", () => {
+    expect(uploadName({ mime: "audio/aac", bytes: adts })).toEqual({ filename: "voice-note.aac", mime: "audio/aac" });
+    expect(isRawAac({ mime: "audio/aac", bytes: adts })).toBe(true);
+    expect(isRawAac({ mime: "audio/aac", bytes: ftyp })).toBe(false);
+  });
+  test("OpenAI's own API is not sent raw AAC (it refuses it): the reason names what another backend fixes", async () => {
+    let called = false;
+    const openai = openaiTranscriber({
+      baseUrl: "https://api.openai.com/v1",
+      apiKey: "k",
+      timeoutMs: 1000,
+      fetch: async () => {
+        called = true;
+        return new Response("{}");
+      },
+    });
+    await expect(openai.transcribe({ mime: "audio/aac", bytes: adts })).rejects.toBeInstanceOf(UnsupportedAudio);
+    expect(called).toBe(false);
   });
 });
