@@ -188,3 +188,13 @@ test("owner_user_id = 42 (a number) stops fermix run with the key, the value and
   expect(result.exitCode).not.toBe(0);
   expect(result.stderr).toContain('fermix_channels.slack.owner_user_id = 42 is not valid: expected a non-empty string (quote it: "42")');
 });
+
+test("a damaged database stops fermix run with the file named and what to do", async () => {
+  const home = start.home();
+  home.writeConfig(CHANNELS_OFF);
+  await Bun.write(`${home.home}/fermix.db`, "this is not a SQLite database, it was overwritten by accident\n".repeat(200));
+  const result = await runFermix(["run"], home.env);
+  expect(result.exitCode).not.toBe(0);
+  expect(result.stderr).toContain(`the database ${home.home}/fermix.db is damaged`);
+  expect(result.stderr).toContain("restore the latest backup");
+});
