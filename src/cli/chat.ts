@@ -51,6 +51,14 @@ export async function main(args: string[], ctx: CliContext): Promise<number> {
     }
   };
 
+  // Typing during a reply: the spinner gives way, so the keys show on a clean line (it comes back with the next line).
+  input.on("keypress", () => {
+    if (busy > 0) {
+      stopSpinner();
+      stopSpinner = () => {};
+    }
+  });
+
   rl.on("line", (line) => {
     if (line.endsWith("\\")) {
       pending.push(line.slice(0, -1));
