@@ -52,7 +52,9 @@ export async function main(args: string[], ctx: CliContext): Promise<number> {
   };
 
   // Typing during a reply: the spinner gives way, so the keys show on a clean line (it comes back with the next line).
-  input.on("keypress", () => {
+  input.on("keypress", (_text: string | undefined, key: { name?: string } | undefined) => {
+    // Enter itself starts a turn (and its spinner): only the keys of a new line make room.
+    if (key?.name === "return" || key?.name === "enter") return;
     if (busy > 0) {
       stopSpinner();
       stopSpinner = () => {};
