@@ -41,7 +41,12 @@ export async function compile({ target, outfile, version, commit }: BuildOptions
   const result = await Bun.build({
     entrypoints: ["src/main.ts"],
     minify: true,
-    // Bytecode makes start-up ~3x faster; it requires no top-level await anywhere in src/.
+    // ESM with code splitting: each lazily imported module (a subcommand, a channel adapter, the ACP SDK…)
+    // is its own chunk, read and evaluated only when imported. One single-file bundle would be loaded whole
+    // at start: `--version` took 9 ms instead of 4, and every process carried ~7 MB more RSS.
+    format: "esm",
+    splitting: true,
+    // Bytecode: chunks start without being parsed (a no-bytecode build spends ~50 ms parsing at start).
     bytecode: true,
     sourcemap: "none",
     define: { FERMIX_VERSION: JSON.stringify(version), FERMIX_COMMIT: JSON.stringify(commit), FERMIX_TARGET: JSON.stringify(target) },
