@@ -128,7 +128,7 @@ const emptyTally = (): ChannelTally => ({
   lastError: null,
 });
 
-/** A local calendar day, for "today". */
+/** A local calendar day, for "today". The first call loads the time zone data (a few ms, a few MB): it waits for the first event. */
 const dayOf = (at: number) => new Date(at).toDateString();
 
 export class ActivityLog {
@@ -136,13 +136,12 @@ export class ActivityLog {
   /** Minute buckets by their start, at most CHART_MINUTES + 1 kept. */
   private readonly buckets = new Map<number, ChartBucket>();
   private readonly tallies = new Map<string, ChannelTally>();
-  private tallyDay: string;
+  /** The day today's counts are for; set by the first event (until then every count is zero). */
+  private tallyDay: string | undefined;
   private lastTurn: LastTurn | null = null;
   private readonly statuses = new Map<string, string>();
 
-  constructor(private readonly now: () => number = Date.now) {
-    this.tallyDay = dayOf(now());
-  }
+  constructor(private readonly now: () => number = Date.now) {}
 
   /** Take one telemetry event: the list, the chart, the channel tallies, the last turn. */
   record(any: TelemetryEvent): void {
@@ -226,7 +225,9 @@ export class ActivityLog {
   private rollDay(at: number): void {
     const day = dayOf(at);
     if (day === this.tallyDay) return;
+    const first = this.tallyDay === undefined;
     this.tallyDay = day;
+    if (first) return;
     for (const tally of this.tallies.values()) {
       tally.todayInbound = 0;
       tally.todayOutbound = 0;
