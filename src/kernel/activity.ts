@@ -150,7 +150,10 @@ export class ActivityLog {
     const fields = safeFields(event);
     if (fields) {
       const entry: ActivityEntry = { at, event: event.name };
-      for (const [key, value] of Object.entries(fields)) if (value !== undefined) (entry as unknown as Record<string, unknown>)[key] = value;
+      if (fields.channel !== undefined) entry.channel = fields.channel;
+      if (fields.direction !== undefined) entry.direction = fields.direction;
+      if (fields.durationMs !== undefined) entry.durationMs = fields.durationMs;
+      if (fields.detail !== undefined) entry.detail = fields.detail;
       this.entries.push(entry);
       if (this.entries.length > ACTIVITY_KEPT) this.entries.splice(0, this.entries.length - ACTIVITY_KEPT);
     }
