@@ -10,8 +10,9 @@
  * Once something needs the stream itself (readline or a prompt takes the
  * terminal), `follow` hands the descriptor over: later text is queued on
  * the stream, behind whatever the stream already holds, never beside it.
- * A descriptor left non-blocking by someone else (EAGAIN) is handed over
- * the same way, with the unwritten rest.
+ * A descriptor left non-blocking (building the stream does that to a pipe)
+ * is waited on when full, as a blocking write would be: handing the rest to
+ * the stream instead lost it when the process exited right after.
  */
 import { writeSync } from "node:fs";
 
@@ -30,17 +31,15 @@ export function writeFd(fd: Fd, text: string): void {
   }
   const bytes = Buffer.from(text);
   let offset = 0;
-  try {
-    while (offset < bytes.length) {
-      const written = writeSync(fd, bytes, offset);
-      if (written <= 0) throw Object.assign(new Error("nothing written"), { code: "EAGAIN" });
-      offset += written;
+  while (offset < bytes.length) {
+    try {
+      offset += writeSync(fd, bytes, offset);
+    } catch (error) {
+      // The other end went away (EPIPE), or the descriptor is closed: there is no one to tell.
+      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") return;
+      // A full non-blocking pipe: wait for the reader, as a blocking write would.
+      Bun.sleepSync(1);
     }
-  } catch (error) {
-    // The other end went away (EPIPE), or the descriptor is closed: there is no one to tell.
-    if ((error as NodeJS.ErrnoException).code !== "EAGAIN") return;
-    follow(fd);
-    streamOf(fd).write(bytes.subarray(offset));
   }
 }
 

@@ -2,8 +2,8 @@
  * kernel/stdio.ts writes straight to the descriptor: a large output piped to
  * a slow reader arrives whole and in order even when the process exits right
  * after writing, and also when the Node stream was built first (which leaves
- * a pipe non-blocking, so the write runs into EAGAIN and the stream takes the
- * rest).
+ * a pipe non-blocking, so the write runs into EAGAIN and waits for the
+ * reader, as a blocking write would).
  */
 import { expect, test } from "bun:test";
 import { join } from "node:path";
@@ -32,6 +32,6 @@ test("2 MB written to a full pipe just before exit arrives whole and in order", 
   expect(await childOutput(false)).toBe(expected);
 });
 
-test("with the Node stream built first (a non-blocking pipe), the stream takes over and nothing is lost or reordered", async () => {
+test("with the Node stream built first (a non-blocking pipe), the write waits for the reader: nothing is lost or reordered", async () => {
   expect(await childOutput(true)).toBe(expected);
 });
