@@ -190,7 +190,7 @@ export class ActivityLog {
    */
   observeChannel(channel: string, status: string, detail?: string): void {
     const at = this.now();
-    const tally = this.tally(channel, at);
+    const tally = this.tallyOf(channel);
     const before = this.statuses.get(channel);
     this.statuses.set(channel, status);
     if (status === "ready" && before !== "ready") tally.readySince = at;
@@ -219,6 +219,11 @@ export class ActivityLog {
 
   private tally(channel: string, at: number): ChannelTally {
     this.rollDay(at);
+    return this.tallyOf(channel);
+  }
+
+  /** A channel's tally as it is: for its status fields, which do not reset at midnight (and so need no local day, nor the time-zone data it loads). */
+  private tallyOf(channel: string): ChannelTally {
     let tally = this.tallies.get(channel);
     if (!tally) this.tallies.set(channel, (tally = emptyTally()));
     return tally;
