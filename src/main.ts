@@ -3,6 +3,7 @@
  * the umask and the exit code.
  */
 import { runCli } from "./cli/index.ts";
+import { follow, writeFd } from "./kernel/stdio.ts";
 
 // Everything Fermix creates (database, sockets, secrets) is for its owner only.
 process.umask(0o077);
@@ -25,16 +26,24 @@ const onReload = (listener: () => void) => {
 
 runCli(process.argv.slice(2), {
   env: process.env,
-  stdout: (text) => void process.stdout.write(text),
-  stderr: (text) => void process.stderr.write(text),
-  isTTY: Boolean(process.stdout.isTTY),
+  // Straight to the descriptors: building process.stdout costs more than `fermix --version` does in all (kernel/stdio.ts).
+  stdout: (text) => writeFd(1, text),
+  stderr: (text) => writeFd(2, text),
+  get isTTY() {
+    return Boolean(process.stdout.isTTY);
+  },
   shutdown: shutdown.signal,
-  terminal: () => ({ input: process.stdin, output: process.stdout }),
+  terminal: () => {
+    // readline and the prompts write through the streams from here on; so does everything else, in order.
+    follow(1);
+    follow(2);
+    return { input: process.stdin, output: process.stdout };
+  },
   onReload,
 }).then(
   (code) => process.exit(code),
   (error) => {
-    process.stderr.write(`fermix: unexpected error: ${error instanceof Error ? error.stack : String(error)}\n`);
+    writeFd(2, `fermix: unexpected error: ${error instanceof Error ? error.stack : String(error)}\n`);
     process.exit(1);
   },
 );

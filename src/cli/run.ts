@@ -8,6 +8,9 @@ export async function main(args: string[], ctx: CliContext): Promise<number> {
   if (args.length > 0) throw new UsageError(`unexpected argument "${args[0]}"`);
   const log = createLogger(ctx.env);
   const daemon = await startDaemon({ env: ctx.env, log, presenter });
+  // The binary starts with JIT tier-up slowed (build.ts STARTUP_JIT_POLICY) so code that runs once at start
+  // stays in the interpreter; from here on, what gets hot compiles as usual.
+  Bun.unsafe.setJITPolicy(1);
   ctx.onReload?.(() => void daemon.reload());
   if (daemon.report().status === "setup_required") {
     // On stdout, not in the log: the link opens the setup page once, for whoever has it.

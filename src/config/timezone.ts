@@ -13,9 +13,13 @@ export function isTimeZone(name: string): boolean {
   }
 }
 
-/** The system's time zone: the default for `[fermix_core] timezone`. */
+let system: { tz: string | undefined; zone: string } | undefined;
+
+/** The system's time zone: the default for `[fermix_core] timezone`. Asked of ICU once (each turn needs it), again only if TZ changes. */
 export function systemTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  const tz = process.env.TZ;
+  if (!system || system.tz !== tz) system = { tz, zone: Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC" };
+  return system.zone;
 }
 
 /** The owner's time zone: the configured one, else the system's. */

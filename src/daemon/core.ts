@@ -33,7 +33,7 @@ import type { GatewayChannel, InboundMessage } from "../message/index.ts";
 import { ConversationQueue, ShutdownInterrupt } from "../gateway/queue.ts";
 import { TaskSupervisor } from "../gateway/supervisor.ts";
 import { ConversationStore } from "../store/conversations.ts";
-import { openDatabase } from "../store/db.ts";
+import { checkpointEvery, openDatabase } from "../store/db.ts";
 import { IdempotencyStore } from "../store/idempotency.ts";
 import { Inbox } from "../store/inbox.ts";
 import { JobStore } from "../store/jobs.ts";
@@ -52,6 +52,8 @@ import { Telemetry } from "../kernel/telemetry.ts";
 /** How much accepted work may be in flight before webhooks are answered 503. */
 export const HANDOFF_CAPACITY = 512;
 const SWEEP_EVERY_MS = 10 * 60_000;
+/** How often the WAL is checkpointed (store/db.ts checkpointEvery): off the commit path, at most this often. */
+const CHECKPOINT_EVERY_MS = 1000;
 
 export interface CoreOptions {
   loaded: LoadedConfig;
@@ -110,6 +112,7 @@ export function buildCore(options: CoreOptions): Core {
   const { config, paths } = loaded;
   ensureHome(paths);
   const db = openDatabase(paths.database);
+  const stopCheckpoints = checkpointEvery(db, CHECKPOINT_EVERY_MS);
   const telemetry = new Telemetry();
   if (log.enabled("debug")) telemetry.onAny((event) => log.debug("telemetry", { event: event.name, ...event.metadata, ...event.measurements }));
 
@@ -334,6 +337,7 @@ export function buildCore(options: CoreOptions): Core {
       await Promise.race([supervisor.whenIdle(), Bun.sleep(graceMs)]);
       queue.stopAll(new ShutdownInterrupt());
       await Promise.race([Promise.all([supervisor.whenIdle(), retriers]), Bun.sleep(500)]);
+      stopCheckpoints();
       db.close();
     },
   };

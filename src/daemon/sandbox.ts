@@ -57,8 +57,13 @@ export function buildSandbox(options: SandboxOptions): Sandbox {
   if (!existsSync(skills)) mkdirSync(skills, { recursive: true, mode: 0o700 });
   for (const rule of store.env()) if (rule.rule === "set" && isSecretName(rule.name) && rule.value) log.redactor.add(rule.value);
 
-  const backend = options.backend === undefined ? workingBackend(env, sandboxLog) : options.backend;
-  const runner = backend ? new SandboxRunner(backend) : null;
+  // Found on first use, not at start: probing bubblewrap runs it (~6 ms), and most turns never need it.
+  let found: { backend: SandboxBackend | null; runner: SandboxRunner | null } | undefined;
+  const os = () => {
+    if (found) return found;
+    const backend = options.backend === undefined ? workingBackend(env, sandboxLog) : options.backend;
+    return (found = { backend, runner: backend ? new SandboxRunner(backend) : null });
+  };
   const confirmations = new Confirmations({ ttlMs: settings.confirm_ttl_seconds * 1000 });
   const desk = new AccessDesk({ confirmations, store, timeoutMs: settings.access_request_timeout_seconds * 1000, log: sandboxLog, telemetry });
   const workspace = realPath(paths.workspace);
@@ -69,7 +74,10 @@ export function buildSandbox(options: SandboxOptions): Sandbox {
     fermixHome: paths.home,
     workspace,
     homeDir,
-    backend: backend ? (backend.kind === "bwrap" ? "bubblewrap" : "sandbox-exec") : null,
+    get backend() {
+      const { backend } = os();
+      return backend ? (backend.kind === "bwrap" ? "bubblewrap" : "sandbox-exec") : null;
+    },
     installHint: INSTALL_BWRAP,
     redact: (value) => log.redactor.add(value),
     telemetry,
@@ -83,7 +91,9 @@ export function buildSandbox(options: SandboxOptions): Sandbox {
     }),
     policy: () =>
       buildPolicy({ state: store.state(), networkDefault: settings.network, workspace, fermixHome: paths.home, homeDir, daemonEnv: env, exists: existsSync }),
-    runner,
+    get runner() {
+      return os().runner;
+    },
     commandTimeoutMs: settings.command_timeout_seconds * 1000,
     outputLimit: settings.command_output_limit_bytes,
     fermixHome: paths.home,

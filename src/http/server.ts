@@ -22,7 +22,8 @@ const tooLarge = () => jsonResponse({ error: "Payload Too Large" }, 413);
 
 /** Read a body with no declared length under the limit, so routes see an ordinary buffered request. */
 async function bufferUnsizedBody(request: Request): Promise<Request | Response> {
-  if (request.body === null || request.headers.has("content-length")) return request;
+  // The header first: reading `request.body` builds a stream object, which a request with a length never needs.
+  if (request.headers.has("content-length") || request.body === null) return request;
   let bytes: ArrayBuffer;
   try {
     bytes = await request.arrayBuffer();

@@ -128,7 +128,7 @@ const emptyTally = (): ChannelTally => ({
   lastError: null,
 });
 
-/** A local calendar day, for "today". */
+/** A local calendar day, for "today". The first call loads the time zone data (a few ms, a few MB): it waits for the first event. */
 const dayOf = (at: number) => new Date(at).toDateString();
 
 export class ActivityLog {
@@ -136,13 +136,12 @@ export class ActivityLog {
   /** Minute buckets by their start, at most CHART_MINUTES + 1 kept. */
   private readonly buckets = new Map<number, ChartBucket>();
   private readonly tallies = new Map<string, ChannelTally>();
-  private tallyDay: string;
+  /** The day today's counts are for; set by the first event (until then every count is zero). */
+  private tallyDay: string | undefined;
   private lastTurn: LastTurn | null = null;
   private readonly statuses = new Map<string, string>();
 
-  constructor(private readonly now: () => number = Date.now) {
-    this.tallyDay = dayOf(now());
-  }
+  constructor(private readonly now: () => number = Date.now) {}
 
   /** Take one telemetry event: the list, the chart, the channel tallies, the last turn. */
   record(any: TelemetryEvent): void {
@@ -151,7 +150,10 @@ export class ActivityLog {
     const fields = safeFields(event);
     if (fields) {
       const entry: ActivityEntry = { at, event: event.name };
-      for (const [key, value] of Object.entries(fields)) if (value !== undefined) (entry as unknown as Record<string, unknown>)[key] = value;
+      if (fields.channel !== undefined) entry.channel = fields.channel;
+      if (fields.direction !== undefined) entry.direction = fields.direction;
+      if (fields.durationMs !== undefined) entry.durationMs = fields.durationMs;
+      if (fields.detail !== undefined) entry.detail = fields.detail;
       this.entries.push(entry);
       if (this.entries.length > ACTIVITY_KEPT) this.entries.splice(0, this.entries.length - ACTIVITY_KEPT);
     }
@@ -188,7 +190,7 @@ export class ActivityLog {
    */
   observeChannel(channel: string, status: string, detail?: string): void {
     const at = this.now();
-    const tally = this.tally(channel, at);
+    const tally = this.tallyOf(channel);
     const before = this.statuses.get(channel);
     this.statuses.set(channel, status);
     if (status === "ready" && before !== "ready") tally.readySince = at;
@@ -217,6 +219,11 @@ export class ActivityLog {
 
   private tally(channel: string, at: number): ChannelTally {
     this.rollDay(at);
+    return this.tallyOf(channel);
+  }
+
+  /** A channel's tally as it is: for its status fields, which do not reset at midnight (and so need no local day, nor the time-zone data it loads). */
+  private tallyOf(channel: string): ChannelTally {
     let tally = this.tallies.get(channel);
     if (!tally) this.tallies.set(channel, (tally = emptyTally()));
     return tally;
@@ -226,7 +233,9 @@ export class ActivityLog {
   private rollDay(at: number): void {
     const day = dayOf(at);
     if (day === this.tallyDay) return;
+    const first = this.tallyDay === undefined;
     this.tallyDay = day;
+    if (first) return;
     for (const tally of this.tallies.values()) {
       tally.todayInbound = 0;
       tally.todayOutbound = 0;

@@ -3,6 +3,7 @@
  * secrets itself — every registered secret value, and any field whose name
  * looks like a credential — so no caller can leak one by accident.
  */
+import { writeFd } from "./stdio.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type LogFields = Record<string, unknown>;
@@ -95,7 +96,8 @@ function quote(value: string): string {
   return /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value);
 }
 
-export const stderrSink: LogSink = { write: (line) => void process.stderr.write(line) };
+/** Each line written whole to fd 2 before the call returns (kernel/stdio.ts: no Node stream to build or to lose at exit). */
+export const stderrSink: LogSink = { write: (line) => writeFd(2, line) };
 
 /** The level from FERMIX_LOG_LEVEL, defaulting to info. */
 export function levelFromEnv(env: Record<string, string | undefined>): LogLevel {

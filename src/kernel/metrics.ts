@@ -10,7 +10,7 @@
  * hands in. Label values are channel names and words from our own code —
  * never an id, a text or a secret.
  */
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Histogram, Registry } from "./prom.ts";
 import { ActivityLog } from "./activity.ts";
 import type { AnyTelemetryEvent, Telemetry, TelemetryEvent } from "./telemetry.ts";
 

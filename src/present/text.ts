@@ -6,12 +6,14 @@
  */
 import { HARD, type Level, SENTENCE, SPACE } from "./units.ts";
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+let segmenter: Intl.Segmenter | undefined;
+/** Made on first use: building one loads ICU's break rules, which an idle daemon never needs. */
+const graphemes = () => (segmenter ??= new Intl.Segmenter(undefined, { granularity: "grapheme" }));
 
 /** Every grapheme boundary of `text` after its start, its end included. */
 export function graphemeBoundaries(text: string): number[] {
   const out: number[] = [];
-  for (const { index } of graphemes.segment(text)) if (index > 0) out.push(index);
+  for (const { index } of graphemes().segment(text)) if (index > 0) out.push(index);
   if (text.length > 0) out.push(text.length);
   return out;
 }
@@ -43,7 +45,7 @@ const ZERO = /^[\p{Mn}\p{Me}\u200B-\u200F\u2060\uFEFF]+$/u;
 /** Columns `text` takes in a monospace block, so table columns line up with CJK and emoji. */
 export function displayWidth(text: string): number {
   let width = 0;
-  for (const { segment } of graphemes.segment(text)) {
+  for (const { segment } of graphemes().segment(text)) {
     if (ZERO.test(segment)) continue;
     width += WIDE.test(segment) ? 2 : 1;
   }

@@ -30,6 +30,31 @@ export function openDatabase(path: string, migrations: readonly Migration[] = MI
   return db;
 }
 
+/**
+ * Checkpoint the WAL on a timer instead of inside whichever commit crosses
+ * SQLite's 1000-page mark. A checkpoint copies pages into the database and
+ * fsyncs it: done inside a commit it stalls that webhook's answer (and every
+ * request behind it on the event loop) for milliseconds, and under load it
+ * ran every few hundred messages. From a timer it runs at most once per
+ * `everyMs`, for everything written meanwhile. Durability is the WAL's, as
+ * before: a commit is in the WAL file before the platform hears "ok", which
+ * a SIGKILL cannot undo; when pages reach the main file does not change that.
+ * Returns the function that stops the timer (the connection's close then
+ * checkpoints the rest, as SQLite always does).
+ */
+export function checkpointEvery(db: Database, everyMs: number): () => void {
+  db.exec("PRAGMA wal_autocheckpoint = 0");
+  const timer = setInterval(() => {
+    try {
+      db.exec("PRAGMA wal_checkpoint(PASSIVE)");
+    } catch {
+      // Busy or closing: the next tick (or the close) does it.
+    }
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
 /** SQLite's terse errors, as a sentence an operator can act on. */
 function explain(path: string, error: unknown): unknown {
   if (error instanceof MigrationError) return error;

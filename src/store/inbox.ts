@@ -47,7 +47,7 @@ export class Inbox {
     private readonly idempotency: IdempotencyStore,
     private readonly now: () => number = Date.now,
   ) {
-    this.insertStmt = db.query("INSERT INTO inbox (channel, key, message, accepted_at) VALUES (?1, ?2, ?3, ?4) RETURNING id");
+    this.insertStmt = db.query("INSERT INTO inbox (channel, key, message, accepted_at) VALUES (?1, ?2, ?3, ?4)");
     this.deleteStmt = db.query("DELETE FROM inbox WHERE id = ?1");
     this.pendingStmt = db.query("SELECT id, channel, key, message, accepted_at FROM inbox ORDER BY id");
   }
@@ -122,8 +122,8 @@ export class Inbox {
         duplicates++;
         continue;
       }
-      const row = this.insertStmt.get(channel, key, JSON.stringify(message), acceptedAt) as { id: number };
-      fresh.push({ id: row.id, channel, key, message, acceptedAt });
+      const id = Number(this.insertStmt.run(channel, key, JSON.stringify(message), acceptedAt).lastInsertRowid);
+      fresh.push({ id, channel, key, message, acceptedAt });
     }
     return { fresh, duplicates };
   }

@@ -54,6 +54,9 @@ export interface RecordedRequest {
   receivedAt: number;
   /** Epoch ms when its reply was over (sent whole, cut, or aborted by the client); undefined while it runs. */
   finishedAt?: number;
+  /** performance.now() when the request arrived and when its reply was written whole: for sub-millisecond latency figures (bench/turn.ts). */
+  arrivedPerf: number;
+  writtenPerf?: number;
 }
 
 export interface ToolCallSpec {
@@ -203,11 +206,12 @@ export async function startFakeModel(): Promise<FakeModel> {
     port: 0,
     idleTimeout: 0, // a slow or hanging reply must not be cut by Bun's 10 s default
     async fetch(req) {
+      const arrivedPerf = performance.now();
       const url = new URL(req.url);
       if (req.method === "GET" && url.pathname.endsWith("/models")) {
         return Response.json({ object: "list", data: [{ id: "fake-model", object: "model", owned_by: "fermix-test" }] });
       }
-      const [recorded, markAborted] = await record(req, url, requests.length);
+      const [recorded, markAborted] = await record(req, url, requests.length, arrivedPerf);
       requests.push(recorded);
       for (const wake of waiters) wake();
       if (recorded.api === "other") return Response.json({ error: { message: `fake model: no route ${req.method} ${url.pathname}` } }, { status: 404 });
@@ -285,7 +289,7 @@ function resolve(value: Reply, request: RecordedRequest): ScriptedReply {
 }
 
 /** The request as recorded, and the function that marks it aborted. */
-async function record(req: Request, url: URL, index: number): Promise<[RecordedRequest, () => void]> {
+async function record(req: Request, url: URL, index: number, arrivedPerf: number): Promise<[RecordedRequest, () => void]> {
   const text = await req.text();
   let body: unknown = text;
   try {
@@ -312,6 +316,7 @@ async function record(req: Request, url: URL, index: number): Promise<[RecordedR
     aborted: false,
     untilAborted,
     receivedAt: Date.now(),
+    arrivedPerf,
   };
   req.signal.addEventListener("abort", markAborted, { once: true });
   return [recorded, markAborted];
@@ -345,6 +350,7 @@ function sseResponse(
       });
     } else {
       controller.close();
+      recorded.writtenPerf = performance.now();
     }
     recorded.finishedAt ??= Date.now();
   };

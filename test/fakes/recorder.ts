@@ -33,6 +33,8 @@ export interface RecordedRequest {
   /** Byte length of a body that was none of the above (e.g. raw upload bytes). */
   rawSize: number;
   at: number;
+  /** performance.now() when the request arrived, for latency figures finer than `at`'s millisecond (bench/turn.ts). */
+  arrivedPerf: number;
   /** The HTTP status the fake answered; filled in once the handler returns. */
   status?: number;
   /** The JSON the fake answered, when it answered JSON. */
@@ -55,6 +57,7 @@ export async function parseRequest(req: Request, api: string): Promise<RecordedR
     files: [],
     rawSize: 0,
     at: Date.now(),
+    arrivedPerf: performance.now(),
   };
   if (req.method === "GET" || req.method === "HEAD") return record;
   const type = (headers["content-type"] ?? "").toLowerCase();

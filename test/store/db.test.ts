@@ -2,7 +2,7 @@ import { afterEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MigrationError, openDatabase } from "../../src/store/db.ts";
+import { checkpointEvery, MigrationError, openDatabase } from "../../src/store/db.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 
 const dirs: string[] = [];
@@ -60,4 +60,31 @@ test("a database from a newer fermix is refused with a clear error", () => {
   db.close();
   expect(() => openDatabase(path)).toThrow(MigrationError);
   expect(() => openDatabase(path)).toThrow("newer than this fermix understands");
+});
+
+test("checkpoints run from the timer, not inside a commit: a commit leaves the main file alone, the next tick moves it in", async () => {
+  const path = tempDb();
+  const db = openDatabase(path);
+  const stop = checkpointEvery(db, 50);
+  try {
+    db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    const before = statSync(path).size;
+    // Well past SQLite's own 1000-page mark, in one commit: with auto-checkpoint it would copy into the file now.
+    const insert = db.query("INSERT INTO settings (key, value, updated_at) VALUES (?1, ?2, 1)");
+    db.transaction(() => {
+      for (let i = 0; i < 3000; i++) insert.run(`key-${i}`, "x".repeat(2000));
+    })();
+    expect(statSync(path).size).toBe(before);
+    expect(statSync(`${path}-wal`).size).toBeGreaterThan(1000 * 4096);
+    const deadline = Date.now() + 5000;
+    while (statSync(path).size === before && Date.now() < deadline) await Bun.sleep(20);
+    expect(statSync(path).size).toBeGreaterThan(before + 3000 * 2000);
+  } finally {
+    stop();
+    db.close();
+  }
+  // Everything is there after a reopen.
+  const again = openDatabase(path);
+  expect((again.query("SELECT COUNT(*) AS n FROM settings WHERE key LIKE 'key-%'").get() as { n: number }).n).toBe(3000);
+  again.close();
 });

@@ -76,10 +76,12 @@ export function nextRun(schedule: string, timezone: string, after: number): numb
   return new Cron(schedule, { timezone, paused: true }).nextRun(new Date(after))?.getTime() ?? null;
 }
 
-/** A time as the owner reads it: "Thu 2026-12-03 17:00 (Europe/Paris)". */
-export function formatLocal(ms: number, timezone: string): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat("en-GB", {
+/** One formatter per time zone: building an Intl.DateTimeFormat costs tens of microseconds, and every turn formats "now". */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+const formatterFor = (timezone: string): Intl.DateTimeFormat => {
+  let formatter = formatters.get(timezone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat("en-GB", {
       timeZone: timezone,
       weekday: "short",
       year: "numeric",
@@ -88,7 +90,16 @@ export function formatLocal(ms: number, timezone: string): string {
       hour: "2-digit",
       minute: "2-digit",
       hourCycle: "h23",
-    })
+    });
+    formatters.set(timezone, formatter);
+  }
+  return formatter;
+};
+
+/** A time as the owner reads it: "Thu 2026-12-03 17:00 (Europe/Paris)". */
+export function formatLocal(ms: number, timezone: string): string {
+  const parts = Object.fromEntries(
+    formatterFor(timezone)
       .formatToParts(new Date(ms))
       .map((p) => [p.type, p.value]),
   );

@@ -4,6 +4,11 @@
  * bridges an editor's stdio to it). The socket's file mode is the
  * authorization: no owner id, no allowlist, no slash commands. Each ACP
  * session is its own conversation; replies stream as the model produces them.
+ *
+ * The ACP SDK (with zod and its hundreds of schemas: ~45 ms of start-up and
+ * ~5 MB) is loaded when the first editor connects, not when the daemon
+ * starts: most daemons never see an editor. Bytes an editor sends while it
+ * loads are held and handed over in order.
  */
 import { rmSync } from "node:fs";
 import type { UnixSocketListener } from "bun";
@@ -13,8 +18,8 @@ import { listenUnix } from "../../kernel/unix-socket.ts";
 import type { FetchedMedia, InboundMedia, ReplyPort, ReplyTarget } from "../../message/index.ts";
 import type { AdapterContext, ChannelAdapter } from "../types.ts";
 import { ACP_CAPABILITIES, acpPort, gonePort } from "./port.ts";
-import { type AcpConnection, cancelSession, serveConnection } from "./server.ts";
-import { type PromptTurn, SessionRegistry } from "./session.ts";
+import type { AcpConnection, AcpServerDeps } from "./server.ts";
+import { cancelSession, type PromptTurn, SessionRegistry } from "./session.ts";
 import { MB } from "../../kernel/sizes.ts";
 
 /** Largest image an editor may attach to a prompt. */
@@ -27,6 +32,17 @@ export function primaryVision(config: Config): boolean {
   const primary = Object.values(config.fermix_core.providers).find((p) => p.primary);
   return primary?.vision === true;
 }
+
+/** An accepted socket: its connection once the server module is loaded, until then what the editor sent. */
+interface Accepted {
+  connection: AcpConnection | undefined;
+  early: Uint8Array[];
+  closed: boolean;
+}
+
+let serverModule: Promise<typeof import("./server.ts")> | undefined;
+/** The connection server and the SDK behind it, imported once, on first use. */
+const loadServer = () => (serverModule ??= import("./server.ts"));
 
 /** Live figures, for health and for tests that check a departed client left nothing behind. */
 export interface AcpStats {
@@ -45,7 +61,7 @@ export class AcpAdapter implements ChannelAdapter {
   private readonly media = new Map<string, FetchedMedia>();
   private readonly connections = new Set<AcpConnection>();
   private readonly running = new Set<PromptTurn>();
-  private listener: UnixSocketListener<AcpConnection> | undefined;
+  private listener: UnixSocketListener<Accepted> | undefined;
   private context: AdapterContext | undefined;
   private path: string | undefined;
   private stopping: Promise<void> | undefined;
@@ -57,7 +73,7 @@ export class AcpAdapter implements ChannelAdapter {
     this.stopping = undefined;
     this.context = context;
     this.path = context.paths.acpSocket;
-    const deps = {
+    const deps: AcpServerDeps = {
       sessions: this.sessions,
       vision: primaryVision(this.config),
       ingest: context.ingest,
@@ -68,21 +84,43 @@ export class AcpAdapter implements ChannelAdapter {
     };
     let ids = 0;
     const connections = this.connections;
-    this.listener = await listenUnix<AcpConnection>(this.path, {
+    this.listener = await listenUnix<Accepted>(this.path, {
       open(socket) {
-        socket.data = serveConnection(socket, ++ids, deps);
-        connections.add(socket.data);
+        const accepted: Accepted = { connection: undefined, early: [], closed: false };
+        socket.data = accepted;
+        const id = ++ids;
+        loadServer().then(
+          ({ serveConnection }) => {
+            if (accepted.closed) return;
+            const connection = serveConnection(socket, id, deps);
+            accepted.connection = connection;
+            connections.add(connection);
+            for (const chunk of accepted.early.splice(0)) connection.pipe.onData(chunk);
+          },
+          (error: unknown) => {
+            context.log.error("ACP could not be served", { error: error instanceof Error ? error.message : String(error) });
+            socket.end();
+          },
+        );
       },
       data(socket, chunk) {
-        socket.data.pipe.onData(chunk);
+        const { connection } = socket.data;
+        // Held as a copy, in case the runtime reuses its read buffer.
+        if (connection) connection.pipe.onData(chunk);
+        else socket.data.early.push(new Uint8Array(chunk));
       },
       drain(socket) {
-        socket.data.pipe.onDrain();
+        socket.data.connection?.pipe.onDrain();
       },
       close(socket) {
-        socket.data.pipe.onClose();
-        socket.data.dispose();
-        connections.delete(socket.data);
+        const accepted = socket.data;
+        accepted.closed = true;
+        accepted.early = [];
+        const { connection } = accepted;
+        if (!connection) return;
+        connection.pipe.onClose();
+        connection.dispose();
+        connections.delete(connection);
       },
       error(_socket, error) {
         context.log.warn("ACP socket error", { error: error.message });

@@ -14,7 +14,7 @@ import type { FetchedMedia, InboundMessage, PermissionAsk } from "../../message/
 import { VERSION } from "../../version.ts";
 import { socketPipe, type SocketPipe } from "./pipe.ts";
 import { acpPort, permissionRequest } from "./port.ts";
-import { type AcpSession, type PromptTurn, promptMessage, type SessionRegistry } from "./session.ts";
+import { type AcpSession, cancelSession, type PromptTurn, promptMessage, type SessionRegistry } from "./session.ts";
 import { AcpTurnStream, UpdateMapper } from "./stream.ts";
 
 /** What a connection needs from the adapter: shared sessions and media, and the gateway's entry points. */
@@ -53,11 +53,6 @@ export function initializeResponse(vision: boolean): acp.InitializeResponse {
   };
 }
 
-/** Cancel a session's prompts: each answers `cancelled`, and the conversation's queue is stopped. */
-export function cancelSession(session: AcpSession, stopConversation: (key: string) => void): void {
-  for (const turn of session.turns) turn.cancelled = true;
-  stopConversation(session.conversation);
-}
 
 /** The JSON-RPC error code of a prompt whose turn failed (the implementation-defined server-error range). */
 export const TURN_FAILED = -32001;

@@ -125,3 +125,9 @@ export function promptMessage(sessionId: string, blocks: readonly ContentBlock[]
     images,
   };
 }
+
+/** Cancel a session's prompts: each answers `cancelled`, and the conversation's queue is stopped. */
+export function cancelSession(session: AcpSession, stopConversation: (key: string) => void): void {
+  for (const turn of session.turns) turn.cancelled = true;
+  stopConversation(session.conversation);
+}

@@ -3,7 +3,7 @@
  * Received messages go to the gateway through the durable inbox together
  * with the new poll offset; replies go through a grammY-backed reply port.
  */
-import type { Api } from "grammy";
+import type { Api } from "grammy/web";
 import type { Config } from "../../config/schema.ts";
 import type { ChannelRuntimeState } from "../../kernel/health.ts";
 import { Logger, Redactor } from "../../kernel/log.ts";

@@ -6,7 +6,7 @@
  * error as FormattingRejected, 429 waited out, and media within the caps.
  */
 import { statSync } from "node:fs";
-import { type Api, InputFile } from "grammy";
+import { type Api, InputFile } from "grammy/web";
 import type { InlineKeyboardMarkup, ReactionTypeEmoji } from "grammy/types";
 import type { Logger } from "../../kernel/log.ts";
 import {
@@ -146,8 +146,9 @@ export function telegramReplyPort(target: ReplyTarget, deps: PortDeps): ReplyPor
       const caption = media.caption && media.caption.length <= CAPTION_LIMIT ? media.caption : undefined;
       // Captions come from the model as plain text: no parse_mode, so nothing in them can be rejected.
       const options = { ...thread, disable_notification: !media.notify, ...(caption ? { caption } : {}) };
+      // The file's bytes as a stream, new for each attempt: grammY's web build (see api.ts) has no file-path reader.
       const send = (method: SendMethod) =>
-        call(() => deps.api[method](chatId, new InputFile(media.path, media.filename), options as never) as Promise<{ message_id: number }>);
+        call(() => deps.api[method](chatId, new InputFile(Bun.file(media.path).stream(), media.filename), options as never) as Promise<{ message_id: number }>);
       let sent: { message_id: number };
       try {
         sent = await send(METHOD[media.kind]);

@@ -11,7 +11,7 @@
  * is reported as degraded and retried, a 429 waits what Telegram asks.
  */
 import type { Database } from "bun:sqlite";
-import type { Api } from "grammy";
+import type { Api } from "grammy/web";
 import type { Update } from "grammy/types";
 import type { ChannelRuntimeState } from "../../kernel/health.ts";
 import type { Logger } from "../../kernel/log.ts";

@@ -144,7 +144,8 @@ function title(proposal: Proposal): string {
   }
 }
 
-const CONTEXT_LIMITS = `at most ${CONTEXT_MESSAGES} messages and ${CONTEXT_CHARS.toLocaleString("en-US")} characters are sent`;
+/** A function, not a constant: number formatting loads ICU data, which is for the first /soul, not for start-up. */
+const contextLimits = () => `at most ${CONTEXT_MESSAGES} messages and ${CONTEXT_CHARS.toLocaleString("en-US")} characters are sent`;
 
 function proposalReply(proposal: NewProposal, ttlMs: number): string {
   const { block, summary } = diffBlock(proposal, "proposed");
@@ -153,8 +154,8 @@ function proposalReply(proposal: NewProposal, ttlMs: number): string {
     const { messages, chars } = proposal.context;
     lines.push(
       messages === 0
-        ? `Context: there were no earlier messages in this conversation to send (${CONTEXT_LIMITS}).`
-        : `Context: the last ${messages} message${messages === 1 ? "" : "s"} sent here, ${chars.toLocaleString("en-US")} characters (${CONTEXT_LIMITS}).`,
+        ? `Context: there were no earlier messages in this conversation to send (${contextLimits()}).`
+        : `Context: the last ${messages} message${messages === 1 ? "" : "s"} sent here, ${chars.toLocaleString("en-US")} characters (${contextLimits()}).`,
     );
   }
   lines.push("", block, "", `${summary}. To apply it, send:`, "", `\`/soul apply ${proposal.token}\``, "");

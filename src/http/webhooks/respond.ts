@@ -33,7 +33,9 @@ export function failure(reason: WebhookFailure): Response {
   return jsonResponse({ error }, status);
 }
 
-export const accepted = () => jsonResponse({ ok: true }, 200);
+/** Built once: every accepted webhook gets a copy (cheaper than serialising and building headers per request). */
+const ACCEPTED = jsonResponse({ ok: true }, 200);
+export const accepted = (): Response => ACCEPTED.clone() as Response;
 
 export const plainText = (text: string) =>
   new Response(text, { status: 200, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
