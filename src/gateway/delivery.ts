@@ -212,7 +212,12 @@ export class Delivery {
       sendText: (message) => viaOutbox({ kind: "text", message }),
       sendMedia: (media) => viaOutbox({ kind: "media", media }),
       // The streaming engine resends rejected formatting as plain text itself: pass rejections up.
-      editText: (sent, message) => raw.editText(sent, message).catch((error: unknown) => this.rethrow(channel, chat, error)),
+      editText: (sent, message) =>
+        raw.editText(sent, message).catch((error: unknown) => {
+          // A failed edit says what a failed send says about the chat (a Retry-After, a failing channel); the stream sees the error.
+          this.noteFailure({ channel, target }, error);
+          throw error;
+        }),
       deleteMessage: (sent) => raw.deleteMessage(sent),
       react: (messageId, emoji) => raw.react(messageId, emoji),
       typing: () => raw.typing(),
@@ -400,14 +405,6 @@ export class Delivery {
     if (failure.retryAfterMs !== undefined) this.gates.set(chat, Math.max(this.gates.get(chat) ?? 0, this.now() + failure.retryAfterMs));
     if (failure.transient && !this.failing.has(part.channel)) this.failing.set(part.channel, { since: this.now(), reason: failure.reason });
     return failure;
-  }
-
-  /** An edit failed: remember a Retry-After for the chat, then let the stream see the error. */
-  private rethrow(channel: GatewayChannel, chat: string, error: unknown): never {
-    const failure = classifySendError(error);
-    if (failure.retryAfterMs !== undefined) this.gates.set(chat, Math.max(this.gates.get(chat) ?? 0, this.now() + failure.retryAfterMs));
-    if (failure.transient && !this.failing.has(channel)) this.failing.set(channel, { since: this.now(), reason: failure.reason });
-    throw error;
   }
 
   /** Make sure the chat of `part` has a retrier running. */

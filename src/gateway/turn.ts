@@ -84,7 +84,7 @@ export class TurnRunner {
     const reconcile = earlier.length > 0 && !withdraw;
     if (withdraw) await this.withdraw(turn, earlier);
     const committed = turn.replay ? this.committedAnswer(turn) : undefined;
-    if (committed !== undefined) return this.deliver(turn, committed, null, reconcile ? earlier : []);
+    if (committed !== undefined) return this.deliver(turn, committed, null, reconcile ? earlier : [], true);
 
     // On a channel that cannot take messages back, a replay does not stream: its answer is squared with what was sent first.
     const stream =
@@ -191,7 +191,7 @@ export class TurnRunner {
       await stream?.stop();
       return "reacted";
     }
-    const outcome = await this.deliver(turn, text, stream, reconcile ? earlier : []);
+    const outcome = await this.deliver(turn, text, stream, reconcile ? earlier : [], false);
     await this.compactIfDue(turn.conversation, turn.signal);
     return outcome;
   }
@@ -203,10 +203,9 @@ export class TurnRunner {
    * and squares it with what was delivered. Not streamed: answer, entry and
    * parts commit in one transaction, and the outbox takes it from there.
    */
-  private async deliver(turn: TurnInput, text: string, stream: TurnStream | null, earlier: OutboxPart[]): Promise<TurnOutcome> {
+  private async deliver(turn: TurnInput, text: string, stream: TurnStream | null, earlier: OutboxPart[], inHistory: boolean): Promise<TurnOutcome> {
     const { deps } = this;
     const channel = turn.message.channel;
-    const inHistory = this.committedAnswer(turn) === text;
     if (stream) {
       if (!inHistory) deps.db.transaction(() => deps.conversations.append(turn.conversation, "assistant", text))();
       await stream.finish(text);

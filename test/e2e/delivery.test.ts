@@ -13,7 +13,7 @@ import { ALICE } from "../fakes/telegram.ts";
 import { WA_USER } from "../fakes/whatsapp.ts";
 import { type RunningDaemon, startDaemon } from "../helpers/binary.ts";
 import { ACP_OFF, CHANNELS_OFF, providerToml, slackToml, telegramToml, tomlTable, whatsappToml } from "../helpers/config.ts";
-import { e2eResources } from "../helpers/e2e.ts";
+import { e2eResources, until } from "../helpers/e2e.ts";
 import type { TestHome } from "../helpers/home.ts";
 import { nowSeconds, signSlack, signWhatsApp } from "../helpers/sign.ts";
 
@@ -21,13 +21,6 @@ const start = e2eResources();
 const SLACK_SECRET = "e2e-delivery-slack-secret-0123456";
 const WA_SECRET = "e2e-delivery-wa-secret-0123456789";
 
-async function until(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
 
 async function health(daemon: RunningDaemon): Promise<{ status: string; failures: string[]; providers: Array<{ name: string; status: string }>; channels: Array<{ name: string; status: string }> }> {
   return (await (await fetch(new URL("/health/ready", daemon.url))).json()) as never;

@@ -14,17 +14,10 @@ import { SLACK_ALICE } from "../fakes/slack.ts";
 import { ALICE } from "../fakes/telegram.ts";
 import { runFermix } from "../helpers/binary.ts";
 import { ACP_OFF, CHANNELS_OFF, providerToml, slackToml, telegramToml, tomlTable } from "../helpers/config.ts";
-import { e2eResources } from "../helpers/e2e.ts";
+import { e2eResources, until } from "../helpers/e2e.ts";
 
 const start = e2eResources();
 
-async function until(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(25);
-  }
-}
 
 /** The fake model, the Telegram fake and a home whose owner is Alice; `extra` is appended to the Telegram table. */
 async function telegramSetup(extra = "", core = "", telegramOptions?: { holdPolls?: boolean }) {

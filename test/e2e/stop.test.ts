@@ -14,7 +14,7 @@ import { ALICE, type TelegramFake } from "../fakes/telegram.ts";
 import { WA_USER, type WhatsAppFake } from "../fakes/whatsapp.ts";
 import { startDaemon, type RunningDaemon } from "../helpers/binary.ts";
 import { ACP_OFF, CHANNELS_OFF, providerToml, slackToml, telegramToml, whatsappToml } from "../helpers/config.ts";
-import { e2eResources } from "../helpers/e2e.ts";
+import { e2eResources, until } from "../helpers/e2e.ts";
 import type { TestHome } from "../helpers/home.ts";
 import { nowSeconds, signSlack, signWhatsApp } from "../helpers/sign.ts";
 
@@ -99,13 +99,6 @@ function whatsappSurface(wa: WhatsAppFake, daemon: () => RunningDaemon): Surface
   };
 }
 
-async function until(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(25);
-  }
-}
 
 /**
  * The scenario every channel goes through. `cards`: wait for this many

@@ -14,7 +14,7 @@ import { type FakeModel, type RecordedRequest, type Reply, reply, userText } fro
 import { ALICE, type TelegramFake } from "../fakes/telegram.ts";
 import { runFermix } from "../helpers/binary.ts";
 import { ACP_OFF, CHANNELS_OFF, providerToml, telegramToml, tomlTable } from "../helpers/config.ts";
-import { e2eResources } from "../helpers/e2e.ts";
+import { e2eResources, until } from "../helpers/e2e.ts";
 
 const start = e2eResources();
 
@@ -67,13 +67,6 @@ async function send(telegram: TelegramFake, text: string, from: User = ALICE): P
   return Date.now();
 }
 
-async function until(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(25);
-  }
-}
 
 const statusMessages = (telegram: TelegramFake) => telegram.botMessages(ALICE.id).filter((m) => [m.text ?? "", ...m.history].some((t) => t.includes("Ultra mode:")));
 
