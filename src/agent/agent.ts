@@ -85,7 +85,7 @@ export class MainAgent {
     // unanswered: it is this request, not a second one, and the model must see it once.
     const last = history.at(-1);
     if (last?.role === "user" && last.text === request.text) history = history.slice(0, -1);
-    else if (!request.detached) conversations.append(request.conversation, "user", request.text);
+    else if (!request.detached) conversations.append(request.conversation, "user", request.text, request.toolContext.senderId);
 
     const { input, summary } = historyInput(history);
     const content: ContentPart[] = [];

@@ -36,7 +36,7 @@ export class ConversationStore {
       "SELECT id, role, content AS text FROM messages WHERE conversation = ?1 AND window = ?2 AND compacted = 0 ORDER BY role = 'summary' DESC, id",
     );
     this.appendStmt = db.query(
-      "INSERT INTO messages (conversation, window, role, content, created_at) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id",
+      "INSERT INTO messages (conversation, window, role, content, created_at, sender_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
     );
     this.newWindowStmt = db.query(
       `INSERT INTO conversations (key, window, updated_at) VALUES (?1, 1, ?2)
@@ -46,7 +46,7 @@ export class ConversationStore {
       "UPDATE messages SET compacted = 1 WHERE conversation = ?1 AND id = ?2",
     );
     this.recentUserStmt = db.query(
-      "SELECT content AS text FROM messages WHERE conversation = ?1 AND role = 'user' ORDER BY id DESC LIMIT ?2",
+      "SELECT content AS text FROM messages WHERE conversation = ?1 AND sender_id = ?2 AND role = 'user' ORDER BY id DESC LIMIT ?3",
     );
     this.chatStmt = db.query("SELECT 1 AS found FROM conversations WHERE substr(key, 1, length(?1)) = ?1 LIMIT 1");
   }
@@ -60,14 +60,19 @@ export class ConversationStore {
     return this.historyStmt.all(key, this.window(key)) as HistoryMessage[];
   }
 
-  append(key: string, role: HistoryRole, text: string): number {
+  /** Append a message; a user message names its sender (who said it, in a group). */
+  append(key: string, role: HistoryRole, text: string, senderId?: string): number {
     this.touchStmt.run(key, this.now());
-    return (this.appendStmt.get(key, this.window(key), role, text, this.now()) as { id: number }).id;
+    return (this.appendStmt.get(key, this.window(key), role, text, this.now(), senderId ?? null) as { id: number }).id;
   }
 
-  /** The latest `limit` messages sent in the conversation (any window, compacted or not), newest first. */
-  recentUserTexts(key: string, limit: number): string[] {
-    return (this.recentUserStmt.all(key, limit) as Array<{ text: string }>).map((row) => row.text);
+  /**
+   * The latest `limit` messages one sender sent in the conversation (any window, compacted or not),
+   * newest first. Only messages recorded with their sender count: in a group, nobody else's words
+   * are taken for theirs.
+   */
+  recentUserTexts(key: string, senderId: string, limit: number): string[] {
+    return (this.recentUserStmt.all(key, senderId, limit) as Array<{ text: string }>).map((row) => row.text);
   }
 
   /** Whether Fermix has talked in this chat (any thread of it): where a scheduled job may deliver. */

@@ -325,4 +325,15 @@ export const MIGRATIONS: readonly Migration[] = [
     CREATE INDEX skill_changes_name ON skill_changes (name, id);
     `,
   },
+  {
+    version: 11,
+    name: "message senders",
+    sql: `
+    -- Who sent each user message, so a window of "the owner's recent messages" (/soul review
+    -- --with-context) can leave out everyone else in a group. NULL for messages written before this
+    -- version and for the assistant's own messages.
+    ALTER TABLE messages ADD COLUMN sender_id TEXT;
+    CREATE INDEX messages_sender ON messages (conversation, sender_id, id) WHERE role = 'user';
+    `,
+  },
 ];

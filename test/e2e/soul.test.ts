@@ -13,7 +13,7 @@ import { type RecordedRequest, reply, userText } from "../fakes/model-server.ts"
 import { ALICE, BOB, groupChat, type TelegramFake } from "../fakes/telegram.ts";
 import { runFermix } from "../helpers/binary.ts";
 import { ACP_OFF, CHANNELS_OFF, providerToml, telegramToml, tomlTable } from "../helpers/config.ts";
-import { e2eResources } from "../helpers/e2e.ts";
+import { e2eResources, until } from "../helpers/e2e.ts";
 import type { TestHome } from "../helpers/home.ts";
 
 const start = e2eResources();
@@ -207,6 +207,34 @@ describe("/soul with the compiled binary", () => {
     expect(quoted.length).toBeLessThanOrEqual(20);
     expect(quoted.at(-1)).toBe(long(3));
     expect(quoted.join("\n")).not.toContain("note 22");
+  }, 60_000);
+
+  test("--with-context in a group takes only the owner's own messages, never another member's", async () => {
+    const { model, say } = await setup();
+    model.fallback(reply.text("ok"));
+    for (let i = 1; i <= 3; i++) {
+      await say(`alice ${i}: keep it short`, ALICE, GROUP);
+      await say(`carol ${i}: my private plans`, CAROL, GROUP);
+    }
+    model.reply(reply.text(BRIEF_SOUL));
+    expect(await say("/soul review --with-context", ALICE, GROUP)).toContain("/soul apply");
+    expect(evidence(model.requests.at(-1)!)).toEqual(["alice 1: keep it short", "alice 2: keep it short", "alice 3: keep it short"]);
+  }, 60_000);
+
+  test("/stop during a review aborts its model request; nothing of the stopped review is sent afterwards", async () => {
+    const { model, telegram, say } = await setup();
+    model.reply(reply.hang());
+    const before = telegram.visibleTexts(ALICE.id).length;
+    telegram.pushMessage(telegram.message.text("/soul review make it warmer", { from: ALICE }));
+    await model.waitForRequests(1);
+    const stopped = await say("/stop");
+    expect(stopped).toMatch(/Stopped/);
+    const review = model.requests[0]!;
+    await until("the review request aborted", () => review.aborted, 1_000);
+    model.fallback(reply.text("still here"));
+    expect(await say("are you there?")).toBe("still here");
+    const texts = telegram.visibleTexts(ALICE.id).slice(before);
+    expect(texts.filter((t) => /soul|review|draft/i.test(t))).toEqual([]);
   }, 60_000);
 
   test("fermix ask without a daemon: a proposal made by one command is applied by the next (proposals are kept in SQLite)", async () => {

@@ -116,7 +116,7 @@ export class Persona {
     return this.deps.store.history();
   }
 
-  /** Draft an edit with the model: subtle without an instruction, guided by one; with context, the recent messages of this conversation as evidence. */
+  /** Draft an edit with the model: subtle without an instruction, guided by one; with context, the owner's own recent messages in this conversation as evidence (never another member's). */
   async proposeReview(who: ProposalOwner, options: { instruction?: string; withContext?: boolean; signal?: AbortSignal } = {}): Promise<NewProposal> {
     const model = this.deps.model();
     if (!model) throw new PersonaRefused("No model provider is configured, so there is nothing to draft a review with.");
@@ -124,7 +124,7 @@ export class Persona {
     const instruction = options.instruction?.trim() || undefined;
     let context: ContextWindow | undefined;
     if (options.withContext) {
-      context = contextWindow(this.deps.conversations.recentUserTexts(who.conversation, CONTEXT_MESSAGES));
+      context = contextWindow(this.deps.conversations.recentUserTexts(who.conversation, who.senderId, CONTEXT_MESSAGES));
     }
     const draft = await draftSoul(model, base.text, {
       ...(instruction ? { instruction } : {}),

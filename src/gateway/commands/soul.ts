@@ -22,6 +22,8 @@ export interface SoulCommandContext {
   args: string;
   reply(markdown: string): Promise<void>;
   persona: Persona | null;
+  /** The conversation queue's signal: /stop aborts a review's model request. */
+  signal?: AbortSignal;
 }
 
 export type SoulRequest =
@@ -213,6 +215,8 @@ async function run(ctx: SoulCommandContext): Promise<void> {
         const proposal = await persona.proposeReview(who, {
           ...(request.instruction ? { instruction: request.instruction } : {}),
           withContext: request.withContext,
+          // /stop aborts the draft's model request like any queued work.
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
         });
         await ctx.reply(proposalReply(proposal, persona.ttlMs));
         return;
@@ -235,6 +239,8 @@ async function run(ctx: SoulCommandContext): Promise<void> {
       }
     }
   } catch (error) {
+    // Stopped: /stop has answered for it, and nothing of a stopped request is sent afterwards.
+    if (ctx.signal?.aborted) return;
     if (error instanceof TokenRefused) await ctx.reply(tokenRefusal(error.reason, persona.ttlMs));
     else if (error instanceof PersonaRefused) await ctx.reply(error.message);
     else if (error instanceof DraftFailed) await ctx.reply(`I could not draft a review: ${error.message}. SOUL.md is unchanged.`);

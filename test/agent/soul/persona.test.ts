@@ -190,9 +190,13 @@ describe("review", () => {
     fake = await startFakeModel();
     fake.reply(reply.text("```markdown\n", EDITED, "```"), reply.text(EDITED.replace("one", "two")));
     const p = persona();
-    for (let i = 1; i <= 25; i++) conversations.append(OWNER.conversation, "user", `message number ${i}`);
+    for (let i = 1; i <= 25; i++) {
+      conversations.append(OWNER.conversation, "user", `message number ${i}`, OWNER.senderId);
+      // In a group, another member's words in the same conversation are not the owner's evidence.
+      conversations.append(OWNER.conversation, "user", `a friend's message ${i}`, "222");
+    }
     conversations.append(OWNER.conversation, "assistant", "an answer is not evidence");
-    conversations.append("telegram:other:", "user", "another conversation");
+    conversations.append("telegram:other:", "user", "another conversation", OWNER.senderId);
 
     const plain = await p.proposeReview(OWNER);
     expect(plain.after).toBe(EDITED);
@@ -208,6 +212,7 @@ describe("review", () => {
     const quoted = [...sent.matchAll(/<message>([\s\S]*?)<\/message>/g)].map((m) => m[1]);
     expect(quoted).toEqual(Array.from({ length: 20 }, (_, i) => `message number ${i + 6}`));
     expect(sent).not.toContain("not evidence");
+    expect(sent).not.toContain("a friend's message");
     expect(sent).not.toContain("another conversation");
   });
 
