@@ -143,7 +143,9 @@ export class Gateway {
           await command.run(signal ? { ...context, signal, ultraTurn: ultraTurn(signal) } : context);
         } catch (error) {
           ok = false;
-          if (error instanceof CommandRefused) await say(error.message);
+          // A stopped command says nothing more: /stop has answered for it.
+          if (signal?.aborted) log.info("command stopped", { command: command.name });
+          else if (error instanceof CommandRefused) await say(error.message);
           else {
             log.error("command failed", { command: command.name, error: error instanceof Error ? error.message : String(error) });
             await say(`/${command.name} failed: ${error instanceof Error ? error.message : "unexpected error"}`);
