@@ -43,10 +43,11 @@ test("finished outbox parts and stale inbox entries older than their days go; re
   writeFileSync(join(spoolDir, "r-old", "0-snippet.py"), "print(1)");
   utimesSync(join(spoolDir, "r-old"), new Date(now), new Date(now));
 
-  // Day 8: a fresh reply.
+  // Day 8: a fresh reply, and a message just accepted, its turn not yet run.
   now += 8 * DAY;
   const [fresh] = outbox.record("r-fresh", "telegram", { chatId: "7" }, [text("fresh answer")]);
   outbox.markSent(fresh!, "m-2");
+  inbox.acceptNow("telegram", [{ key: "u-recent", message: { channel: "telegram", chatId: "7", senderId: "7", messageId: "3", text: "just now", media: [], receivedAt: now } }]);
 
   const swept = sweep({ idempotency, outbox, inbox, spoolDir, now: clock }, { outboxDays: 7, inboxDays: 7 });
   expect(swept).toMatchObject({ outbox: 2, inbox: 1, spool: 1 });
@@ -55,7 +56,8 @@ test("finished outbox parts and stale inbox entries older than their days go; re
   expect(outbox.parts("r-fresh").map((p) => p.state)).toEqual(["sent"]);
   // A part still waiting to be sent is never swept, however old.
   expect(outbox.parts("r-waiting").map((p) => p.state)).toEqual(["pending"]);
-  expect(inbox.pending()).toEqual([]);
+  // The old entry went; the one accepted a moment ago stays for its turn.
+  expect(inbox.pending().map((entry) => entry.message.text)).toEqual(["just now"]);
   expect(existsSync(join(spoolDir, "r-old"))).toBe(false);
   // The bot still knows the Slack thread it replied in.
   expect(outbox.hasRepliedInThread("slack", "C1", "111.1")).toBe(true);
@@ -64,5 +66,5 @@ test("finished outbox parts and stale inbox entries older than their days go; re
   inbox.acceptNow("telegram", [{ key: "u-new", message: { channel: "telegram", chatId: "7", senderId: "7", messageId: "2", text: "yo", media: [], receivedAt: now } }]);
   now += 30 * DAY;
   expect(sweep({ idempotency, outbox, inbox, spoolDir, now: clock }, { outboxDays: 7, inboxDays: 7 }, { inbox: false }).inbox).toBe(0);
-  expect(inbox.pending()).toHaveLength(1);
+  expect(inbox.pending()).toHaveLength(2);
 });
