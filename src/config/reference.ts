@@ -76,6 +76,15 @@ Environment variables always honoured: \`PORT\` (default 4030) and
 (file or keychain), the channel variables in the tables below, and
 \`OPENAI_API_KEY\`, \`XAI_API_KEY\`, \`DEEPGRAM_API_KEY\` for the provider and
 transcription backend of that name. \`TELEGRAM_BOT_TOKEN\` is never read.
+
+Also read, outside the configuration: \`TZ\` (the system time zone, the
+default for \`[fermix_core] timezone\`), \`NO_COLOR\` (no colour in
+\`fermix ask\`, \`chat\` and \`doctor\`), \`XDG_CONFIG_HOME\` (where
+\`fermix service install\` puts the systemd user unit, default
+\`~/.config\`), \`XDG_DATA_HOME\` (signal-cli's attachment store, default
+\`~/.local/share\`), and \`FERMIX_SETUP_PROBES\` (\`host:port,…\`: the local
+model servers \`fermix setup\` looks for instead of the usual ports on
+127.0.0.1).
 `;
 
 /** The whole reference as Markdown. */
