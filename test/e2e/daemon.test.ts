@@ -4,7 +4,7 @@ import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { READY_CONFIG } from "../helpers/home.ts";
 import { runFermix } from "../helpers/binary.ts";
-import { e2eResources } from "../helpers/e2e.ts";
+import { e2eResources, until } from "../helpers/e2e.ts";
 import { rawStatus } from "../helpers/raw-http.ts";
 
 const { home, daemon } = e2eResources();
@@ -34,6 +34,23 @@ describe("fermix run", () => {
     const text = await res.text();
     expect(text).toContain('\n  "status": "ready",');
     expect(text).not.toContain("sk-test-not-a-real-key");
+  });
+
+  test("with FERMIX_LOG_LEVEL=debug, one line says where start-up time went, phase by phase", async () => {
+    const h = home();
+    h.writeConfig(READY_CONFIG);
+    h.env.FERMIX_LOG_LEVEL = "debug";
+    const d = await daemon(h);
+    await until("the start-up phases line", () => d.logs().includes('msg="start-up phases"'), 5_000);
+    const line = d.logs().split("\n").find((l) => l.includes('msg="start-up phases"'));
+    expect(line).toBeDefined();
+    const figures = Object.fromEntries([...line!.matchAll(/(\w+_ms)=([\d.]+)/g)].map((m) => [m[1]!, Number(m[2])]));
+    expect(Object.keys(figures)).toEqual([
+      "runtime_and_imports_ms", "config_ms", "core_ms", "adapters_ms", "http_ms", "control_socket_ms", "channels_ms", "recover_ms", "total_ms",
+    ]);
+    const parts = Object.entries(figures).filter(([k]) => k !== "total_ms").reduce((sum, [, v]) => sum + v, 0);
+    // Rounded to 0.1 ms each: the phases add up to the total.
+    expect(Math.abs(parts - figures.total_ms!)).toBeLessThan(1);
   });
 
   test("PORT and FERMIX_HTTP_BIND come from the environment", async () => {
