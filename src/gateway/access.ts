@@ -17,6 +17,7 @@ import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
 import type { GrantMode, SandboxStore } from "../store/sandbox.ts";
 import { buttonData, type CodeRecord, type Confirmations, durationWords } from "./confirm.ts";
+import { ShutdownInterrupt } from "./queue.ts";
 import type { SandboxChange } from "./sandbox-control.ts";
 
 export interface AccessDeskDeps {
@@ -70,7 +71,7 @@ export class AccessDesk implements AccessBroker {
     let onStop!: () => void;
     const stopped = new Promise<never>((_, reject) => {
       onStop = () => {
-        code.withdraw();
+        code.withdraw(ctx.signal.reason instanceof ShutdownInterrupt ? "shutdown" : "stopped");
         reject(ctx.signal.reason ?? new DOMException("stopped", "AbortError"));
       };
     });

@@ -156,9 +156,16 @@ export class Confirmations<G = unknown> {
   /**
    * Open a code for the agent's access request. `decided` settles with the
    * answer: confirmed (after `grants` was applied), denied, or expired at
-   * `ttlMs`. `withdraw` ends it unanswered (the turn that asked was stopped).
+   * `ttlMs`. `withdraw` ends it unanswered: the turn that asked was stopped,
+   * or the assistant is shutting down (then a later answer is told the
+   * request ended with the restart).
    */
-  openAccess(origin: CodeOrigin, summary: string, ttlMs: number, grants: G): { token: string; decided: Promise<AccessOutcome>; withdraw(): void } {
+  openAccess(
+    origin: CodeOrigin,
+    summary: string,
+    ttlMs: number,
+    grants: G,
+  ): { token: string; decided: Promise<AccessOutcome>; withdraw(why?: "stopped" | "shutdown"): void } {
     let resolve!: (outcome: AccessOutcome) => void;
     const decided = new Promise<AccessOutcome>((r) => (resolve = r));
     const token = this.open(origin, "access", summary, grants, ttlMs, this.holder);
@@ -193,11 +200,11 @@ export class Confirmations<G = unknown> {
     return {
       token,
       decided,
-      withdraw: () => {
+      withdraw: (why = "stopped") => {
         if (!this.waiters.has(token)) return;
         stopWaiting();
         try {
-          this.store.settle(token, "withdrawn", this.now());
+          this.store.settle(token, why === "shutdown" ? "ended" : "withdrawn", this.now());
         } catch {
           // The database is gone (shutting down): the row stays pending, and its holder with it, so it ends as a restart's would.
         }

@@ -238,6 +238,10 @@ describe("an access request", () => {
     const stopped = ask(codes);
     stopped.withdraw();
     expect(codes.confirm(stopped.token, here).text).toContain("stopped");
+
+    const shutDown = ask(codes);
+    shutDown.withdraw("shutdown");
+    expect(codes.confirm(shutDown.token, here).text).toBe("That request ended when the assistant restarted; ask again.");
   });
 
   test("the pending list shows each person what they may answer from where they are", () => {
