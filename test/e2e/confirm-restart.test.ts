@@ -3,14 +3,16 @@
  * Telegram fake: a `/sandbox` proposal made before the restart is confirmed
  * after it by its owner, once, and the change takes effect; an access
  * request whose waiting turn died with the daemon is refused in plain words
- * and grants nothing.
+ * and grants nothing; a code made by an in-process `fermix ask` is answered
+ * from another process, and the waiting turn goes on.
  */
 import { expect, test } from "bun:test";
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { reply } from "../fakes/model-server.ts";
 import { ALICE } from "../fakes/telegram.ts";
-import { ACP_OFF, providerToml, telegramToml, tomlTable } from "../helpers/config.ts";
+import { ensureBinary, runFermix } from "../helpers/binary.ts";
+import { ACP_OFF, CHANNELS_OFF, providerToml, telegramToml, tomlTable } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
 
 const start = e2eResources();
@@ -91,3 +93,39 @@ for (const signal of ["SIGKILL", "SIGTERM"] as const) {
     expect(await say(`/confirm ${token}`, (t) => t.includes("request"))).toBe("That request ended when the assistant restarted; ask again.");
   });
 }
+
+test("a code made by an in-process fermix ask is answered by another fermix ask, and the waiting turn goes on", async () => {
+  const model = await start.model();
+  const home = start.home();
+  home.writeConfig(providerToml(model.url, { api: "responses", apiKey: "sk-fake-0000" }) + CHANNELS_OFF + tomlTable("fermix_core.sandbox", { access_request_timeout_seconds: 120 }));
+  const data = realpathSync(mkdtempSync(join("/var/tmp", "fermix-e2e-data-")));
+  writeFileSync(join(data, "report.txt"), "Q3 revenue: 42 units\n");
+  start.defer(() => rmSync(data, { recursive: true, force: true }));
+  model.reply(
+    reply.toolCall("request_access", { path: data, mode: "ro", reason: "to read the Q3 report" }),
+    reply.toolCall("read_file", { path: join(data, "report.txt") }),
+    reply.text("Q3 revenue was 42 units."),
+  );
+  const asking = Bun.spawn([ensureBinary(), "ask", "how did Q3 go?"], { env: home.env as Record<string, string>, stdout: "pipe", stderr: "pipe" });
+  start.defer(() => asking.exitCode === null && asking.kill("SIGKILL"));
+  let shown = "";
+  const reader = asking.stdout.getReader();
+  const decoder = new TextDecoder();
+  while (!TOKEN.test(shown)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`fermix ask ended without a code: ${shown}`);
+    shown += decoder.decode(value);
+  }
+  const token = TOKEN.exec(shown)![1]!;
+
+  const answer = await runFermix(["ask", `/confirm ${token}`], home.env);
+  expect(answer.stdout).toContain(`Approved: read-only access to ${data}`);
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    shown += decoder.decode(value);
+  }
+  expect(await asking.exited).toBe(0);
+  expect(shown).toContain("Q3 revenue was 42 units.");
+  expect((await runFermix(["ask", `/confirm ${token}`], home.env)).stdout).toContain("already used (approved)");
+});
