@@ -39,6 +39,7 @@ import { Inbox } from "../store/inbox.ts";
 import { JobStore } from "../store/jobs.ts";
 import { MemoryStore } from "../store/memory.ts";
 import { Outbox } from "../store/outbox.ts";
+import { ConfirmationStore } from "../store/confirmations.ts";
 import { sweep } from "../store/retention.ts";
 import { SkillStore } from "../store/skills.ts";
 import { SoulStore } from "../store/soul.ts";
@@ -121,7 +122,7 @@ export function buildCore(options: CoreOptions): Core {
   const sweepLog = log.child({ component: "retention" });
   const runSweep = (withInbox: boolean) => {
     try {
-      const swept = sweep({ idempotency, outbox, inbox, spoolDir: join(paths.home, "spool"), now: Date.now }, retention, { inbox: withInbox });
+      const swept = sweep({ idempotency, outbox, inbox, codes, spoolDir: join(paths.home, "spool"), now: Date.now }, retention, { inbox: withInbox });
       if (swept.inbox > 0) sweepLog.warn("inbox entries that never completed were given up", { entries: swept.inbox, days: retention.inboxDays });
       if (swept.outbox + swept.spool > 0) sweepLog.debug("old replies swept", { outbox_parts: swept.outbox, spool_dirs: swept.spool });
     } catch (error) {
@@ -130,6 +131,7 @@ export function buildCore(options: CoreOptions): Core {
   };
   const inbox = new Inbox(db, idempotency);
   const outbox = new Outbox(db);
+  const codes = new ConfirmationStore(db);
   // At start the inbox is left alone: its entries are replayed first.
   runSweep(false);
   const sweeper = setInterval(() => runSweep(true), SWEEP_EVERY_MS);
@@ -216,6 +218,7 @@ export function buildCore(options: CoreOptions): Core {
   const sandbox = buildSandbox({
     loaded,
     db,
+    codes,
     log,
     telemetry,
     env: options.env ?? process.env,

@@ -16,19 +16,22 @@ import { SandboxRunner } from "../agent/sandbox/runner.ts";
 import type { Tool } from "../agent/tools/types.ts";
 import { workspaceTools } from "../agent/tools/workspace/index.ts";
 import type { LoadedConfig } from "../config/index.ts";
-import { AccessDesk } from "../gateway/access.ts";
+import { AccessDesk, grantAccess } from "../gateway/access.ts";
 import { Confirmations } from "../gateway/confirm.ts";
 import type { ToolScope } from "../gateway/deps.ts";
 import { answerPress } from "../gateway/press.ts";
-import type { SandboxControl } from "../gateway/sandbox-control.ts";
+import { applyChange, changedBy, type SandboxChange, type SandboxControl } from "../gateway/sandbox-control.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
 import type { ButtonPress, PressResult } from "../message/index.ts";
+import type { ConfirmationStore } from "../store/confirmations.ts";
 import { SandboxStore } from "../store/sandbox.ts";
 
 export interface SandboxOptions {
   loaded: LoadedConfig;
   db: Database;
+  /** Where confirmation codes are kept (the retention sweep deletes old ones). */
+  codes: ConfirmationStore;
   log: Logger;
   telemetry: Telemetry;
   /** The daemon's environment: $HOME, $PATH (where bwrap is looked for), and what env `allow` rules pass through. */
@@ -64,7 +67,12 @@ export function buildSandbox(options: SandboxOptions): Sandbox {
     const backend = options.backend === undefined ? workingBackend(env, sandboxLog) : options.backend;
     return (found = { backend, runner: backend ? new SandboxRunner(backend) : null });
   };
-  const confirmations = new Confirmations({ ttlMs: settings.confirm_ttl_seconds * 1000 });
+  // What a confirmed code applies, in whichever process it is answered: a proposal's change, or the grant an access request asked for.
+  const confirmations = new Confirmations<SandboxChange>({
+    store: options.codes,
+    ttlMs: settings.confirm_ttl_seconds * 1000,
+    apply: (code) => (code.kind === "access" ? grantAccess(code, { store, log: sandboxLog }) : applyChange(code.grants, control, changedBy(code.channel, code.senderId))),
+  });
   const desk = new AccessDesk({ confirmations, store, timeoutMs: settings.access_request_timeout_seconds * 1000, log: sandboxLog, telemetry });
   const workspace = realPath(paths.workspace);
   const control: SandboxControl = {

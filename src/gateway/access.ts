@@ -7,16 +7,21 @@
  * button, from a direct message, or from the command line, where `/sandbox`
  * lists it). Elsewhere the prompt shows the `/confirm TOKEN` line. A surface
  * with a permission dialog of its own (an editor over ACP) asks there instead.
+ * The code keeps the grant as data (`grantAccess` makes it), so the owner may
+ * answer from another process; a request outlives neither its turn nor the
+ * process that waits for it.
  */
 import type { AccessBroker, AccessDecision, AccessRequest } from "../agent/tools/workspace/index.ts";
 import type { ToolContext } from "../agent/tools/types.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
 import type { GrantMode, SandboxStore } from "../store/sandbox.ts";
-import { buttonData, type Confirmations, durationWords } from "./confirm.ts";
+import { buttonData, type CodeRecord, type Confirmations, durationWords } from "./confirm.ts";
+import { ShutdownInterrupt } from "./queue.ts";
+import type { SandboxChange } from "./sandbox-control.ts";
 
 export interface AccessDeskDeps {
-  confirmations: Confirmations;
+  confirmations: Confirmations<SandboxChange>;
   store: SandboxStore;
   /** How long a turn waits for the answer (access_request_timeout_seconds), ms. */
   timeoutMs: number;
@@ -25,6 +30,16 @@ export interface AccessDeskDeps {
 }
 
 const modeWords = (mode: GrantMode) => (mode === "rw" ? "read-write" : "read-only");
+
+/** Make the grant a confirmed access request asked for, in whichever process the answer arrived; returns what the owner is told. */
+export function grantAccess(code: CodeRecord<SandboxChange>, deps: { store: SandboxStore; log: Logger }): string {
+  const change = code.grants;
+  if (change.kind !== "grant") throw new Error("That request asked for nothing that can be granted.");
+  const who = `${code.channel}:${code.senderId}`;
+  deps.store.grant(change.path, change.mode, `${who} (asked by the assistant)`);
+  deps.log.info("access granted", { channel: code.channel, path: change.path, mode: change.mode, by: who });
+  return `Approved: ${code.summary}. The assistant goes on.`;
+}
 
 /** The prompt's text; `token` is left out where the code is withheld. */
 export function accessPrompt(request: AccessRequest, token: string | null, buttons: boolean, waitWords: string): string {
@@ -42,13 +57,12 @@ export class AccessDesk implements AccessBroker {
 
   async request(request: AccessRequest, ctx: ToolContext): Promise<AccessDecision> {
     if (ctx.port.askPermission) return this.askEditor(request, ctx, ctx.port.askPermission.bind(ctx.port));
-    const { confirmations, store, log, telemetry } = this.deps;
+    const { confirmations, log, telemetry } = this.deps;
     const summary = `${modeWords(request.mode)} access to ${request.path}`;
-    const who = `${ctx.channel}:${ctx.senderId}`;
-    const code = confirmations.openAccess({ channel: ctx.channel, senderId: ctx.senderId, conversation: ctx.conversation }, summary, this.deps.timeoutMs, () => {
-      store.grant(request.path, request.mode, `${who} (asked by the assistant)`);
-      log.info("access granted", { channel: ctx.channel, path: request.path, mode: request.mode, by: who });
-      return `Approved: ${summary}. The assistant goes on.`;
+    const code = confirmations.openAccess({ channel: ctx.channel, senderId: ctx.senderId, conversation: ctx.conversation }, summary, this.deps.timeoutMs, {
+      kind: "grant",
+      path: request.path,
+      mode: request.mode,
     });
     const buttons = ctx.port.capabilities.buttons === true;
     const withheld = buttons && !request.direct;
@@ -57,7 +71,7 @@ export class AccessDesk implements AccessBroker {
     let onStop!: () => void;
     const stopped = new Promise<never>((_, reject) => {
       onStop = () => {
-        code.withdraw();
+        code.withdraw(ctx.signal.reason instanceof ShutdownInterrupt ? "shutdown" : "stopped");
         reject(ctx.signal.reason ?? new DOMException("stopped", "AbortError"));
       };
     });

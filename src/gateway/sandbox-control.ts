@@ -3,17 +3,29 @@
  * the confirmation codes, and the facts a change is judged by (the Fermix
  * home, the workspace, the user's home directory, the network default).
  * Built once by the composition root; the command and the press handler
- * only read and change it through here.
+ * only read and change it through here. A change is data (`SandboxChange`),
+ * so a proposed one can wait in a stored confirmation code and be applied
+ * by `applyChange` when it is confirmed, after a restart too.
  */
+import { grantablePath } from "../agent/sandbox/paths.ts";
+import { effectiveNetwork, isSecretName } from "../agent/sandbox/policy.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
 import { type GatewayChannel, type InboundMessage, isDirectChat } from "../message/index.ts";
-import type { SandboxStore } from "../store/sandbox.ts";
+import type { GrantMode, SandboxStore } from "../store/sandbox.ts";
 import type { Answerer, Confirmations } from "./confirm.ts";
 import type { Role } from "./trust.ts";
 
+/** One change to the sandbox, as a `/sandbox` command or an access request asks for it. */
+export type SandboxChange =
+  | { kind: "grant"; path: string; mode: GrantMode }
+  | { kind: "env"; rule: "allow" | "deny"; name: string }
+  | { kind: "env-set"; name: string; value: string }
+  | { kind: "preset"; on: boolean; name: string }
+  | { kind: "network"; on: boolean };
+
 export interface SandboxControl {
   store: SandboxStore;
-  confirmations: Confirmations;
+  confirmations: Confirmations<SandboxChange>;
   /** `[fermix_core.sandbox] network`, which applies until /sandbox network sets it. */
   networkDefault: boolean;
   fermixHome: string;
@@ -37,4 +49,41 @@ export function answererOf(message: Pick<InboundMessage, "channel" | "chatId" | 
 /** Who made a change, as stored beside it. */
 export function changedBy(channel: GatewayChannel, senderId: string): string {
   return `${channel}:${senderId}`;
+}
+
+const modeWords = (mode: GrantMode) => (mode === "rw" ? "read-write" : "read-only");
+
+/**
+ * Make a change, recorded as made by `by`; returns what to tell the owner.
+ * Throws when it is no longer possible (a granted path that now resolves
+ * somewhere refused).
+ */
+export function applyChange(change: SandboxChange, control: SandboxControl, by: string): string {
+  const { store } = control;
+  switch (change.kind) {
+    case "grant": {
+      const grantable = grantablePath(change.path, control.homeDir, control);
+      if ("refused" in grantable) throw new Error(`Not granted: ${grantable.refused}.`);
+      store.grant(grantable.path, change.mode, by);
+      return `Granted: ${modeWords(change.mode)} access to ${grantable.path}.`;
+    }
+    case "env":
+      store.setEnv(change.name, change.rule, by);
+      return change.rule === "allow" ? `Commands now get ${change.name} from the daemon's environment (when it is set).` : `Commands never get ${change.name}.`;
+    case "env-set": {
+      const secret = isSecretName(change.name);
+      if (secret) control.redact(change.value);
+      store.setEnv(change.name, "set", by, change.value);
+      return `Commands now get ${change.name} set${secret ? " (its value is kept out of logs)" : ` to "${change.value}"`}.`;
+    }
+    case "preset": {
+      const changed = store.setPreset(change.name, change.on, by);
+      return changed ? `Preset ${change.name} is ${change.on ? "on" : "off"}.` : `Preset ${change.name} was already ${change.on ? "on" : "off"}.`;
+    }
+    case "network": {
+      store.setNetwork(change.on, by);
+      const still = !change.on && effectiveNetwork(store.state(), control.networkDefault);
+      return `Network ${change.on ? "on" : "off"} for commands.${still ? " (A preset that is on still needs it: switch it off too.)" : ""}`;
+    }
+  }
 }

@@ -336,4 +336,35 @@ export const MIGRATIONS: readonly Migration[] = [
     CREATE INDEX messages_sender ON messages (conversation, sender_id, id) WHERE role = 'user';
     `,
   },
+  {
+    version: 12,
+    name: "confirmation codes",
+    sql: `
+    -- The codes behind /confirm TOKEN, /sandbox deny TOKEN and the Approve buttons (src/gateway/confirm.ts
+    -- keeps the rules): a /sandbox proposal or an access request the agent made, bound to the owner
+    -- (channel, sender_id) and the conversation it was made for, single use, until expires_at. grants is
+    -- the change a confirmation applies, as JSON (a value set under a secret-looking name is dropped
+    -- from it once the code is decided). The code itself is kept, not a hash: /sandbox lists the pending
+    -- ones to their owner. holder is the process whose turn waits for an access request
+    -- ("<pid>:<instance>"): when it is gone, the request ended with it. Decided and expired rows are
+    -- kept about an hour, so a late or second use is refused in plain words, then swept.
+    CREATE TABLE confirmation_codes (
+      id INTEGER PRIMARY KEY,
+      code TEXT NOT NULL UNIQUE,
+      kind TEXT NOT NULL CHECK (kind IN ('proposal', 'access')),
+      channel TEXT NOT NULL,
+      sender_id TEXT NOT NULL,
+      conversation TEXT NOT NULL,
+      summary TEXT NOT NULL,
+      grants TEXT NOT NULL,
+      holder TEXT,
+      created_at INTEGER NOT NULL,
+      expires_at INTEGER NOT NULL,
+      state TEXT NOT NULL CHECK (state IN ('pending', 'confirmed', 'denied', 'failed', 'expired', 'withdrawn', 'ended')),
+      decided_at INTEGER
+    ) STRICT;
+    CREATE INDEX confirmation_codes_pending ON confirmation_codes (id) WHERE state = 'pending';
+    CREATE INDEX confirmation_codes_ended ON confirmation_codes (coalesce(decided_at, expires_at));
+    `,
+  },
 ];

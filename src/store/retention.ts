@@ -2,11 +2,13 @@
  * Bounded disk: what the database keeps, and for how long. Idempotency keys
  * live their de-duplication window; finished outbox parts and inbox entries
  * that never completed are kept for the configured days, then deleted, with
- * the spooled files of the replies that went. One sweep, run at start and
- * every few minutes by the composition root.
+ * the spooled files of the replies that went; confirmation codes decided
+ * or expired longer ago than they are remembered go too. One sweep, run at
+ * start and every few minutes by the composition root.
  */
 import { readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { CODES_KEPT_MS, type ConfirmationStore } from "./confirmations.ts";
 import type { IdempotencyStore } from "./idempotency.ts";
 import type { Inbox } from "./inbox.ts";
 import type { Outbox } from "./outbox.ts";
@@ -21,6 +23,7 @@ export interface SweepResult {
   outbox: number;
   inbox: number;
   spool: number;
+  codes: number;
 }
 
 const DAY_MS = 24 * 60 * 60_000;
@@ -31,6 +34,8 @@ export interface SweepDeps {
   inbox: Inbox;
   /** Where reply attachments are spooled (one folder per reply). */
   spoolDir: string;
+  /** Confirmation codes (absent: none kept here). */
+  codes?: ConfirmationStore;
   now: () => number;
 }
 
@@ -46,6 +51,7 @@ export function sweep(deps: SweepDeps, policy: RetentionPolicy, options: { inbox
     outbox: deps.outbox.sweep(outboxCutoff),
     inbox: options.inbox ? deps.inbox.sweep(now - policy.inboxDays * DAY_MS) : 0,
     spool: sweepSpool(deps.spoolDir, outboxCutoff),
+    codes: deps.codes ? deps.codes.sweep(now - CODES_KEPT_MS) : 0,
   };
 }
 

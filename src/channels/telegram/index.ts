@@ -1,7 +1,9 @@
 /**
  * The Telegram channel adapter: long polling only (no webhook transport).
  * Received messages go to the gateway through the durable inbox together
- * with the new poll offset; replies go through a grammY-backed reply port.
+ * with the new poll offset; a button press is decided (durably, in the
+ * confirmation codes) before that offset is committed. Replies go through a
+ * grammY-backed reply port.
  */
 import type { Api } from "grammy/web";
 import type { Config } from "../../config/schema.ts";
@@ -66,9 +68,14 @@ export class TelegramAdapter implements ChannelAdapter {
       ...(this.options.timeoutSeconds !== undefined ? { timeoutSeconds: this.options.timeoutSeconds } : {}),
       ...(this.options.backoff ? { backoff: this.options.backoff } : {}),
       deliver: async (updates, offset) => {
+        // A press is decided — its code used up in SQLite — before the offset that acknowledges it is committed:
+        // a crash in between has Telegram deliver it again (then refused as already used), never loses it.
+        // Deciding waits for no turn (a turn may be waiting for it); only the presser's toast goes beside the loop.
+        for (const press of toPresses(updates)) {
+          const answer = await this.decide(press, context);
+          void this.answer(press, answer);
+        }
         await context.submit(toInboundBatch(updates, Date.now()), () => offsets.save(offset));
-        // Presses are answered beside the poll loop, never through the inbox: a turn may be waiting for one.
-        for (const press of toPresses(updates)) void this.answer(press, context);
       },
     });
     // The loop runs in the background; start() returns at once so the daemon is not held by Telegram.
@@ -79,18 +86,20 @@ export class TelegramAdapter implements ChannelAdapter {
     await this.poller?.stop();
   }
 
-  /** Hand a button press to the gateway, then answer it in the presser's client. */
-  private async answer({ queryId, press }: TelegramPress, context: AdapterContext): Promise<void> {
-    let text = "";
-    let done = false;
-    if (press && context.press) {
-      try {
-        ({ text, done } = await context.press(press));
-      } catch (error) {
-        this.log.error("a button press failed", { error: error instanceof Error ? error.message : String(error) });
-        text = "That did not work; send the /confirm line instead.";
-      }
+  /** Hand a button press to the gateway: what the presser is told, and whether the buttons have served. */
+  private async decide({ press }: TelegramPress, context: AdapterContext): Promise<{ text: string; done: boolean }> {
+    if (!press || !context.press) return { text: "", done: false };
+    try {
+      const { text, done } = await context.press(press);
+      return { text, done };
+    } catch (error) {
+      this.log.error("a button press failed", { error: error instanceof Error ? error.message : String(error) });
+      return { text: "That did not work; send the /confirm line instead.", done: false };
     }
+  }
+
+  /** Answer a press in the presser's client (and take the buttons off once they have served). */
+  private async answer({ queryId, press }: TelegramPress, { text, done }: { text: string; done: boolean }): Promise<void> {
     await answerPressOnTelegram(this.api, queryId, { text, ...(press && done ? { clearFrom: { chatId: press.chatId, messageId: press.messageId } } : {}) }, {
       token: this.token,
       log: this.log,

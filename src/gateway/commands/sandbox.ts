@@ -19,7 +19,7 @@ import { findPreset, PRESETS } from "../../agent/sandbox/presets.ts";
 import type { InboundMessage } from "../../message/index.ts";
 import type { GrantMode } from "../../store/sandbox.ts";
 import type { Answerer } from "../confirm.ts";
-import { answererOf, changedBy, type SandboxControl } from "../sandbox-control.ts";
+import { answererOf, applyChange, changedBy, type SandboxChange, type SandboxControl } from "../sandbox-control.ts";
 import type { Role } from "../trust.ts";
 
 /** What `/sandbox` needs of the command context. */
@@ -163,7 +163,6 @@ export const SANDBOX_COMMAND = {
 
 async function handle(request: SandboxRequest, ctx: SandboxCommandContext, control: SandboxControl): Promise<string> {
   const who = answererOf(ctx.message, ctx.role, ctx.conversation);
-  const by = changedBy(ctx.message.channel, ctx.message.senderId);
   switch (request.kind) {
     case "show":
       return status(control, who);
@@ -189,55 +188,41 @@ async function handle(request: SandboxRequest, ctx: SandboxCommandContext, contr
     case "grant": {
       const grantable = grantablePath(request.path, control.homeDir, control);
       if ("refused" in grantable) return `Not granted: ${grantable.refused}.`;
-      const apply = () => {
-        const again = grantablePath(grantable.path, control.homeDir, control);
-        if ("refused" in again) throw new Error(`Not granted: ${again.refused}.`);
-        control.store.grant(again.path, request.mode, by);
-        return `Granted: ${modeWords(request.mode)} access to ${again.path}.`;
-      };
-      return applyOrPropose(riskOf(request, control.homeDir, grantable.path), `${modeWords(request.mode)} access to ${grantable.path}`, apply, ctx, control);
+      const change: SandboxChange = { kind: "grant", path: grantable.path, mode: request.mode };
+      return applyOrPropose(riskOf(request, control.homeDir, grantable.path), `${modeWords(request.mode)} access to ${grantable.path}`, change, ctx, control);
     }
     case "env":
-      return applyOrPropose(riskOf(request, control.homeDir), `${request.rule} ${request.name} in the command environment`, () => {
-        control.store.setEnv(request.name, request.rule, by);
-        return request.rule === "allow"
-          ? `Commands now get ${request.name} from the daemon's environment (when it is set).`
-          : `Commands never get ${request.name}.`;
-      }, ctx, control);
+      return applyOrPropose(riskOf(request, control.homeDir), `${request.rule} ${request.name} in the command environment`, request, ctx, control);
     case "env-set":
-      return applyOrPropose(riskOf(request, control.homeDir), `set ${request.name} for commands`, () => {
-        if (isSecretName(request.name)) control.redact(request.value);
-        control.store.setEnv(request.name, "set", by, request.value);
-        return `Commands now get ${request.name} set${isSecretName(request.name) ? " (its value is kept out of logs)" : ` to "${request.value}"`}.`;
-      }, ctx, control);
+      return applyOrPropose(riskOf(request, control.homeDir), `set ${request.name} for commands`, request, ctx, control);
     case "env-clear":
       return control.store.clearEnv(request.name) ? `Dropped the rule for ${request.name}.` : `There is no rule for ${request.name}.`;
     case "preset": {
       const preset = findPreset(request.name);
       if (!preset) return `There is no preset "${request.name}". Presets: ${PRESETS.map((p) => p.name).join(", ")}.`;
-      return applyOrPropose(riskOf(request, control.homeDir), `the ${preset.name} preset ${request.on ? "on" : "off"}`, () => {
-        const changed = control.store.setPreset(preset.name, request.on, by);
-        return changed ? `Preset ${preset.name} is ${request.on ? "on" : "off"}.` : `Preset ${preset.name} was already ${request.on ? "on" : "off"}.`;
-      }, ctx, control);
+      const change: SandboxChange = { kind: "preset", on: request.on, name: preset.name };
+      return applyOrPropose(riskOf(request, control.homeDir), `the ${preset.name} preset ${request.on ? "on" : "off"}`, change, ctx, control);
     }
     case "network":
-      return applyOrPropose(riskOf(request, control.homeDir), `the network ${request.on ? "on" : "off"} for commands`, () => {
-        control.store.setNetwork(request.on, by);
-        const state = control.store.state();
-        const still = !request.on && effectiveNetwork(state, control.networkDefault);
-        return `Network ${request.on ? "on" : "off"} for commands.${still ? " (A preset that is on still needs it: switch it off too.)" : ""}`;
-      }, ctx, control);
+      return applyOrPropose(riskOf(request, control.homeDir), `the network ${request.on ? "on" : "off"} for commands`, request, ctx, control);
   }
 }
 
-/** Apply a safe change now; open a code for a risky one and say how to confirm it. */
-function applyOrPropose(risk: string | null, summary: string, apply: () => string, ctx: SandboxCommandContext, control: SandboxControl): string {
-  if (risk === null) return apply();
-  const token = control.confirmations.propose(
-    { channel: ctx.message.channel, senderId: ctx.message.senderId, conversation: ctx.conversation },
-    summary,
-    apply,
-  );
+/**
+ * Apply a safe change now; open a code for a risky one and say how to
+ * confirm it. The code keeps the change itself, so it can be confirmed
+ * after a restart too.
+ */
+function applyOrPropose(risk: string | null, summary: string, change: SandboxChange, ctx: SandboxCommandContext, control: SandboxControl): string {
+  const by = changedBy(ctx.message.channel, ctx.message.senderId);
+  if (risk === null) {
+    try {
+      return applyChange(change, control, by);
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  }
+  const token = control.confirmations.propose({ channel: ctx.message.channel, senderId: ctx.message.senderId, conversation: ctx.conversation }, summary, change);
   return `⚠️ **Risky change**: ${summary} — ${risk}.\n\nTo apply it, send \`/confirm ${token}\` here within ${control.confirmations.ttlWords}. Only you can, only in this conversation, once.`;
 }
 

@@ -168,4 +168,21 @@ describe("a tap on a button", () => {
     release();
     await fake.waitForInteractionAnswer(first);
   });
+
+  test("a press is acknowledged only once the gateway has decided it: an acknowledged press cannot be lost by a crash", async () => {
+    let release!: () => void;
+    const deciding = new Promise<void>((resolve) => (release = resolve));
+    const { presses } = await running(async () => {
+      await deciding;
+      return { ok: true, done: false, text: "Approved." };
+    });
+    const messageId = await prompt({ chatId: DISCORD_DM });
+    const interaction = fake.pressButton(messageId);
+    await eventually(() => presses.length === 1, 2000, "the press");
+    // Until the decision is made (and stored), Discord hears nothing: a crash now shows the presser "interaction failed".
+    await Bun.sleep(200);
+    expect(fake.interaction(interaction)?.answer).toBeUndefined();
+    release();
+    expect((await fake.waitForInteractionAnswer(interaction)).data?.content).toBe("Approved.");
+  });
 });

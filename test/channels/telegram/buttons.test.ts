@@ -6,10 +6,11 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import type { Update } from "grammy/types";
-import { createTelegramApi } from "../../../src/channels/telegram/api.ts";
+import { botIdOf, createTelegramApi } from "../../../src/channels/telegram/api.ts";
 import { TelegramAdapter } from "../../../src/channels/telegram/index.ts";
 import { toPress } from "../../../src/channels/telegram/inbound.ts";
 import { TELEGRAM_CAPABILITIES, telegramReplyPort } from "../../../src/channels/telegram/outbound.ts";
+import { OffsetStore } from "../../../src/channels/telegram/poller.ts";
 import type { ButtonPress, PressResult } from "../../../src/message/index.ts";
 import { mutateJson, randomJson, rng } from "../../helpers/fuzz.ts";
 import { ALICE, BOB, groupChat, startTelegramFake, type TelegramFake } from "../../fakes/telegram.ts";
@@ -101,6 +102,26 @@ describe("a tap on a button", () => {
     expect(presses[0]).toEqual({ channel: "telegram", chatId: String(group.id), threadId: "42", senderId: String(BOB.id), messageId: String(messageId), data: "fx:no:ABCD2345", direct: false });
     expect(fake.chat(group.id).find((e) => e.message_id === messageId)!.reply_markup!.inline_keyboard[0]).toHaveLength(2);
     expect(fake.calls("editMessageReplyMarkup")).toHaveLength(0);
+  });
+
+  test("a press is decided before the offset that acknowledges it is committed: a crash in between has Telegram deliver it again", async () => {
+    const fake = fakeServer();
+    const seen: Array<number | undefined> = [];
+    const { adapter, ctx } = await running(fake, () => {
+      seen.push(offsets.load());
+      return { ok: true, done: true, text: "Approved." };
+    });
+    const offsets = new OffsetStore(ctx.context.db, botIdOf(fake.token));
+    fake.pushMessage(fake.message.text("before the tap"));
+    await eventually(() => ctx.ingested.find((m) => m.text === "before the tap"), 5000, "the first message");
+    const before = offsets.load();
+    expect(before).toBeDefined();
+    const messageId = await prompt(adapter, ALICE.id);
+    const query = fake.pressButton(ALICE.id, messageId);
+    expect(await fake.waitForCallbackAnswer(query)).toEqual({ text: "Approved." });
+    // When the gateway decided, Telegram had not yet been told the press arrived: had the daemon died there, it would come again.
+    expect(seen).toEqual([before]);
+    await eventually(() => (offsets.load() ?? 0) > before!, 5000, "the offset to move past the press");
   });
 
   test("with nothing to answer presses the tap is still answered (the spinner stops), and the offset moves past it", async () => {
