@@ -59,7 +59,8 @@ beforeAll(async () => {
       return new Response("not found", { status: 404 });
     },
   });
-});
+  // Archiving a 100 MB binary (and building it, when src is newer) takes seconds on a busy 2-core machine.
+}, 120_000);
 afterAll(() => {
   server.stop(true);
   rmSync(scratch, { recursive: true, force: true });
