@@ -16,7 +16,7 @@ import { runFermix, type RunningDaemon } from "../helpers/binary.ts";
 import { DESKTOP, launchBrowser, PHONE } from "../helpers/browser.ts";
 import { ACP_OFF, providerToml, TELEGRAM_OFF, tomlTable, telegramToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
-import { parseMetrics, sampleValue } from "../helpers/prometheus.ts";
+import { histogramSeries, parseMetrics, sampleValue } from "../helpers/prometheus.ts";
 
 const start = e2eResources();
 let browser: Browser;
@@ -68,7 +68,8 @@ function captureEvents(d: RunningDaemon): { text(): string } {
   return { text: () => text };
 }
 
-const metrics = async (d: RunningDaemon) => parseMetrics(await (await fetch(new URL("/metrics", d.url))).text());
+const metricsText = async (d: RunningDaemon) => (await fetch(new URL("/metrics", d.url))).text();
+const metrics = async (d: RunningDaemon) => parseMetrics(await metricsText(d));
 
 test("the status page follows Telegram down and back within 2 s, lists each answered message, and never shows a secret or a message; /metrics moves with them", async () => {
   const model = await start.model();
@@ -134,7 +135,7 @@ test("the status page follows Telegram down and back within 2 s, lists each answ
   const after = await metrics(d);
   expect(sampleValue(after, "fermix_messages_total", { channel: "telegram", direction: "inbound" })).toBe(1);
   expect(sampleValue(after, "fermix_messages_total", { channel: "telegram", direction: "outbound" })).toBeGreaterThanOrEqual(1);
-  expect(sampleValue(after, "fermix_turn_duration_seconds", {}, "count")).toBe(1);
+  expect(histogramSeries(await metricsText(d), "fermix_turn_duration_seconds", { channel: "telegram", outcome: "ok" })?.count).toBe("1");
   expect(sampleValue(after, "fermix_webhook_requests_total", { channel: "slack", outcome: "not_configured" })).toBe(1);
   expect(sampleValue(after, "fermix_channel_status", { channel: "telegram", status: "ready" })).toBe(1);
   expect(sampleValue(after, "fermix_queue_running_turns")).toBe(0);
