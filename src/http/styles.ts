@@ -98,6 +98,6 @@ button.secondary{background:transparent;color:var(--accent);border:1px solid var
 .found{border:1px solid var(--line);border-radius:10px;padding:4px 12px 12px;margin:8px 0 6px;background:var(--bg)}
 .found ul{margin:6px 0;padding-left:18px;font-size:14px}
 .found code,.found li{overflow-wrap:anywhere}
-.pair-wait:not(:last-child){display:none}
+.pair-wait:has(~ *){display:none}
 button.implicit{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);border:0}
 `;
