@@ -341,6 +341,14 @@ describe("Telegram pairing", () => {
     }
   });
 
+  test("Enter in a field saves: the form's first submit button is Save, not Pair", async () => {
+    const h = harness({ service: { env: NOWHERE } });
+    const { form } = await h.open();
+    const buttons = [...form.matchAll(/<button type="submit"[^>]*>([^<]*)</g)].map((m) => m[1]);
+    expect(buttons[0]).toBe("Save and apply");
+    expect(buttons).toContain("Pair: send any message to your bot now");
+  });
+
   test("without a token, or with one Telegram refuses, the page says so on the token's field at once", async () => {
     const tg = startTelegramFake();
     try {
