@@ -2,7 +2,8 @@
  * `bun run screenshots`: pictures of the status page and the setup page at
  * phone and desktop widths, for the README. The compiled daemon runs against
  * the loopback fakes (a model, Telegram, Slack) with a few messages answered,
- * so the page shows what a person sees on a working install; headless
+ * so the page shows what a person sees on a working install (a second fake
+ * model stands for a model server found on this machine); headless
  * Chromium (the page tests' browser) takes the pictures into docs/.
  */
 import { join, resolve } from "node:path";
@@ -18,9 +19,10 @@ import { makeHome } from "../test/helpers/home.ts";
 const DOCS = resolve(import.meta.dir, "../docs");
 
 const model = await startFakeModel();
+const localServer = await startFakeModel();
 const telegram = startTelegramFake();
 const slack = startSlackFake();
-const home = makeHome();
+const home = makeHome({ FERMIX_SETUP_PROBES: `127.0.0.1:${localServer.port}` });
 home.writeConfig(
   providerToml(model.url, { name: "openai", model: "gpt-5.1", apiKey: "sk-screenshot-0000", api: "responses" }) +
     telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) +
@@ -62,4 +64,5 @@ try {
   await telegram.stop();
   await slack.stop();
   model.stop();
+  localServer.stop();
 }

@@ -11,7 +11,8 @@ import { channelChanges } from "../setup/changes.ts";
 import { SETUP_CHANNELS, type SetupChannel } from "../setup/fields.ts";
 import type { SetupChange } from "../setup/plan.ts";
 import { describeChannel, webhookHint } from "../setup/summary.ts";
-import { pairTelegramOwner, type PairedSender, telegramGetMe, TelegramSetupError } from "../setup/telegram.ts";
+import { pairTelegram } from "../setup/pairing.ts";
+import { type PairedSender, telegramGetMe, TelegramSetupError } from "../setup/telegram.ts";
 import { daemonRunning, pairThroughDaemon } from "./setup-daemon.ts";
 import { loaderCheck, type Prompts } from "./setup-prompts.ts";
 
@@ -173,21 +174,18 @@ async function pair(input: ChannelsStepInput, token: string, username: string, d
   const spin = ask.spinner();
   spin.start(`Waiting for a message to @${username} (send it from your Telegram account; ${seconds} s)`);
   try {
-    if (daemonMayPoll && (await daemonRunning(input.controlSocket))) {
-      const answer = await pairThroughDaemon(input.controlSocket, "telegram", input.pairTimeoutMs);
-      if (answer.kind === "sender") {
-        spin.stop(`Message received from ${answer.name ?? `id ${answer.id}`}`);
-        return { id: answer.id, name: answer.name ?? answer.id };
-      }
-      if (answer.kind === "timeout") {
-        spin.error(`No message arrived in ${seconds} s`);
-        return undefined;
-      }
+    const viaDaemon = daemonMayPoll && (await daemonRunning(input.controlSocket));
+    const result = await pairTelegram(token, {
+      apiRoot: input.config.fermix_channels.telegram.api_root,
+      timeoutMs: input.pairTimeoutMs,
+      ...(viaDaemon ? { throughDaemon: (timeoutMs: number, signal?: AbortSignal) => pairThroughDaemon(input.controlSocket, "telegram", timeoutMs, signal) } : {}),
+    });
+    if (result.kind === "timeout") {
+      spin.error(`No message arrived in ${seconds} s`);
+      return undefined;
     }
-    const sender = await pairTelegramOwner(token, { apiRoot: input.config.fermix_channels.telegram.api_root, timeoutMs: input.pairTimeoutMs });
-    if (!sender) spin.error(`No message arrived in ${seconds} s`);
-    else spin.stop(`Message received from ${sender.name}`);
-    return sender;
+    spin.stop(`Message received from ${result.sender.name}`);
+    return result.sender;
   } catch (error) {
     spin.error(error instanceof TelegramSetupError ? error.message : String(error));
     return undefined;

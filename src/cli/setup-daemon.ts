@@ -6,6 +6,7 @@
 import { encodeEvent, LineDecoder, type ClientEvent, type ServerEvent } from "../channels/cli/protocol.ts";
 import type { ReloadResult } from "../kernel/health.ts";
 import { socketAnswers } from "../kernel/unix-socket.ts";
+import type { DaemonPairing } from "../setup/pairing.ts";
 
 /** Whether a daemon answers on this home's control socket. */
 export function daemonRunning(controlSocket: string): Promise<boolean> {
@@ -67,11 +68,6 @@ export async function askSetupLink(controlSocket: string): Promise<{ url: string
   }
 }
 
-export type DaemonPairing =
-  | { kind: "sender"; id: string; name?: string }
-  | { kind: "timeout" }
-  /** The daemon cannot pair this channel (it does not run it): pair directly. */
-  | { kind: "unavailable"; why: string };
 
 /** The next unknown sender on `channel`, as the daemon sees it. */
 export async function pairThroughDaemon(controlSocket: string, channel: string, timeoutMs: number, signal?: AbortSignal): Promise<DaemonPairing> {

@@ -290,6 +290,12 @@ const HttpSchema = Type.Object(
       default: 900,
       description: "How long a setup page link (`fermix setup --web`, or the one `fermix run` prints while setup is required) stays valid, in seconds; it opens the page once.",
     }),
+    pair_timeout_seconds: Type.Integer({
+      minimum: 1,
+      maximum: 600,
+      default: 90,
+      description: "How long the setup page's Telegram pairing waits for a message to the bot, in seconds, before it leaves the owner id to be typed by hand.",
+    }),
   },
   { default: {}, description: "Where the HTTP server (dashboard, health, metrics, webhooks, setup page) listens, and its setup links. The environment wins over bind and port." },
 );

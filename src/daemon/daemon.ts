@@ -182,7 +182,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       return next;
     };
 
-    web = buildWeb({ core, env, log, loaded: () => loaded, report, reload });
+    // Owner pairing (`fermix setup` over the control socket, and the setup page): the next unknown sender on a running channel.
+    const awaitSender = (channel: string, signal: AbortSignal) => {
+      if (!adapters.has(channel as ChannelName)) return Promise.reject(new Error(`${channel} is not running in the daemon`));
+      return pairing.next(channel, signal);
+    };
+    web = buildWeb({ core, env, log, loaded: () => loaded, report, reload, awaitSender });
     const app = createApp({
       report,
       setupGate: web.gate,
@@ -211,10 +216,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       log: log.child({ component: "control" }),
       reload,
       setupLink,
-      awaitSender: (channel, signal) => {
-        if (!adapters.has(channel as ChannelName)) return Promise.reject(new Error(`${channel} is not running in the daemon`));
-        return pairing.next(channel, signal);
-      },
+      awaitSender,
     })) as UnixSocketListener<unknown>;
     sockets.push(loaded.paths.controlSocket);
 

@@ -12,6 +12,7 @@ import type { DashboardSource, DashboardView } from "../http/dashboard/index.ts"
 import { SetupGate, type SetupService } from "../http/setup/index.ts";
 import type { HealthReport, ReloadResult } from "../kernel/health.ts";
 import type { Logger } from "../kernel/log.ts";
+import type { DaemonPairing } from "../setup/pairing.ts";
 import { type GaugeReadings, Metrics } from "../kernel/metrics.ts";
 import { readCurrentSetup } from "../setup/write.ts";
 import { VERSION } from "../version.ts";
@@ -27,6 +28,8 @@ export interface WebDeps {
   loaded: () => LoadedConfig;
   report: () => HealthReport;
   reload: () => Promise<ReloadResult>;
+  /** The next message on a running channel from a sender it does not know (the control socket's `await_sender`). */
+  awaitSender?: (channel: string, signal: AbortSignal) => Promise<{ senderId: string; senderName?: string }>;
 }
 
 /** A one-time link to the setup page, and how long it stays valid. */
@@ -57,6 +60,25 @@ export function browsable(base: URL): URL {
   if (url.hostname === "0.0.0.0") url.hostname = "127.0.0.1";
   if (url.hostname === "[::]") url.hostname = "[::1]";
   return url;
+}
+
+/**
+ * Pairing for the setup page, served by the daemon itself: when this daemon
+ * polls Telegram with `token`, the next unknown sender its adapter sees
+ * (a second poller on the token would get 409); otherwise "unavailable".
+ */
+async function pairThroughThisDaemon(deps: WebDeps, token: string, timeoutMs: number, signal?: AbortSignal): Promise<DaemonPairing> {
+  const telegram = deps.loaded().config.fermix_channels.telegram;
+  if (!deps.awaitSender || !telegram.enabled || telegram.bot_token !== token) return { kind: "unavailable", why: "this daemon does not poll that token" };
+  const timedOut = AbortSignal.timeout(timeoutMs);
+  try {
+    const sender = await deps.awaitSender("telegram", signal ? AbortSignal.any([timedOut, signal]) : timedOut);
+    return { kind: "sender", id: sender.senderId, ...(sender.senderName ? { name: sender.senderName } : {}) };
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    if (timedOut.aborted) return { kind: "timeout" };
+    return { kind: "unavailable", why: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 export function buildWeb(deps: WebDeps): Web {
@@ -118,6 +140,9 @@ export function buildWeb(deps: WebDeps): Web {
     current: () => readCurrentSetup(deps.env),
     reload: deps.reload,
     log: deps.log.child({ component: "setup" }),
+    env: deps.env,
+    pairTimeoutMs: () => deps.loaded().config.fermix_core.http.pair_timeout_seconds * 1000,
+    pairThroughDaemon: (token, timeoutMs, signal) => pairThroughThisDaemon(deps, token, timeoutMs, signal),
   };
 
   return {

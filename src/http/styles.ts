@@ -91,4 +91,13 @@ details.more>summary{cursor:pointer;color:var(--muted);font-size:13px}
 button{font:inherit;font-weight:600;border:0;border-radius:10px;padding:11px 20px;background:var(--accent);color:#fff;cursor:pointer}
 button:focus-visible{outline:2px solid var(--ink);outline-offset:2px}
 .lead{color:var(--muted);margin:4px 0 16px}
+button.secondary{background:transparent;color:var(--accent);border:1px solid var(--accent);padding:8px 14px;margin:10px 0 4px;white-space:normal;text-align:left}
+.field-note{font-size:13px;margin-top:6px;padding:8px 10px;border-radius:8px;background:var(--bg);border:1px solid var(--line)}
+.field-note.ok{background:var(--ok-bg);color:var(--ok);border-color:transparent}
+.field-note.warn{background:var(--warn-bg);color:var(--warn);border-color:transparent}
+.found{border:1px solid var(--line);border-radius:10px;padding:4px 12px 12px;margin:8px 0 6px;background:var(--bg)}
+.found ul{margin:6px 0;padding-left:18px;font-size:14px}
+.found code,.found li{overflow-wrap:anywhere}
+.pair-wait:has(~ *){display:none}
+button.implicit{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);border:0}
 `;

@@ -47,7 +47,7 @@ export class Metrics {
   private readonly startedAt: number;
 
   private readonly messages: Counter<"channel" | "direction">;
-  private readonly turns: Histogram;
+  private readonly turns: Histogram<"channel" | "outcome">;
   private readonly tokens: Counter<"kind">;
   private readonly turnFailures: Counter<"channel" | "class">;
   private readonly webhooks: Counter<"channel" | "outcome">;
@@ -69,10 +69,11 @@ export class Metrics {
     const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) => new Counter<L>({ name, help, labelNames, registers });
 
     this.messages = counter("fermix_messages_total", "Messages received (inbound) and sent (outbound), per channel.", ["channel", "direction"]);
-    this.turns = new Histogram({
+    this.turns = new Histogram<"channel" | "outcome">({
       name: "fermix_turn_duration_seconds",
-      // One series, no labels: latency is a property of the model, not the channel; per-channel turn and failure counts are counters.
-      help: "How long agent turns took, answered or failed.",
+      // Outcome is the agent's word for an answered turn (ok, step_limit) or "failed": a handful of values, never an id or a text.
+      help: "How long agent turns took, by channel and outcome (ok, step_limit, failed).",
+      labelNames: ["channel", "outcome"],
       buckets: [0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300],
       registers,
     });
@@ -164,12 +165,12 @@ export class Metrics {
         this.messages.inc({ channel: event.metadata.channel, direction: event.metadata.direction }, event.measurements.count);
         return;
       case "turn.done":
-        this.turns.observe(event.measurements.duration_ms / 1000);
+        this.turns.observe({ channel: event.metadata.channel, outcome: event.metadata.outcome }, event.measurements.duration_ms / 1000);
         this.tokens.inc({ kind: "input" }, event.measurements.input_tokens);
         this.tokens.inc({ kind: "output" }, event.measurements.output_tokens);
         return;
       case "turn.failed":
-        this.turns.observe(event.measurements.duration_ms / 1000);
+        this.turns.observe({ channel: event.metadata.channel, outcome: "failed" }, event.measurements.duration_ms / 1000);
         this.turnFailures.inc({ channel: event.metadata.channel, class: event.metadata.class });
         return;
       case "channel.webhook": {

@@ -9,14 +9,15 @@
  * Telegram: the daemon becomes ready without a restart and answers the owner.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { User } from "grammy/types";
 import type { Browser, Page } from "playwright-core";
 import { reply } from "../fakes/model-server.ts";
-import { ALICE } from "../fakes/telegram.ts";
+import { ALICE, BOB } from "../fakes/telegram.ts";
 import { runFermix, type RunningDaemon } from "../helpers/binary.ts";
 import { DESKTOP, launchBrowser, PHONE } from "../helpers/browser.ts";
 import { ACP_OFF, providerToml, TELEGRAM_OFF, tomlTable, telegramToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
-import { parseMetrics, sampleValue } from "../helpers/prometheus.ts";
+import { histogramSeries, parseMetrics, sampleValue } from "../helpers/prometheus.ts";
 
 const start = e2eResources();
 let browser: Browser;
@@ -68,7 +69,11 @@ function captureEvents(d: RunningDaemon): { text(): string } {
   return { text: () => text };
 }
 
-const metrics = async (d: RunningDaemon) => parseMetrics(await (await fetch(new URL("/metrics", d.url))).text());
+const SAVE = 'button[name="save"]';
+const OWNER = '[name="fermix_channels.telegram.owner_user_id"]';
+
+const metricsText = async (d: RunningDaemon) => (await fetch(new URL("/metrics", d.url))).text();
+const metrics = async (d: RunningDaemon) => parseMetrics(await metricsText(d));
 
 test("the status page follows Telegram down and back within 2 s, lists each answered message, and never shows a secret or a message; /metrics moves with them", async () => {
   const model = await start.model();
@@ -134,7 +139,7 @@ test("the status page follows Telegram down and back within 2 s, lists each answ
   const after = await metrics(d);
   expect(sampleValue(after, "fermix_messages_total", { channel: "telegram", direction: "inbound" })).toBe(1);
   expect(sampleValue(after, "fermix_messages_total", { channel: "telegram", direction: "outbound" })).toBeGreaterThanOrEqual(1);
-  expect(sampleValue(after, "fermix_turn_duration_seconds", {}, "count")).toBe(1);
+  expect(histogramSeries(await metricsText(d), "fermix_turn_duration_seconds", { channel: "telegram", outcome: "ok" })?.count).toBe("1");
   expect(sampleValue(after, "fermix_webhook_requests_total", { channel: "slack", outcome: "not_configured" })).toBe(1);
   expect(sampleValue(after, "fermix_channel_status", { channel: "telegram", status: "ready" })).toBe(1);
   expect(sampleValue(after, "fermix_queue_running_turns")).toBe(0);
@@ -148,8 +153,8 @@ test("the status page follows Telegram down and back within 2 s, lists each answ
 test("the setup page: 403 without a link or with a spent or expired one; a fresh link configures a provider and Telegram, and the owner is answered without a restart", async () => {
   const model = await start.model();
   const telegram = start.telegram();
-  const home = start.home();
-  // Setup is required (no provider); links live 2 s here so that one can be seen to expire.
+  const home = start.home(NO_LOCAL_SERVER);
+  // Setup is required (no provider); links live 2 s here so that one can be seen to expire. No local model server answers.
   home.writeConfig(TELEGRAM_OFF + ACP_OFF + tomlTable("fermix_core.http", { token_ttl_seconds: 2 }));
   const d = await start.daemon(home);
   const launched = Date.now();
@@ -188,7 +193,7 @@ test("the setup page: 403 without a link or with a spent or expired one; a fresh
   expect(await page.isChecked('[name="check"]')).toBe(true);
 
   // The live check asks the provider for its models first: this one is not listed, so nothing is written.
-  await page.click('button[type="submit"]');
+  await page.click(SAVE);
   await page.locator(".field-error", { hasText: "check failed" }).waitFor({ timeout: 10_000 });
   expect(await page.textContent(".banner.bad")).toContain("Nothing was saved");
   expect(await page.inputValue('[name="fermix_channels.telegram.bot_token"]')).toBe("");
@@ -198,7 +203,7 @@ test("the setup page: 403 without a link or with a spent or expired one; a fresh
 
   // Fixed and sent again; the bot token typed before is kept by the session (the field stays empty).
   await page.fill('[name="provider.model"]', "fake-model");
-  await page.click('button[type="submit"]');
+  await page.click(SAVE);
   await page.waitForSelector('[data-health="ready"]', { timeout: 10_000 });
   const done = await page.content();
   expect(done).toContain("Telegram started");
@@ -215,6 +220,130 @@ test("the setup page: 403 without a link or with a spent or expired one; a fresh
   const texts = await telegram.waitForTexts(ALICE.id, (t) => t.some((x) => x.includes("answering")), 10_000);
   expect(texts.join("\n")).toContain("Set up from the browser");
   expect(d.logs()).not.toContain(telegram.token);
+}, 60_000);
+
+/** Every body the page was sent for /setup (the streamed ones whole), to search for what must never be in one. */
+function setupBodies(page: Page): () => Promise<string[]> {
+  const bodies: Array<Promise<string>> = [];
+  page.on("response", (response) => {
+    if (new URL(response.url()).pathname === "/setup") bodies.push(response.text().catch(() => ""));
+  });
+  return () => Promise.all(bodies);
+}
+
+/** A fresh setup link from the running daemon (`fermix setup --web`), opened in a new page. */
+async function openSetup(d: RunningDaemon, home: { env: Record<string, string | undefined> }): Promise<{ page: Page; bodies: () => Promise<string[]> }> {
+  const web = await runFermix(["setup", "--web"], home.env);
+  expect(web.exitCode).toBe(0);
+  const page = await newPage();
+  const bodies = setupBodies(page);
+  await page.goto(/https?:\/\/\S+\/setup\?t=\S+/.exec(web.stdout)![0]);
+  expect(page.url()).toBe(new URL("/setup", d.url).href);
+  return { page, bodies };
+}
+
+const NO_LOCAL_SERVER = { FERMIX_SETUP_PROBES: "127.0.0.1:9" };
+const MALLORY: User = { id: 444444444, is_bot: false, first_name: "Mallory" };
+const ownerNote = (page: Page) => page.locator('[data-note="fermix_channels.telegram.owner_user_id"]');
+
+test("the setup page finds the local model server and pairs the owner by a message to the bot: saved, the daemon is ready and answers them; no page carries the token", async () => {
+  const model = await start.model();
+  const telegram = start.telegram();
+  const home = start.home({ FERMIX_SETUP_PROBES: `127.0.0.1:${model.port},127.0.0.1:9` });
+  home.writeConfig(TELEGRAM_OFF + ACP_OFF);
+  const d = await start.daemon(home);
+  expect((await health(d)).status).toBe("setup_required");
+  const { page, bodies } = await openSetup(d, home);
+
+  // Step 1 lists the server found on the probed port and its models; choosing one fills in the fields.
+  const found = page.locator("[data-found-servers]");
+  expect(await found.getAttribute("data-found-servers")).toBe("1");
+  expect(await found.textContent()).toContain(`OpenAI-compatible server at ${model.url}: 1 model (fake-model)`);
+  await page.selectOption('[name="provider.local"]', "");
+  await page.fill('[name="provider.base_url"]', "https://api.openai.com/v1");
+  await page.selectOption('[name="provider.local"]', `${model.url} fake-model`);
+  expect(await page.inputValue('[name="provider.base_url"]')).toBe(model.url);
+  expect(await page.inputValue('[name="provider.model"]')).toBe("fake-model");
+  expect(await page.inputValue('[name="provider.api"]')).toBe("chat");
+
+  // Telegram: the token, then Pair. No daemon polls this bot yet, so the page polls Telegram itself.
+  await page.click('details.channel[data-channel="telegram"] > summary');
+  await page.check('[name="fermix_channels.telegram.enabled"]');
+  await page.fill('[name="fermix_channels.telegram.bot_token"]', telegram.token);
+  await page.click('details.channel[data-channel="telegram"] details.more > summary');
+  await page.fill('[name="fermix_channels.telegram.api_root"]', telegram.url);
+  await page.click('button[name="pair"]');
+  await page.locator('[data-pairing="waiting"]', { hasText: "@fermix_test_bot" }).waitFor({ timeout: 10_000 });
+  await until("the page polling Telegram", () => telegram.calls("getUpdates").length > 0 || undefined, 10_000);
+  telegram.pushMessage(telegram.message.text("it's me"));
+  await ownerNote(page).filter({ hasText: "Paired with Alice Liddell (@alice)" }).waitFor({ timeout: 10_000 });
+  expect(await page.inputValue(OWNER)).toBe(String(ALICE.id));
+  expect(await page.isVisible('[data-pairing="waiting"]')).toBe(false);
+  // The choice of server and the typed token survived the pairing (the token in the session, not the page).
+  expect(await page.inputValue('[name="provider.local"]')).toBe(`${model.url} fake-model`);
+  expect(await page.inputValue('[name="fermix_channels.telegram.bot_token"]')).toBe("");
+  expect((await health(d)).status).toBe("setup_required");
+
+  await page.click(SAVE);
+  await page.waitForSelector('[data-health="ready"]', { timeout: 10_000 });
+  expect((await health(d)).status).toBe("ready");
+  const config = await Bun.file(`${home.home}/config.toml`).text();
+  expect(config).toContain("[fermix_core.providers.local]");
+  expect(config).toContain(`owner_user_id = "${ALICE.id}"`);
+
+  // The paired owner is answered; the pairing message itself was not.
+  model.reply(reply.text("Local model, paired owner."));
+  telegram.pushMessage(telegram.message.text("hello again"));
+  const texts = await telegram.waitForTexts(ALICE.id, (t) => t.some((x) => x.includes("paired owner")), 10_000);
+  expect(texts).toHaveLength(1);
+  for (const body of [...(await bodies()), await page.content()]) expect(body).not.toContain(telegram.token);
+  expect(d.logs()).not.toContain(telegram.token);
+}, 60_000);
+
+test("pairing through the running daemon: a pairing that times out leaves the owner id to type; one answered by Bob makes him the owner, and a stranger is still not answered", async () => {
+  const model = await start.model();
+  const telegram = start.telegram();
+  const home = start.home(NO_LOCAL_SERVER);
+  home.writeConfig(
+    providerToml(model.url) +
+      telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) +
+      ACP_OFF +
+      tomlTable("fermix_core.http", { pair_timeout_seconds: 3 }),
+  );
+  const d = await start.daemon(home);
+  await until("telegram ready", async () => (await telegramStatus(d)) === "ready");
+  const { page, bodies } = await openSetup(d, home);
+  expect(await page.textContent("[data-found-servers]")).toContain("No model server answered");
+  // The stored token names its bot on the button.
+  expect(await page.textContent('button[name="pair"]')).toBe("Pair: send any message to @fermix_test_bot now");
+
+  // Nobody writes: after 3 s the form is back, the owner field as it was and open to typing.
+  await page.click('button[name="pair"]');
+  await page.locator('[data-pairing="waiting"]').waitFor({ timeout: 10_000 });
+  await ownerNote(page).filter({ hasText: "No message reached @fermix_test_bot in 3 s. Type the owner id by hand" }).waitFor({ timeout: 10_000 });
+  expect(await page.inputValue(OWNER)).toBe(String(ALICE.id));
+  expect(await page.isEditable(OWNER)).toBe(true);
+
+  // Again, and Bob writes: the daemon's own poller hands his message over (Telegram allows one poller per token).
+  await page.click('button[name="pair"]');
+  await page.locator('[data-pairing="waiting"]').waitFor({ timeout: 10_000 });
+  telegram.pushMessage(telegram.message.text("pair me", { from: BOB }));
+  await ownerNote(page).filter({ hasText: new RegExp(`Paired with Bob\\b.*, id ${BOB.id}`) }).waitFor({ timeout: 10_000 });
+  expect(await page.inputValue(OWNER)).toBe(String(BOB.id));
+  expect(telegram.botMessages(BOB.id)).toEqual([]);
+  // No second poller fought the daemon's for the token (that would be 409s, and Telegram degraded).
+  expect(await telegramStatus(d)).toBe("ready");
+
+  await page.click(SAVE);
+  await page.waitForSelector('[data-health="ready"]', { timeout: 10_000 });
+  expect(await page.textContent("main")).toContain("Telegram restarted");
+
+  telegram.pushMessage(telegram.message.text("and me?", { from: MALLORY }));
+  model.reply(reply.text("Hello Bob, you own me now."));
+  telegram.pushMessage(telegram.message.text("hello", { from: BOB }));
+  expect((await telegram.waitForTexts(BOB.id, (t) => t.length > 0, 10_000)).join("\n")).toContain("Hello Bob");
+  expect(telegram.botMessages(MALLORY.id)).toEqual([]);
+  for (const body of [...(await bodies()), await page.content()]) expect(body).not.toContain(telegram.token);
 }, 60_000);
 
 test("fermix setup --web with no daemon running says how to start one", async () => {

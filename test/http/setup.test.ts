@@ -14,6 +14,8 @@ import type { ReloadResult } from "../../src/kernel/health.ts";
 import { Logger, Redactor } from "../../src/kernel/log.ts";
 import { readCurrentSetup } from "../../src/setup/write.ts";
 import { ALL_FIELDS } from "../../src/setup/fields.ts";
+import { startFakeModel } from "../fakes/model-server.ts";
+import { BOB, startTelegramFake } from "../fakes/telegram.ts";
 import { makeHome, type TestHome } from "../helpers/home.ts";
 import { rng } from "../helpers/rng.ts";
 import { loadedFrom } from "../helpers/loaded.ts";
@@ -27,7 +29,9 @@ afterEach(() => {
 const TG_TOKEN = "7000000001:AAsecretTelegramTokenForTheWebPage00";
 const API_KEY = "sk-web-typed-0123456789abcdef";
 
-function harness(options: { now?: () => number; ttlMs?: number; checks?: SetupService["checks"] } = {}) {
+type ServiceExtras = Pick<SetupService, "env" | "pairTimeoutMs" | "pairThroughDaemon">;
+
+function harness(options: { now?: () => number; ttlMs?: number; checks?: SetupService["checks"]; service?: ServiceExtras } = {}) {
   const home = makeHome();
   homes.push(home);
   const gate = new SetupGate({ ...(options.now ? { now: options.now } : {}), ...(options.ttlMs ? { tokenTtlMs: () => options.ttlMs! } : {}) });
@@ -41,6 +45,7 @@ function harness(options: { now?: () => number; ttlMs?: number; checks?: SetupSe
     },
     log: quiet,
     ...(options.checks ? { checks: options.checks } : {}),
+    ...options.service,
   };
   const app = createApp({ report, setupGate: gate, setup: service, log: quiet });
   const request = (path: string, init?: RequestInit) => app.handle(new Request(`http://fermix.test${path}`, init));
@@ -53,8 +58,13 @@ function harness(options: { now?: () => number; ttlMs?: number; checks?: SetupSe
     const csrf = /name="csrf" value="([^"]+)"/.exec(form)![1]!;
     return { cookie, csrf, form };
   };
-  const post = (cookie: string, fields: Record<string, string>) =>
-    request("/setup", { method: "POST", headers: { cookie, "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString() });
+  const post = (cookie: string, fields: Record<string, string>, signal?: AbortSignal) =>
+    request("/setup", {
+      method: "POST",
+      headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(fields).toString(),
+      ...(signal ? { signal } : {}),
+    });
   return { home, gate, reloads, request, open, post };
 }
 
@@ -199,6 +209,162 @@ describe("saving", () => {
     expect(form).not.toContain(TG_TOKEN);
     expect(form).not.toContain(API_KEY);
     expect(form.match(/stored — leave empty to keep it/g)?.length).toBe(2);
+  });
+});
+
+/** A response body read as it arrives: what came so far, and the whole of it. */
+function reading(res: Response) {
+  let text = "";
+  const decoder = new TextDecoder();
+  const done = (async () => {
+    for await (const chunk of res.body!) text += decoder.decode(chunk, { stream: true });
+    return text;
+  })();
+  return { soFar: () => text, done };
+}
+
+async function until(what: string, check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(10);
+  }
+}
+
+const NOWHERE = { FERMIX_SETUP_PROBES: "127.0.0.1:9" };
+const OWNER = "fermix_channels.telegram.owner_user_id";
+
+describe("model servers on this machine", () => {
+  test("the page offers each server found, with its models; choosing one configures it as a chat provider with no key", async () => {
+    const model = await startFakeModel();
+    try {
+      const h = harness({ service: { env: { FERMIX_SETUP_PROBES: `127.0.0.1:${model.port},127.0.0.1:9` } } });
+      const { cookie, csrf, form } = await h.open();
+      expect(form).toContain(`OpenAI-compatible server</strong> at <code>${model.url}</code>: 1 model (fake-model)`);
+      // Nothing is configured yet: the found server is the first offer, as in the terminal.
+      expect(form).toContain(`<option value="${model.url} fake-model" selected>fake-model</option>`);
+      expect(form).toContain(`name="provider.base_url" value="${model.url}"`);
+
+      // The choice wins over what the fields say (the page's script fills them in; without it, the choice still counts).
+      const res = await h.post(cookie, filled(csrf, { "provider.local": `${model.url} fake-model`, "provider.base_url": "https://api.openai.com/v1", "provider.api_key": "" }));
+      expect(res.status).toBe(200);
+      const config = readFileSync(join(h.home.home, "config.toml"), "utf8");
+      expect(config).toContain("[fermix_core.providers.local]");
+      expect(config).toContain(`base_url = "${model.url}"`);
+      expect(config).toContain('model = "fake-model"');
+      expect(config).toContain('api = "chat"');
+      expect(readFileSync(join(h.home.home, "secrets.toml"), "utf8")).not.toContain("api_key");
+    } finally {
+      model.stop();
+    }
+  });
+
+  test("with nothing answering, the page says so and the fields are as before", async () => {
+    const h = harness({ service: { env: NOWHERE } });
+    const { form } = await h.open();
+    expect(form).toContain("No model server answered on this machine");
+    expect(form).not.toContain('name="provider.local"');
+    expect(form).toContain('name="provider.base_url" value="https://api.openai.com/v1"');
+  });
+});
+
+describe("Telegram pairing", () => {
+  const pairFields = (csrf: string, token: string, apiRoot: string, extra: Record<string, string> = {}) =>
+    filled(csrf, { "fermix_channels.telegram.bot_token": token, "fermix_channels.telegram.api_root": apiRoot, [OWNER]: "", pair: "telegram", ...extra });
+
+  test("the page waits for a message to the bot and comes back with its sender as the owner; the token never comes back; nothing is saved until Save", async () => {
+    const tg = startTelegramFake();
+    try {
+      const asked: string[] = [];
+      const h = harness({
+        service: {
+          env: NOWHERE,
+          pairTimeoutMs: () => 10_000,
+          // The daemon does not poll this token: the page polls Telegram itself.
+          pairThroughDaemon: async (token) => (asked.push(token), { kind: "unavailable", why: "not polled here" }),
+        },
+      });
+      const { cookie, csrf } = await h.open();
+      const res = await h.post(cookie, pairFields(csrf, tg.token, tg.url));
+      expect(res.status).toBe(200);
+      const body = reading(res);
+      await until("the waiting line", () => body.soFar().includes('data-pairing="waiting"'));
+      expect(body.soFar()).toContain("Waiting for a message to <strong>@fermix_test_bot</strong>");
+      await until("the page polling Telegram", () => tg.calls("getUpdates").length > 0);
+      tg.pushMessage(tg.message.text("pair me", { from: BOB }));
+      const page = await body.done;
+      expect(page).toContain(`name="${OWNER}" value="${BOB.id}"`);
+      expect(page).toContain(`Paired with Bob (@bob), id ${BOB.id}`);
+      expect(page).not.toContain(tg.token);
+      expect(page).not.toContain(API_KEY);
+      expect(asked).toEqual([tg.token]);
+      expect(existsSync(join(h.home.home, "config.toml"))).toBe(false);
+
+      // Save, with the token field left empty (the session kept it): the paired sender is the owner.
+      const saved = await h.post(cookie, pairFields(csrf, "", "", { pair: "", [OWNER]: String(BOB.id), "fermix_channels.telegram.api_root": tg.url }));
+      expect(saved.status).toBe(200);
+      expect(readFileSync(join(h.home.home, "config.toml"), "utf8")).toContain(`owner_user_id = "${BOB.id}"`);
+      expect(readFileSync(join(h.home.home, "secrets.toml"), "utf8")).toContain(tg.token);
+    } finally {
+      await tg.stop();
+    }
+  });
+
+  test("when the daemon polls this token, its next unknown sender is taken and Telegram is not polled a second time", async () => {
+    const tg = startTelegramFake();
+    try {
+      const h = harness({
+        service: { env: NOWHERE, pairTimeoutMs: () => 10_000, pairThroughDaemon: async () => ({ kind: "sender", id: "333333333", name: "Carol Daemon" }) },
+      });
+      const { cookie, csrf } = await h.open();
+      const page = await (await h.post(cookie, pairFields(csrf, tg.token, tg.url))).text();
+      expect(page).toContain(`name="${OWNER}" value="333333333"`);
+      expect(page).toContain("Paired with Carol Daemon, id 333333333");
+      expect(tg.calls("getUpdates")).toHaveLength(0);
+    } finally {
+      await tg.stop();
+    }
+  });
+
+  test("a pairing that times out says so and leaves the owner id to be typed", async () => {
+    const tg = startTelegramFake();
+    try {
+      const h = harness({ service: { env: NOWHERE, pairTimeoutMs: () => 1000 } });
+      const { cookie, csrf } = await h.open();
+      const page = await (await h.post(cookie, pairFields(csrf, tg.token, tg.url, { [OWNER]: "12345" }))).text();
+      expect(page).toContain("No message reached @fermix_test_bot in 1 s. Type the owner id by hand");
+      expect(page).toContain(`name="${OWNER}" value="12345"`);
+      expect(page).not.toContain("Nothing was saved");
+      expect(page).not.toContain(tg.token);
+    } finally {
+      await tg.stop();
+    }
+  });
+
+  test("Enter in a field saves: the form's first submit button is Save, not Pair", async () => {
+    const h = harness({ service: { env: NOWHERE } });
+    const { form } = await h.open();
+    const buttons = [...form.matchAll(/<button type="submit"[^>]*>([^<]*)</g)].map((m) => m[1]);
+    expect(buttons[0]).toBe("Save and apply");
+    expect(buttons).toContain("Pair: send any message to your bot now");
+  });
+
+  test("without a token, or with one Telegram refuses, the page says so on the token's field at once", async () => {
+    const tg = startTelegramFake();
+    try {
+      const h = harness({ service: { env: NOWHERE } });
+      const { cookie, csrf } = await h.open();
+      const none = await h.post(cookie, pairFields(csrf, "", tg.url));
+      expect(none.status).toBe(422);
+      expect(await none.text()).toContain("Enter the bot token first");
+      const refused = await h.post(cookie, pairFields(csrf, "7000000009:AAnotTheRightTokenForThisBot000000", tg.url));
+      expect(refused.status).toBe(422);
+      const page = await refused.text();
+      expect(page).toContain("Telegram refused the bot token");
+      expect(page).not.toContain("7000000009:AAnotTheRightTokenForThisBot000000");
+    } finally {
+      await tg.stop();
+    }
   });
 });
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { ACTIVITY_KEPT, ActivityLog, CHART_MINUTES } from "../../src/kernel/activity.ts";
 import { Metrics } from "../../src/kernel/metrics.ts";
 import { Telemetry } from "../../src/kernel/telemetry.ts";
-import { parseMetrics, sampleValue } from "../helpers/prometheus.ts";
+import { histogramSeries, parseMetrics, sampleValue } from "../helpers/prometheus.ts";
 
 const clockAt = (start: number) => {
   let now = start;
@@ -33,8 +33,16 @@ describe("Metrics", () => {
 
     const families = parseMetrics(await metrics.text());
     expect(sampleValue(families, "fermix_messages_total", { channel: "telegram", direction: "outbound" })).toBe(2);
-    expect(sampleValue(families, "fermix_turn_duration_seconds", {}, "count")).toBe(2);
-    expect(families.find((f) => f.name === "fermix_turn_duration_seconds")?.metrics[0]?.buckets?.["2"]).toBe("1");
+    // The turn-duration histogram is one series per channel and outcome.
+    const exposition = await metrics.text();
+    expect(families.find((f) => f.name === "fermix_turn_duration_seconds")?.type).toBe("HISTOGRAM");
+    const answered = histogramSeries(exposition, "fermix_turn_duration_seconds", { channel: "telegram", outcome: "ok" });
+    expect(answered).toMatchObject({ count: "1", sum: "1.5" });
+    expect(answered?.buckets).toMatchObject({ "1": "0", "2": "1" });
+    const failed = histogramSeries(exposition, "fermix_turn_duration_seconds", { channel: "slack", outcome: "failed" });
+    expect(failed).toMatchObject({ count: "1", sum: "90" });
+    expect(failed?.buckets).toMatchObject({ "60": "0", "120": "1" });
+    expect(histogramSeries(exposition, "fermix_turn_duration_seconds", { channel: "telegram", outcome: "failed" })).toBeUndefined();
     expect(sampleValue(families, "fermix_turn_tokens_total", { kind: "input" })).toBe(300);
     expect(sampleValue(families, "fermix_turn_failures_total", { channel: "slack", class: "timeout" })).toBe(1);
     expect(sampleValue(families, "fermix_webhook_requests_total", { channel: "slack", outcome: "invalid_signature" })).toBe(1);

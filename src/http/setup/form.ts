@@ -11,12 +11,17 @@
  * key for everything else. Credentials are write-only: an empty secret
  * field keeps what is stored (or what was typed in an earlier attempt of
  * this session, kept on the server), and no secret is ever put in a page.
+ *
+ * A model server found on this machine (src/setup/probe.ts) is offered as
+ * `provider.local`, whose value is `<base URL> <model>`: when one is chosen,
+ * it is the provider (a chat API, no key needed), whatever the fields say.
  */
 import { getPath } from "../../config/load.ts";
 import type { Config } from "../../config/schema.ts";
 import { apiFor, channelChanges, OPENAI_BASE_URL, primaryProviderName, providerChanges, providerNameFor } from "../../setup/changes.ts";
 import { CHANNEL_FIELDS, coerceValue, isSecretPath, SETUP_CHANNELS, type SetupChannel, type SetupField, TRANSCRIPTION_FIELDS } from "../../setup/fields.ts";
 import type { SetupChange } from "../../setup/plan.ts";
+import { type LocalServer, serverKindFor } from "../../setup/probe.ts";
 import { valueProblem } from "../../setup/validate.ts";
 
 type Table = Record<string, unknown>;
@@ -37,6 +42,31 @@ export interface FormState {
   /** Problems by form name, and ones that belong to no field. */
   errors: Record<string, string>;
   general: string[];
+  /** Lines that are not problems, by form name (what pairing found, or why it found nobody). */
+  notes: Record<string, { text: string; tone: "ok" | "warn" }>;
+}
+
+/** The form name of a local server's choice. */
+export const LOCAL_CHOICE = "provider.local";
+
+/** The value that chooses `model` on a found server. */
+export const localChoiceValue = (server: LocalServer, model: string) => `${server.baseUrl} ${model}`;
+
+/** A chosen local server's base URL and model; undefined for "as typed in the fields". */
+export function parseLocalChoice(value: string | undefined): { baseUrl: string; model: string } | undefined {
+  const text = (value ?? "").trim();
+  const space = text.indexOf(" ");
+  if (space <= 0 || space === text.length - 1) return undefined;
+  return { baseUrl: text.slice(0, space), model: text.slice(space + 1).trim() };
+}
+
+/** The provider name a local server is configured under, as the terminal names it (`ollama`…, else `local`). */
+function localServerName(baseUrl: string): string {
+  try {
+    return serverKindFor(Number(new URL(baseUrl).port))?.id ?? "local";
+  } catch {
+    return "local";
+  }
 }
 
 export interface FormContext {
@@ -50,6 +80,8 @@ export interface FormContext {
   secrets: Readonly<Record<string, string>>;
   /** Secrets typed in an earlier attempt of this session, by form name. */
   typed: Readonly<Record<string, string>>;
+  /** Model servers found on this machine when the page was asked for. */
+  servers?: readonly LocalServer[];
 }
 
 const channelFields = (name: SetupChannel) => CHANNEL_FIELDS.filter((f) => f.path.startsWith(`fermix_channels.${name}.`) && !f.path.endsWith(".enabled"));
@@ -76,12 +108,17 @@ export function initialForm(ctx: FormContext): FormState {
     values["provider.context_window"] = String(primary.config.context_window);
     checked["provider.vision"] = primary.config.vision;
     if (primary.config.api_key) secretsSet.add("provider.api_key");
+    const found = ctx.servers?.find((s) => s.baseUrl === primary.config.base_url && s.models.includes(primary.config.model));
+    if (found) values[LOCAL_CHOICE] = localChoiceValue(found, primary.config.model);
   } else {
-    values["provider.base_url"] = OPENAI_BASE_URL;
-    values["provider.api"] = "responses";
-    values["provider.model"] = "";
+    // Nothing configured yet: a model server found on this machine is the first offer, as in the terminal.
+    const found = ctx.servers?.find((s) => s.models.length > 0);
+    values["provider.base_url"] = found?.baseUrl ?? OPENAI_BASE_URL;
+    values["provider.api"] = found ? "chat" : "responses";
+    values["provider.model"] = found?.models[0] ?? "";
     values["provider.context_window"] = "";
-    checked["provider.vision"] = true;
+    checked["provider.vision"] = !found;
+    if (found) values[LOCAL_CHOICE] = localChoiceValue(found, found.models[0]!);
   }
   for (const name of SETUP_CHANNELS) {
     const explicit = getPath(ctx.file, enabledName(name));
@@ -97,7 +134,7 @@ export function initialForm(ctx: FormContext): FormState {
       if (ctx.secrets[field.path]) secretsSet.add(field.path);
     } else values[field.path] = display(getPath(ctx.file, field.path));
   }
-  return { values, checked, secretsSet, errors: {}, general: [] };
+  return { values, checked, secretsSet, errors: {}, general: [], notes: {} };
 }
 
 export interface Submitted {
@@ -113,7 +150,7 @@ export interface Submitted {
 
 /** A submitted form into changes, each value checked by the loader; problems land on their fields. */
 export function submittedForm(input: Readonly<Record<string, string>>, ctx: FormContext): Submitted {
-  const form: FormState = { values: {}, checked: {}, secretsSet: new Set(), errors: {}, general: [] };
+  const form: FormState = { values: {}, checked: {}, secretsSet: new Set(), errors: {}, general: [], notes: {} };
   const typed: Record<string, string> = {};
   const text = (name: string) => (input[name] ?? "").trim();
   const secret = (name: string): string | undefined => {
@@ -133,16 +170,23 @@ export function submittedForm(input: Readonly<Record<string, string>>, ctx: Form
   const primary = primaryOf(ctx);
   for (const key of PROVIDER_KEYS) if (key !== "api_key" && key !== "vision") form.values[`provider.${key}`] = text(`provider.${key}`);
   form.checked["provider.vision"] = input["provider.vision"] !== undefined;
-  const baseUrl = text("provider.base_url") || OPENAI_BASE_URL;
-  const model = text("provider.model");
+  const local = parseLocalChoice(input[LOCAL_CHOICE]);
+  if (local) {
+    form.values[LOCAL_CHOICE] = text(LOCAL_CHOICE);
+    form.values["provider.base_url"] = local.baseUrl;
+    form.values["provider.model"] = local.model;
+    form.values["provider.api"] = "chat";
+  }
+  const baseUrl = local?.baseUrl ?? (text("provider.base_url") || OPENAI_BASE_URL);
+  const model = local?.model ?? text("provider.model");
   const apiKey = secret("provider.api_key");
   if (primary?.config.api_key) form.secretsSet.add("provider.api_key");
   let providerChanged = false;
   if (model === "" && primary) form.errors["provider.model"] = "a model name is needed (the provider stays as it is if you leave every field unchanged)";
   if (model !== "") {
-    const name = primary && primary.config.base_url === baseUrl ? primary.name : providerNameFor(baseUrl);
+    const name = primary && primary.config.base_url === baseUrl ? primary.name : local ? localServerName(baseUrl) : providerNameFor(baseUrl);
     const at = (key: string) => `fermix_core.providers.${name}.${key}`;
-    const api = text("provider.api") === "chat" ? "chat" : text("provider.api") === "responses" ? "responses" : apiFor(baseUrl);
+    const api = local ? "chat" : text("provider.api") === "chat" ? "chat" : text("provider.api") === "responses" ? "responses" : apiFor(baseUrl);
     const windowText = text("provider.context_window");
     const contextWindow = windowText === "" ? undefined : coerceValue("integer", windowText);
     check("provider.base_url", at("base_url"), baseUrl);

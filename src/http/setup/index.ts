@@ -6,21 +6,37 @@
  * validates, writes config and secrets exactly as the terminal does
  * (src/setup/), applies them through the daemon's reload, shows the result
  * and ends the session. Anything else is `403 setup authorization required`.
+ *
+ * Two steps wait on the world, as in the terminal: the form offers the
+ * model servers found on this machine (probed in parallel as the page is
+ * made, never for more than PROBE_TIMEOUT_MS), and `POST /setup` with
+ * `pair=telegram` waits for a message to the bot and shows the form again
+ * with its sender as the owner (the page streams a waiting line first).
  */
 import { Elysia } from "elysia";
 import { ConfigError } from "../../config/errors.ts";
-import { parseConfigText } from "../../config/load.ts";
+import { type Env, parseConfigText } from "../../config/load.ts";
 import type { ReloadResult } from "../../kernel/health.ts";
 import type { Logger } from "../../kernel/log.ts";
 import { checkProvider } from "../../setup/check.ts";
+import type { DaemonPairing } from "../../setup/pairing.ts";
 import { planSetup } from "../../setup/plan.ts";
+import { type LocalServer, probeLocalServers, probeTargets } from "../../setup/probe.ts";
 import { telegramGetMe, TelegramSetupError } from "../../setup/telegram.ts";
 import { applySetup, type CurrentSetup } from "../../setup/write.ts";
 import { html } from "../html.ts";
-import { page } from "../page.ts";
+import { page, streamedPage } from "../page.ts";
 import { type FormContext, type FormState, formNameFor, initialForm, submittedForm } from "./form.ts";
 import { SESSION_COOKIE, SESSION_TTL_MS, type SetupGate, type SetupSession, sameSecret } from "./gate.ts";
-import { renderDone, renderWizard } from "./render.ts";
+import { botFor, pairIntoForm, pairTarget, TELEGRAM_TOKEN } from "./pair.ts";
+import { renderDone, renderPairWaiting, renderWizard, WIZARD_SCRIPT } from "./render.ts";
+
+/** How long each local model server has to answer as the page is made (they are asked in parallel). */
+export const PROBE_TIMEOUT_MS = 800;
+/** How long pairing waits for a message when the service names no time. */
+export const PAIR_TIMEOUT_MS = 90_000;
+/** How long the page waits on getMe to name the bot on the Pair button. */
+const BOT_NAME_TIMEOUT_MS = 1000;
 
 export { SetupGate } from "./gate.ts";
 
@@ -36,6 +52,17 @@ export interface SetupService {
     provider(input: { baseUrl: string; apiKey?: string | undefined; model: string }): Promise<string | undefined>;
     telegram(token: string, apiRoot: string): Promise<string | undefined>;
   };
+  /** The daemon's environment: FERMIX_SETUP_PROBES names the local model servers to look for. Without it, none is looked for. */
+  env?: Env;
+  /** How long Telegram pairing waits for a message, in ms (default PAIR_TIMEOUT_MS). */
+  pairTimeoutMs?: () => number;
+  /**
+   * The running daemon's next unknown sender on Telegram, when it polls this
+   * very token ("unavailable" otherwise: then the page polls the Bot API itself).
+   */
+  pairThroughDaemon?: (token: string, timeoutMs: number, signal?: AbortSignal) => Promise<DaemonPairing>;
+  /** Reaches the Bot API and local servers (tests); default fetch. */
+  fetch?: typeof fetch;
 }
 
 const defaultChecks: NonNullable<SetupService["checks"]> = {
@@ -79,6 +106,10 @@ function sessionCookie(request: Request, value: string, maxAgeSeconds: number): 
 
 /** Per session: secrets typed in an attempt that failed, kept here (never in a page) until it succeeds. */
 const typedBySession = new WeakMap<SetupSession, Record<string, string>>();
+/** Per session: the bot the Telegram token belongs to, once getMe said (keyed by the token, so a new token asks again). */
+const botBySession = new WeakMap<SetupSession, { token: string; username: string }>();
+/** Per session: the pairing waiting now; a second Pair ends the first (one poller per token). */
+const pairingBySession = new WeakMap<SetupSession, AbortController>();
 
 export function setupRoutes(gate: SetupGate, service?: SetupService) {
   const checks = service?.checks ?? defaultChecks;
@@ -93,8 +124,36 @@ export function setupRoutes(gate: SetupGate, service?: SetupService) {
     }
   };
 
-  const wizard = (form: FormState, ctx: FormContext, session: SetupSession, current: CurrentSetup, status = 200) =>
-    page({ title: "Fermix setup", body: renderWizard({ form, config: ctx.config, csrf: session.csrf, configPath: current.paths.config }), status });
+  const pairSeconds = () => Math.round((service?.pairTimeoutMs?.() ?? PAIR_TIMEOUT_MS) / 1000);
+
+  /** Ask the usual ports (or FERMIX_SETUP_PROBES) for their models, all at once, briefly. */
+  const probe = (): Promise<LocalServer[]> =>
+    service?.env ? probeLocalServers(probeTargets(service.env), { timeoutMs: PROBE_TIMEOUT_MS, ...(service.fetch ? { fetch: service.fetch } : {}) }) : Promise.resolve([]);
+
+  /** The bot's username for the Pair button, when the token is known (asked once per token and session, briefly). */
+  const botName = async (session: SetupSession, ctx: FormContext, form: FormState): Promise<string | undefined> => {
+    const target = pairTarget(form, ctx.typed, ctx.config);
+    if (!target) return undefined;
+    const known = botBySession.get(session);
+    if (known?.token === target.token) return known.username;
+    const bot = await botFor(target, service?.fetch, BOT_NAME_TIMEOUT_MS);
+    if (!("username" in bot)) return undefined;
+    botBySession.set(session, { token: target.token, username: bot.username });
+    return bot.username;
+  };
+
+  const renderFor = (form: FormState, ctx: FormContext, session: SetupSession, current: CurrentSetup, servers: readonly LocalServer[]) =>
+    renderWizard({
+      form,
+      config: ctx.config,
+      csrf: session.csrf,
+      configPath: current.paths.config,
+      servers,
+      pairing: { seconds: pairSeconds(), ...(botBySession.get(session) ? { bot: botBySession.get(session)!.username } : {}) },
+    });
+
+  const wizard = (form: FormState, ctx: FormContext, session: SetupSession, current: CurrentSetup, servers: readonly LocalServer[], status = 200) =>
+    page({ title: "Fermix setup", body: renderFor(form, ctx, session, current, servers), script: WIZARD_SCRIPT, status });
 
   const brokenConfig = (message: string, current: CurrentSetup) =>
     page({
@@ -108,9 +167,62 @@ export function setupRoutes(gate: SetupGate, service?: SetupService) {
     const current = await service.current();
     const made = context(current, typedBySession.get(session) ?? {});
     if ("error" in made) return brokenConfig(made.error, current);
-    const form = initialForm(made.ctx);
+    const servers = await probe();
+    const ctx = { ...made.ctx, servers };
+    const form = initialForm(ctx);
     form.checked.check = true;
-    return wizard(form, made.ctx, session, current);
+    await botName(session, ctx, form);
+    return wizard(form, ctx, session, current, servers);
+  };
+
+  /** Pair Telegram's owner by a message to the bot: the form comes back with the sender filled in, or a line saying why not. */
+  const pair = async (session: SetupSession, request: Request, input: Record<string, string>) => {
+    if (!service) return unavailable();
+    const current = await service.current();
+    const earlier = typedBySession.get(session) ?? {};
+    const made = context(current, earlier);
+    if ("error" in made) return brokenConfig(made.error, current);
+    const servers = probe();
+    const submitted = submittedForm(input, made.ctx);
+    const { form } = submitted;
+    // Nothing is saved by pairing: the form's problems wait for the save.
+    form.errors = {};
+    form.general = [];
+    form.checked.check = input.check !== undefined;
+    const typed = { ...earlier, ...submitted.typed };
+    typedBySession.set(session, typed);
+    const ctx = { ...made.ctx, typed, servers: await servers };
+    const again = (status: number) => wizard(form, ctx, session, current, ctx.servers, status);
+
+    const target = pairTarget(form, typed, ctx.config);
+    if (!target) {
+      form.errors[TELEGRAM_TOKEN] = "Enter the bot token first: pairing waits for a message to that bot.";
+      return again(422);
+    }
+    const bot = await botFor(target, service.fetch);
+    if ("problem" in bot) {
+      form.errors[TELEGRAM_TOKEN] = bot.problem;
+      return again(422);
+    }
+    botBySession.set(session, { token: target.token, username: bot.username });
+    pairingBySession.get(session)?.abort();
+    const waiting = new AbortController();
+    pairingBySession.set(session, waiting);
+    const timeoutMs = service.pairTimeoutMs?.() ?? PAIR_TIMEOUT_MS;
+    const rest = (async () => {
+      const outcome = await pairIntoForm(form, {
+        target,
+        bot: bot.username,
+        timeoutMs,
+        signal: AbortSignal.any([waiting.signal, request.signal]),
+        ...(service.pairThroughDaemon ? { throughDaemon: service.pairThroughDaemon } : {}),
+        ...(service.fetch ? { fetch: service.fetch } : {}),
+      });
+      if (pairingBySession.get(session) === waiting) pairingBySession.delete(session);
+      service.log.info("telegram pairing from the web page", { outcome });
+      return renderFor(form, ctx, session, current, ctx.servers);
+    })();
+    return streamedPage({ title: "Fermix setup", first: renderPairWaiting(bot.username, Math.round(timeoutMs / 1000)), rest, script: WIZARD_SCRIPT });
   };
 
   const save = async (session: SetupSession, request: Request, input: Record<string, string>) => {
@@ -125,7 +237,8 @@ export function setupRoutes(gate: SetupGate, service?: SetupService) {
     form.checked.check = input.check !== undefined;
     // Typed secrets stay with the session (server side) so a failed attempt does not ask for them again.
     typedBySession.set(session, { ...earlier, ...submitted.typed });
-    const retry = () => wizard(form, { ...ctx, typed: typedBySession.get(session)! }, session, current, 422);
+    // Shown again: the local servers are asked again (a server started meanwhile is offered).
+    const retry = async () => wizard(form, { ...ctx, typed: typedBySession.get(session)! }, session, current, await probe(), 422);
     if (Object.keys(form.errors).length > 0) return retry();
 
     let plan: ReturnType<typeof planSetup>;
@@ -165,6 +278,8 @@ export function setupRoutes(gate: SetupGate, service?: SetupService) {
       restart_required: reload.restart_required.join("; "),
     });
     typedBySession.delete(session);
+    botBySession.delete(session);
+    pairingBySession.get(session)?.abort();
     gate.end(session.id);
     return page({
       title: "Fermix setup",
@@ -198,6 +313,7 @@ export function setupRoutes(gate: SetupGate, service?: SetupService) {
     if (request.method !== "POST") return forbidden();
     const input = await formFields(request);
     if (!input || typeof input.csrf !== "string" || !sameSecret(input.csrf, session.csrf)) return forbidden();
+    if (input.pair === "telegram") return pair(session, request, input);
     return save(session, request, input);
   });
 }

@@ -2,15 +2,18 @@
  * The setup page's HTML: the three steps of `fermix setup` (provider,
  * channels with their owners, voice notes) as one form, and the page shown
  * once it is saved. Pure functions of the form state; secret inputs are
- * always rendered empty (a stored one is only said to be there).
+ * always rendered empty (a stored one is only said to be there). Step 1
+ * offers the model servers found on this machine; Telegram's owner can be
+ * paired by a message to the bot (the page waits for it, see pair.ts).
  */
 import type { Config } from "../../config/schema.ts";
 import type { ReloadResult } from "../../kernel/health.ts";
 import { CHANNEL_FIELDS, isSecretPath, PROVIDER_FIELDS, SETUP_CHANNELS, type SetupChannel, type SetupField, TRANSCRIPTION_FIELDS } from "../../setup/fields.ts";
+import type { LocalServer } from "../../setup/probe.ts";
 import { describeChannel, describeProvider, describeTranscription } from "../../setup/summary.ts";
 import { channelTitle, explainFailure } from "../dashboard/remedies.ts";
 import { type Html, html } from "../html.ts";
-import { ADVANCED_KEYS, type FormState, TRANSCRIPTION_BACKEND_CHOICES } from "./form.ts";
+import { ADVANCED_KEYS, type FormState, LOCAL_CHOICE, localChoiceValue, TRANSCRIPTION_BACKEND_CHOICES } from "./form.ts";
 
 const providerHelp = (key: string) => PROVIDER_FIELDS.find((f) => f.path.endsWith(`.${key}`))?.help ?? "";
 
@@ -45,7 +48,8 @@ const idFor = (name: string) => `f-${name.replaceAll(".", "-")}`;
 
 function errorFor(form: FormState, name: string): Html | string {
   const error = form.errors[name];
-  return error ? html`<div class="field-error" role="alert">${error}</div>` : "";
+  const note = form.notes[name];
+  return html`${error ? html`<div class="field-error" role="alert">${error}</div>` : ""}${note ? html`<div class="field-note ${note.tone}" role="status" data-note="${name}">${note.text}</div>` : ""}`;
 }
 
 function input(form: FormState, name: string, label: string, help: string, secret: boolean, placeholder = ""): Html {
@@ -73,18 +77,36 @@ function select(form: FormState, name: string, label: string, help: string, opti
 
 const fieldInput = (form: FormState, field: SetupField) => input(form, field.path, labelFor(field.path), field.help, isSecretPath(field.path));
 
-function channelStep(form: FormState, config: Config, name: SetupChannel): Html {
+/** The form name of Telegram's owner id, which pairing fills in. */
+export const TELEGRAM_OWNER = "fermix_channels.telegram.owner_user_id";
+
+/** Telegram pairing: one button that sends the form and waits for a message to the bot. */
+function pairAction(pairing: PairingOffer): Html {
+  const bot = pairing.bot ? `@${pairing.bot}` : "your bot";
+  return html`<button type="submit" class="secondary" name="pair" value="telegram" formnovalidate>Pair: send any message to ${bot} now</button>
+<span class="help">Waits up to ${pairing.seconds} s for a private message to the bot and fills in its sender as the owner (nothing is saved until you save). You can still type the id by hand.</span>`;
+}
+
+function channelStep(form: FormState, config: Config, name: SetupChannel, pairing: PairingOffer): Html {
   const fields = CHANNEL_FIELDS.filter((f) => f.path.startsWith(`fermix_channels.${name}.`) && !f.path.endsWith(".enabled"));
   const main = fields.filter((f) => !ADVANCED_KEYS.has(f.path.split(".").at(-1)!));
   const more = fields.filter((f) => ADVANCED_KEYS.has(f.path.split(".").at(-1)!));
   const on = form.checked[`fermix_channels.${name}.enabled`];
-  const hasError = fields.some((f) => form.errors[f.path]);
+  const hasError = fields.some((f) => form.errors[f.path] || form.notes[f.path]);
   return html`<details class="channel" data-channel="${name}"${on || hasError ? html` open` : ""}>
 <summary><span>${channelTitle(name)}</span><span class="muted">${describeChannel(config, name)}</span></summary>
 ${checkbox(form, `fermix_channels.${name}.enabled`, `Serve ${channelTitle(name)}`)}
-${main.map((f) => fieldInput(form, f))}
+${main.map((f) => html`${fieldInput(form, f)}${f.path === TELEGRAM_OWNER ? pairAction(pairing) : ""}`)}
 ${more.length > 0 ? html`<details class="more"><summary>More settings</summary>${more.map((f) => fieldInput(form, f))}</details>` : ""}
 </details>`;
+}
+
+/** What the page says about Telegram pairing before it starts. */
+export interface PairingOffer {
+  /** The bot's username, when its token was checked in this session. */
+  bot?: string;
+  /** How long pairing waits, in seconds. */
+  seconds: number;
 }
 
 export interface WizardPage {
@@ -92,10 +114,55 @@ export interface WizardPage {
   config: Config;
   csrf: string;
   configPath: string;
+  /** Model servers found on this machine as the page was made. */
+  servers: readonly LocalServer[];
+  pairing: PairingOffer;
+}
+
+/** The servers found on this machine, and the choice of one of their models. */
+function foundServers(form: FormState, servers: readonly LocalServer[]): Html {
+  if (servers.length === 0) {
+    return html`<p class="muted" data-found-servers="0">No model server answered on this machine (Ollama, llama.cpp, LM Studio or vLLM on its usual port); reload the page to look again.</p>`;
+  }
+  const current = form.values[LOCAL_CHOICE] ?? "";
+  const count = (n: number) => `${n} model${n === 1 ? "" : "s"}`;
+  return html`<div class="found" data-found-servers="${servers.length}">
+<label for="${idFor(LOCAL_CHOICE)}">Found on this machine<span class="help">A local server needs no API key. Choosing one of its models fills in the fields below; choose "Another provider" to use the fields as you type them.</span></label>
+<ul>${servers.map((s) => html`<li data-server="${s.baseUrl}"><strong>${s.label}</strong> at <code>${s.baseUrl}</code>: ${s.models.length > 0 ? `${count(s.models.length)} (${s.models.slice(0, 5).join(", ")}${s.models.length > 5 ? ", …" : ""})` : "no models listed"}</li>`)}</ul>
+<select id="${idFor(LOCAL_CHOICE)}" name="${LOCAL_CHOICE}">
+<option value=""${current === "" ? html` selected` : ""}>Another provider, entered below</option>
+${servers
+  .filter((s) => s.models.length > 0)
+  .map(
+    (s) =>
+      html`<optgroup label="${s.label} at ${s.baseUrl}">${s.models.map((m) => {
+        const value = localChoiceValue(s, m);
+        return html`<option value="${value}"${value === current ? html` selected` : ""}>${m}</option>`;
+      })}</optgroup>`,
+  )}
+</select>${errorFor(form, LOCAL_CHOICE)}
+</div>`;
+}
+
+/**
+ * The page's one script, a convenience: choosing a found server fills in
+ * base URL, API and model; typing in those fields goes back to "another
+ * provider". The server reads the choice itself, so the page works without.
+ */
+export const WIZARD_SCRIPT = `(()=>{const pick=document.getElementById("f-provider-local");if(!pick)return;
+const field=(n)=>document.getElementById("f-provider-"+n);
+pick.addEventListener("change",()=>{const v=pick.value,i=v.indexOf(" ");if(i<0)return;
+field("base_url").value=v.slice(0,i);field("model").value=v.slice(i+1);field("api").value="chat";});
+for(const n of ["base_url","model"])field(n).addEventListener("input",()=>{pick.value="";});})();`;
+
+/** Shown at once while pairing waits for the message (hidden by the stylesheet once the page follows). */
+export function renderPairWaiting(bot: string, seconds: number): Html {
+  return html`<div class="narrow pair-wait"><header class="top"><h1 class="brand"><span class="mark"></span>Fermix setup</h1></header>
+<main><div class="banner warn" role="status" data-pairing="waiting">Waiting for a message to <strong>@${bot}</strong>: send it any message from your own Telegram account now. This page waits up to ${seconds} s, then shows the form again.</div></main></div>`;
 }
 
 /** The form: three steps and a save button. */
-export function renderWizard({ form, config, csrf, configPath }: WizardPage): Html {
+export function renderWizard({ form, config, csrf, configPath, servers, pairing }: WizardPage): Html {
   const transcriptionBackend = TRANSCRIPTION_FIELDS.find((f) => f.path.endsWith(".backend"))!;
   const others = TRANSCRIPTION_FIELDS.filter((f) => f !== transcriptionBackend);
   const anyError = form.general.length > 0 || Object.keys(form.errors).length > 0;
@@ -105,8 +172,10 @@ export function renderWizard({ form, config, csrf, configPath }: WizardPage): Ht
 ${anyError ? html`<div class="banner bad" role="alert"><strong>Nothing was saved.</strong>${form.general.map((g) => html`<div>${g}</div>`)}${Object.keys(form.errors).length > 0 ? html`<div>Fix the fields marked below.</div>` : ""}</div>` : ""}
 <form method="post" action="/setup" autocomplete="off" novalidate>
 <input type="hidden" name="csrf" value="${csrf}">
+<button type="submit" class="implicit" tabindex="-1" aria-hidden="true">Save and apply</button>
 <section class="step" aria-labelledby="step-provider"><h2 id="step-provider"><span class="n">1</span>Model provider</h2>
 <p class="muted">Now: ${describeProvider(config)}</p>
+${foundServers(form, servers)}
 ${input(form, "provider.base_url", labelFor("base_url"), providerHelp("base_url"), false, "https://api.openai.com/v1")}
 ${select(form, "provider.api", labelFor("api"), providerHelp("api"), [
   ["responses", "Responses (OpenAI)"],
@@ -119,7 +188,7 @@ ${input(form, "provider.context_window", labelFor("context_window"), providerHel
 </section>
 <section class="step" aria-labelledby="step-channels"><h2 id="step-channels"><span class="n">2</span>Channels</h2>
 <p class="muted">Turn on the places you chat from. Each needs its credentials and your own user id there (the owner): nobody else is answered unless you allow them.</p>
-${SETUP_CHANNELS.map((name) => channelStep(form, config, name))}
+${SETUP_CHANNELS.map((name) => channelStep(form, config, name, pairing))}
 </section>
 <section class="step" aria-labelledby="step-voice"><h2 id="step-voice"><span class="n">3</span>Voice notes</h2>
 <p class="muted">Now: ${describeTranscription(config)}</p>
@@ -130,7 +199,7 @@ ${select(form, transcriptionBackend.path, labelFor(transcriptionBackend.path), t
 ${others.map((f) => fieldInput(form, f))}
 </section>
 ${checkbox(form, "check", "Check the provider and the Telegram token before saving")}
-<div class="actions"><button type="submit">Save and apply</button><a href="/">Status page</a></div>
+<div class="actions"><button type="submit" name="save" value="1">Save and apply</button><a href="/">Status page</a></div>
 </form>
 </main></div>`;
 }
