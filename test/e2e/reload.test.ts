@@ -10,7 +10,7 @@ import { reply } from "../fakes/model-server.ts";
 import { ALICE, BOB } from "../fakes/telegram.ts";
 import type { RunningDaemon } from "../helpers/binary.ts";
 import { ACP_OFF, providerToml, TELEGRAM_OFF, telegramToml } from "../helpers/config.ts";
-import { e2eResources } from "../helpers/e2e.ts";
+import { e2eResources, until as waitFor } from "../helpers/e2e.ts";
 import { controlRequest } from "../helpers/control.ts";
 
 const start = e2eResources();
@@ -50,10 +50,11 @@ test("SIGHUP: a channel turned on in config.toml starts, and the new primary pro
       ACP_OFF,
   );
   d.proc.kill("SIGHUP");
+  // Telegram was ready before the signal too: the log line says the reload has happened, then health is read.
+  await waitFor("the reload's log line", () => d.logs().includes('msg="config reloaded"'));
   const after = await until(d, (h) => h.channels.find((c) => c.name === "telegram")?.status === "ready", "telegram ready");
   expect(after.status).toBe("ready");
   expect(after["restart_required?"]).toBe(false);
-  expect(d.logs()).toContain('msg="config reloaded"');
 
   second.reply(reply.text("answered by the second provider"));
   telegram.pushMessage(telegram.message.text("hello after the reload"));
