@@ -8,12 +8,16 @@
  * sealed cards stay and only the live one is deleted.
  */
 import { expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { DISCORD_ALICE, DISCORD_DM, type DiscordFake } from "../fakes/discord.ts";
 import { type FakeModel, reply } from "../fakes/model-server.ts";
+import { type RecordedSignalCall, SIGNAL_ALICE, type SignalFake } from "../fakes/signal.ts";
 import { type SlackFake, SLACK_ALICE, SLACK_DM } from "../fakes/slack.ts";
 import { ALICE, type TelegramFake } from "../fakes/telegram.ts";
 import { WA_USER, type WhatsAppFake } from "../fakes/whatsapp.ts";
 import { startDaemon, type RunningDaemon } from "../helpers/binary.ts";
-import { ACP_OFF, CHANNELS_OFF, providerToml, slackToml, telegramToml, whatsappToml } from "../helpers/config.ts";
+import { ACP_OFF, CHANNELS_OFF, discordToml, providerToml, signalToml, slackToml, telegramToml, whatsappToml } from "../helpers/config.ts";
 import { e2eResources, until } from "../helpers/e2e.ts";
 import type { TestHome } from "../helpers/home.ts";
 import { nowSeconds, signSlack, signWhatsApp } from "../helpers/sign.ts";
@@ -96,6 +100,59 @@ function whatsappSurface(wa: WhatsAppFake, daemon: () => RunningDaemon): Surface
         .map((c) => ({ at: c.at, text: String((c.body as { text?: { body?: string } }).text?.body ?? "") })),
     visible: () => wa.visibleTexts(WA_USER.wa_id),
     deleted: () => [],
+  };
+}
+
+/**
+ * The daemon's "taken" for channels whose platform gets no ack (a gateway
+ * event, a line on signal-cli's stdout): `push` the message, then wait until
+ * the daemon has committed one more inbound key of `channel` to its database.
+ */
+function committedBy(home: TestHome, channel: string): (push: () => unknown) => Promise<number> {
+  let db: Database | undefined;
+  start.defer(() => db?.close());
+  const count = () => {
+    db ??= new Database(join(home.home, "fermix.db"), { readonly: true });
+    return (db.query("SELECT count(*) AS n FROM idempotency WHERE channel = ?1 AND scope = 'inbound'").get(channel) as { n: number }).n;
+  };
+  return async (push) => {
+    const before = count();
+    await push();
+    await until(`the daemon to commit the ${channel} message`, () => count() > before, 5000);
+    return Date.now();
+  };
+}
+
+function discordSurface(discord: DiscordFake, committed: ReturnType<typeof committedBy>): Surface {
+  return {
+    send: (text) => committed(() => discord.userMessage(text)),
+    outbound: () =>
+      discord.requests
+        .filter((r) => (r.api === "messages.create" || r.api === "messages.edit") && r.path.includes(`/channels/${DISCORD_DM}/`))
+        .map((r) => ({ at: r.at, text: String(r.body.content ?? "") })),
+    visible: () => discord.visibleTexts(DISCORD_DM),
+    deleted: () => discord.botMessages(DISCORD_DM).filter((m) => m.deleted).map((m) => m.content),
+  };
+}
+
+function signalSurface(signal: SignalFake, committed: ReturnType<typeof committedBy>): Surface {
+  const toAlice = (c: RecordedSignalCall) => [c.request.params?.recipient].flat().map(String).includes(SIGNAL_ALICE.uuid);
+  return {
+    send: (text) => committed(() => signal.receive(signal.envelope.text(text))),
+    // Every send the bot attempted, answered or not: signal-cli has no edits, so each part is a send.
+    outbound: () =>
+      signal
+        .calls("send")
+        .filter(toAlice)
+        .map((c) => ({ at: c.at, text: String(c.request.params?.message ?? "") })),
+    visible: () => signal.visible(SIGNAL_ALICE.uuid).map((m) => m.text),
+    deleted: () => {
+      const sent = signal.calls("send").filter((c) => c.response?.result);
+      return signal
+        .calls("remoteDelete")
+        .filter((c) => toAlice(c) && c.response?.result)
+        .map((c) => String(sent.find((s) => s.response!.result.timestamp === c.request.params?.targetTimestamp)?.request.params?.message ?? ""));
+    },
   };
 }
 
@@ -198,7 +255,41 @@ for (const streaming of ["draft", "block"] as const) {
     daemon = await start.daemon(home);
     await stopScenario(surface, model, { cards: streaming === "draft" ? 2 : 1, draft: streaming === "draft" });
   }, 90_000);
+
+  test(`Discord (${streaming}): /stop aborts the model at once, drops the queued message, and has the last word`, async () => {
+    const model = await start.model();
+    const discord = start.discord();
+    const home = start.home();
+    home.writeConfig(
+      providerToml(model.url) + CHANNELS_OFF + discordToml({ botToken: discord.token, ownerUserId: DISCORD_ALICE.id, apiBase: discord.apiBase, streaming }),
+    );
+    await start.daemon(home);
+    await discord.gateway.waitForLive(10_000);
+    await stopScenario(discordSurface(discord, committedBy(home, "discord")), model, { cards: streaming === "draft" ? 2 : 1, draft: streaming === "draft" });
+  }, 90_000);
 }
+
+test("Signal (block; it cannot edit, so no draft): /stop aborts the model at once, drops the queued message, has the last word; a restart replays nothing", async () => {
+  const model = await start.model();
+  const signal = start.signal();
+  const home = start.home();
+  home.writeConfig(
+    providerToml(model.url) +
+      CHANNELS_OFF +
+      signalToml({ account: signal.account, cliPath: signal.cliPath, attachmentsDir: signal.attachmentsDir, ownerUserId: SIGNAL_ALICE.number }),
+  );
+  let daemon = await start.daemon(home);
+  await signal.waitForStarts(1);
+  await stopScenario(signalSurface(signal, committedBy(home, "signal")), model, {
+    cards: 1,
+    draft: false,
+    afterStop: async () => {
+      daemon = await restartReplaysNothing(home, daemon, model);
+      // The new daemon's own signal-cli is the one that hears the next message.
+      await signal.waitForStarts(2);
+    },
+  });
+}, 90_000);
 
 test("WhatsApp (block): /stop aborts the model at once, drops the queued message, has the last word; a restart replays nothing", async () => {
   const model = await start.model();
