@@ -5,7 +5,8 @@
  * daemon; the second message never reaches the model; nothing of the stopped
  * answer is sent after the "Stopped" reply; the next message is answered
  * normally; and a restart replays none of what was dropped. In draft mode the
- * sealed cards stay and only the live one is deleted.
+ * sealed cards stay and only the live one is deleted. /help, /whoami and
+ * /tasks sent during a turn are answered without waiting for it.
  */
 import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
@@ -353,6 +354,48 @@ test("/help during a slow turn is answered before the turn ends, on Telegram and
     await until("stopped", () => surface.visible().some((t) => t.startsWith("Stopped")));
   }
 }, 90_000);
+
+test("/whoami and /tasks during a turn that hangs are answered while it still hangs, on Telegram and WhatsApp", async () => {
+  const model = await start.model();
+  const telegram = start.telegram();
+  const wa = start.whatsapp();
+  const home = start.home();
+  home.writeConfig(
+    providerToml(model.url) +
+      ACP_OFF +
+      telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) +
+      whatsappToml({
+        accessToken: wa.token,
+        phoneNumberId: wa.phoneNumberId,
+        verifyToken: "e2e-whoami-verify",
+        appSecret: WA_SECRET,
+        ownerUserId: WA_USER.wa_id,
+        graphApiBase: wa.graphBase(),
+      }),
+  );
+  let daemon!: RunningDaemon;
+  daemon = await start.daemon(home);
+  const surfaces = [
+    { surface: telegramSurface(telegram), id: String(ALICE.id) },
+    { surface: whatsappSurface(wa, () => daemon), id: WA_USER.wa_id },
+  ];
+  for (const { surface, id } of surfaces) {
+    model.reset();
+    // The turn never ends by itself: only an answer that does not wait for it can arrive.
+    model.reply(reply.hang("Let me think about"));
+    await surface.send("think hard about this");
+    await model.waitForRequests(1);
+    await surface.send("/whoami");
+    await until("the /whoami reply", () => surface.visible().some((t) => t.includes(`Your id on`) && t.includes(id)), 5000);
+    await surface.send("/tasks");
+    await until("the /tasks reply", () => surface.visible().some((t) => t.includes("No background tasks and no scheduled jobs")), 5000);
+    // Still hanging, and neither command reached the model.
+    expect(model.requests).toHaveLength(1);
+    expect(model.requests[0]!.aborted).toBe(false);
+    await surface.send("/stop");
+    await until("stopped", () => surface.visible().some((t) => t.startsWith("Stopped 1 running reply")));
+  }
+}, 60_000);
 
 test("Telegram: an album sent during a running turn is still one later turn, and the text after it comes after it", async () => {
   const model = await start.model();
