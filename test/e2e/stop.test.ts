@@ -6,7 +6,8 @@
  * answer is sent after the "Stopped" reply; the next message is answered
  * normally; and a restart replays none of what was dropped. In draft mode the
  * sealed cards stay and only the live one is deleted. /help, /whoami and
- * /tasks sent during a turn are answered without waiting for it.
+ * /tasks sent during a turn are answered without waiting for it, and a turn
+ * replayed at start after a crash holds up nothing: /stop aborts it at once.
  */
 import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
@@ -319,6 +320,55 @@ test("WhatsApp (block): /stop aborts the model at once, drops the queued message
     },
   });
 }, 90_000);
+
+for (const channel of ["Telegram", "Slack"] as const) {
+  test(`${channel}: a turn replayed at start holds nothing up: /stop aborts it at once and the next message is answered`, async () => {
+    const model = await start.model();
+    const home = start.home();
+    let daemon!: RunningDaemon;
+    let surface: Surface;
+    if (channel === "Telegram") {
+      const telegram = start.telegram();
+      home.writeConfig(providerToml(model.url) + ACP_OFF + telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }));
+      surface = telegramSurface(telegram);
+    } else {
+      const slack = start.slack();
+      home.writeConfig(
+        providerToml(model.url) + CHANNELS_OFF + slackToml({ botToken: slack.token, signingSecret: SLACK_SECRET, ownerUserId: SLACK_ALICE, apiUrl: slack.apiUrl }),
+      );
+      surface = slackSurface(slack, () => daemon);
+    }
+    // A turn cut by a crash: it stays in the inbox.
+    model.reply(reply.hang("Let me th"));
+    daemon = await start.daemon(home);
+    await surface.send("please do not lose this message");
+    await model.waitForRequests(1);
+    await daemon.stop("SIGKILL");
+
+    // The replayed request hangs too; the conversation must still answer.
+    model.reply(reply.hang("Let me think ag"), reply.text("A fresh, ordinary answer."));
+    daemon = await start.daemon(home);
+    const replayed = (await model.waitForRequests(2))[1]!;
+    expect(daemon.logs()).toContain("replaying unfinished inbox entries");
+    expect(JSON.stringify(replayed.body)).toContain("please do not lose this message");
+    const aborted = replayed.untilAborted.then(() => Date.now());
+
+    const stopAt = await surface.send("/stop");
+    const abortedAt = await Promise.race([aborted, Bun.sleep(5000).then(() => Number.POSITIVE_INFINITY)]);
+    expect(abortedAt - stopAt).toBeLessThan(1000);
+    await until("the Stopped reply", () => surface.visible().some((t) => t.startsWith("Stopped 1 running reply")));
+
+    await surface.send("ok, something else");
+    await until("the next answer", () => surface.visible().some((t) => t.includes("A fresh, ordinary answer.")));
+    expect(model.requests).toHaveLength(3);
+    expect(JSON.stringify(model.requests[2]!.body)).toContain("ok, something else");
+
+    // The stopped replay is done with: nothing is left in the inbox for the next start.
+    const db = new Database(join(home.home, "fermix.db"), { readonly: true });
+    start.defer(() => db.close());
+    await until("an empty inbox", () => (db.query("SELECT count(*) AS n FROM inbox").get() as { n: number }).n === 0, 5000);
+  }, 60_000);
+}
 
 test("/help during a slow turn is answered before the turn ends, on Telegram and WhatsApp", async () => {
   const model = await start.model();
