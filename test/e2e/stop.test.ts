@@ -5,15 +5,21 @@
  * daemon; the second message never reaches the model; nothing of the stopped
  * answer is sent after the "Stopped" reply; the next message is answered
  * normally; and a restart replays none of what was dropped. In draft mode the
- * sealed cards stay and only the live one is deleted.
+ * sealed cards stay and only the live one is deleted. /help, /whoami and
+ * /tasks sent during a turn are answered without waiting for it, and a turn
+ * replayed at start after a crash holds up nothing: /stop aborts it at once.
  */
 import { expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { DISCORD_ALICE, DISCORD_DM, type DiscordFake } from "../fakes/discord.ts";
 import { type FakeModel, reply } from "../fakes/model-server.ts";
+import { type RecordedSignalCall, SIGNAL_ALICE, type SignalFake } from "../fakes/signal.ts";
 import { type SlackFake, SLACK_ALICE, SLACK_DM } from "../fakes/slack.ts";
 import { ALICE, type TelegramFake } from "../fakes/telegram.ts";
 import { WA_USER, type WhatsAppFake } from "../fakes/whatsapp.ts";
 import { startDaemon, type RunningDaemon } from "../helpers/binary.ts";
-import { ACP_OFF, CHANNELS_OFF, providerToml, slackToml, telegramToml, whatsappToml } from "../helpers/config.ts";
+import { ACP_OFF, CHANNELS_OFF, discordToml, providerToml, signalToml, slackToml, telegramToml, whatsappToml } from "../helpers/config.ts";
 import { e2eResources, until } from "../helpers/e2e.ts";
 import type { TestHome } from "../helpers/home.ts";
 import { nowSeconds, signSlack, signWhatsApp } from "../helpers/sign.ts";
@@ -96,6 +102,59 @@ function whatsappSurface(wa: WhatsAppFake, daemon: () => RunningDaemon): Surface
         .map((c) => ({ at: c.at, text: String((c.body as { text?: { body?: string } }).text?.body ?? "") })),
     visible: () => wa.visibleTexts(WA_USER.wa_id),
     deleted: () => [],
+  };
+}
+
+/**
+ * The daemon's "taken" for channels whose platform gets no ack (a gateway
+ * event, a line on signal-cli's stdout): `push` the message, then wait until
+ * the daemon has committed one more inbound key of `channel` to its database.
+ */
+function committedBy(home: TestHome, channel: string): (push: () => unknown) => Promise<number> {
+  let db: Database | undefined;
+  start.defer(() => db?.close());
+  const count = () => {
+    db ??= new Database(join(home.home, "fermix.db"), { readonly: true });
+    return (db.query("SELECT count(*) AS n FROM idempotency WHERE channel = ?1 AND scope = 'inbound'").get(channel) as { n: number }).n;
+  };
+  return async (push) => {
+    const before = count();
+    await push();
+    await until(`the daemon to commit the ${channel} message`, () => count() > before, 5000);
+    return Date.now();
+  };
+}
+
+function discordSurface(discord: DiscordFake, committed: ReturnType<typeof committedBy>): Surface {
+  return {
+    send: (text) => committed(() => discord.userMessage(text)),
+    outbound: () =>
+      discord.requests
+        .filter((r) => (r.api === "messages.create" || r.api === "messages.edit") && r.path.includes(`/channels/${DISCORD_DM}/`))
+        .map((r) => ({ at: r.at, text: String(r.body.content ?? "") })),
+    visible: () => discord.visibleTexts(DISCORD_DM),
+    deleted: () => discord.botMessages(DISCORD_DM).filter((m) => m.deleted).map((m) => m.content),
+  };
+}
+
+function signalSurface(signal: SignalFake, committed: ReturnType<typeof committedBy>): Surface {
+  const toAlice = (c: RecordedSignalCall) => [c.request.params?.recipient].flat().map(String).includes(SIGNAL_ALICE.uuid);
+  return {
+    send: (text) => committed(() => signal.receive(signal.envelope.text(text))),
+    // Every send the bot attempted, answered or not: signal-cli has no edits, so each part is a send.
+    outbound: () =>
+      signal
+        .calls("send")
+        .filter(toAlice)
+        .map((c) => ({ at: c.at, text: String(c.request.params?.message ?? "") })),
+    visible: () => signal.visible(SIGNAL_ALICE.uuid).map((m) => m.text),
+    deleted: () => {
+      const sent = signal.calls("send").filter((c) => c.response?.result);
+      return signal
+        .calls("remoteDelete")
+        .filter((c) => toAlice(c) && c.response?.result)
+        .map((c) => String(sent.find((s) => s.response!.result.timestamp === c.request.params?.targetTimestamp)?.request.params?.message ?? ""));
+    },
   };
 }
 
@@ -198,7 +257,41 @@ for (const streaming of ["draft", "block"] as const) {
     daemon = await start.daemon(home);
     await stopScenario(surface, model, { cards: streaming === "draft" ? 2 : 1, draft: streaming === "draft" });
   }, 90_000);
+
+  test(`Discord (${streaming}): /stop aborts the model at once, drops the queued message, and has the last word`, async () => {
+    const model = await start.model();
+    const discord = start.discord();
+    const home = start.home();
+    home.writeConfig(
+      providerToml(model.url) + CHANNELS_OFF + discordToml({ botToken: discord.token, ownerUserId: DISCORD_ALICE.id, apiBase: discord.apiBase, streaming }),
+    );
+    await start.daemon(home);
+    await discord.gateway.waitForLive(10_000);
+    await stopScenario(discordSurface(discord, committedBy(home, "discord")), model, { cards: streaming === "draft" ? 2 : 1, draft: streaming === "draft" });
+  }, 90_000);
 }
+
+test("Signal (block; it cannot edit, so no draft): /stop aborts the model at once, drops the queued message, has the last word; a restart replays nothing", async () => {
+  const model = await start.model();
+  const signal = start.signal();
+  const home = start.home();
+  home.writeConfig(
+    providerToml(model.url) +
+      CHANNELS_OFF +
+      signalToml({ account: signal.account, cliPath: signal.cliPath, attachmentsDir: signal.attachmentsDir, ownerUserId: SIGNAL_ALICE.number }),
+  );
+  let daemon = await start.daemon(home);
+  await signal.waitForStarts(1);
+  await stopScenario(signalSurface(signal, committedBy(home, "signal")), model, {
+    cards: 1,
+    draft: false,
+    afterStop: async () => {
+      daemon = await restartReplaysNothing(home, daemon, model);
+      // The new daemon's own signal-cli is the one that hears the next message.
+      await signal.waitForStarts(2);
+    },
+  });
+}, 90_000);
 
 test("WhatsApp (block): /stop aborts the model at once, drops the queued message, has the last word; a restart replays nothing", async () => {
   const model = await start.model();
@@ -227,6 +320,55 @@ test("WhatsApp (block): /stop aborts the model at once, drops the queued message
     },
   });
 }, 90_000);
+
+for (const channel of ["Telegram", "Slack"] as const) {
+  test(`${channel}: a turn replayed at start holds nothing up: /stop aborts it at once and the next message is answered`, async () => {
+    const model = await start.model();
+    const home = start.home();
+    let daemon!: RunningDaemon;
+    let surface: Surface;
+    if (channel === "Telegram") {
+      const telegram = start.telegram();
+      home.writeConfig(providerToml(model.url) + ACP_OFF + telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }));
+      surface = telegramSurface(telegram);
+    } else {
+      const slack = start.slack();
+      home.writeConfig(
+        providerToml(model.url) + CHANNELS_OFF + slackToml({ botToken: slack.token, signingSecret: SLACK_SECRET, ownerUserId: SLACK_ALICE, apiUrl: slack.apiUrl }),
+      );
+      surface = slackSurface(slack, () => daemon);
+    }
+    // A turn cut by a crash: it stays in the inbox.
+    model.reply(reply.hang("Let me th"));
+    daemon = await start.daemon(home);
+    await surface.send("please do not lose this message");
+    await model.waitForRequests(1);
+    await daemon.stop("SIGKILL");
+
+    // The replayed request hangs too; the conversation must still answer.
+    model.reply(reply.hang("Let me think ag"), reply.text("A fresh, ordinary answer."));
+    daemon = await start.daemon(home);
+    const replayed = (await model.waitForRequests(2))[1]!;
+    expect(daemon.logs()).toContain("replaying unfinished inbox entries");
+    expect(JSON.stringify(replayed.body)).toContain("please do not lose this message");
+    const aborted = replayed.untilAborted.then(() => Date.now());
+
+    const stopAt = await surface.send("/stop");
+    const abortedAt = await Promise.race([aborted, Bun.sleep(5000).then(() => Number.POSITIVE_INFINITY)]);
+    expect(abortedAt - stopAt).toBeLessThan(1000);
+    await until("the Stopped reply", () => surface.visible().some((t) => t.startsWith("Stopped 1 running reply")));
+
+    await surface.send("ok, something else");
+    await until("the next answer", () => surface.visible().some((t) => t.includes("A fresh, ordinary answer.")));
+    expect(model.requests).toHaveLength(3);
+    expect(JSON.stringify(model.requests[2]!.body)).toContain("ok, something else");
+
+    // The stopped replay is done with: nothing is left in the inbox for the next start.
+    const db = new Database(join(home.home, "fermix.db"), { readonly: true });
+    start.defer(() => db.close());
+    await until("an empty inbox", () => (db.query("SELECT count(*) AS n FROM inbox").get() as { n: number }).n === 0, 5000);
+  }, 60_000);
+}
 
 test("/help during a slow turn is answered before the turn ends, on Telegram and WhatsApp", async () => {
   const model = await start.model();
@@ -262,6 +404,48 @@ test("/help during a slow turn is answered before the turn ends, on Telegram and
     await until("stopped", () => surface.visible().some((t) => t.startsWith("Stopped")));
   }
 }, 90_000);
+
+test("/whoami and /tasks during a turn that hangs are answered while it still hangs, on Telegram and WhatsApp", async () => {
+  const model = await start.model();
+  const telegram = start.telegram();
+  const wa = start.whatsapp();
+  const home = start.home();
+  home.writeConfig(
+    providerToml(model.url) +
+      ACP_OFF +
+      telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) +
+      whatsappToml({
+        accessToken: wa.token,
+        phoneNumberId: wa.phoneNumberId,
+        verifyToken: "e2e-whoami-verify",
+        appSecret: WA_SECRET,
+        ownerUserId: WA_USER.wa_id,
+        graphApiBase: wa.graphBase(),
+      }),
+  );
+  let daemon!: RunningDaemon;
+  daemon = await start.daemon(home);
+  const surfaces = [
+    { surface: telegramSurface(telegram), id: String(ALICE.id) },
+    { surface: whatsappSurface(wa, () => daemon), id: WA_USER.wa_id },
+  ];
+  for (const { surface, id } of surfaces) {
+    model.reset();
+    // The turn never ends by itself: only an answer that does not wait for it can arrive.
+    model.reply(reply.hang("Let me think about"));
+    await surface.send("think hard about this");
+    await model.waitForRequests(1);
+    await surface.send("/whoami");
+    await until("the /whoami reply", () => surface.visible().some((t) => t.includes(`Your id on`) && t.includes(id)), 5000);
+    await surface.send("/tasks");
+    await until("the /tasks reply", () => surface.visible().some((t) => t.includes("No background tasks and no scheduled jobs")), 5000);
+    // Still hanging, and neither command reached the model.
+    expect(model.requests).toHaveLength(1);
+    expect(model.requests[0]!.aborted).toBe(false);
+    await surface.send("/stop");
+    await until("stopped", () => surface.visible().some((t) => t.startsWith("Stopped 1 running reply")));
+  }
+}, 60_000);
 
 test("Telegram: an album sent during a running turn is still one later turn, and the text after it comes after it", async () => {
   const model = await start.model();

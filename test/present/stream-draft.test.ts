@@ -138,6 +138,40 @@ describe("draft mode", () => {
     expect(port.calls).toHaveLength(count);
   });
 
+  test("/stop while the model reasons deletes the 💭 message and the live card; sealed cards stay", async () => {
+    const { clock, port, streamer } = setup();
+    const think = async (itemId: string) => {
+      for (let i = 0; i < 10; i++) {
+        await streamer.push({ type: "reasoning_delta", itemId, delta: `thinking step ${i}. ` });
+        await clock.advance(150);
+      }
+      await streamer.idle();
+    };
+    await think("r1");
+    const doc = [1, 2, 3, 4, 5, 6, 7].map((n) => para(n)).join("\n\n");
+    await stream(streamer, clock, doc, { chunk: 40, stepMs: 60 });
+    // More reasoning after the answer landed: a new 💭 message, beside the live card.
+    await think("r2");
+    const statuses = port.sends().filter((s) => s.text!.startsWith("💭"));
+    const [sealed, live] = port.sends().filter((s) => !s.text!.startsWith("💭")).map((s) => s.id);
+    expect(statuses).toHaveLength(2);
+    const status = statuses[1]!.id;
+    expect(live).toBeDefined();
+    expect(port.messages.get(status)!.deleted).toBe(false);
+    expect(port.messages.get(live!)!.deleted).toBe(false);
+
+    await streamer.stop();
+    expect(port.messages.get(status)!.deleted).toBe(true);
+    expect(port.messages.get(live!)!.deleted).toBe(true);
+    expect(port.messages.get(sealed!)!.deleted).toBe(false);
+    expect(port.visible()).toEqual([port.messages.get(sealed!)!.text]);
+    // Nothing more after the stop: no status for later reasoning, no edit.
+    const count = port.calls.length;
+    await streamer.push({ type: "reasoning_delta", itemId: "r3", delta: "still thinking after the stop" });
+    await clock.advance(5000);
+    expect(port.calls).toHaveLength(count);
+  });
+
   test("reasoning rolls into one 💭 message, edited in place and deleted when the answer lands", async () => {
     const { clock, port, streamer } = setup();
     for (let i = 0; i < 30; i++) {
