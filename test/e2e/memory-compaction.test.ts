@@ -73,6 +73,7 @@ const FOURTH = sized("What is my cat called? Also, here is a long story about my
 test.each([
   ["memory on: compaction follows the third exchange", { enabled: true, prompt_chars: 1600 }, true],
   ["memory off: only once history alone reaches the threshold", { enabled: false, prompt_chars: 1600 }, false],
+  ["memory on but no facts in the prompt (prompt_items = 0): as if off", { enabled: true, prompt_items: 0, prompt_chars: 1600 }, false],
 ] as const)("memory's prompt budget counts against the context window like history — %s", async (_name, memory, early) => {
   const s = await setup(memory, { enabled: true, threshold: 0.5 });
   await start.daemon(s.home);
