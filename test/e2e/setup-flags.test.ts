@@ -3,12 +3,17 @@
  * flags alone, without contacting any service; a bad flag fails with the
  * very message the config loader gives for the same value in config.toml,
  * and writes nothing; --reconfigure changes what it names and keeps the rest;
- * --check asks the provider and Telegram first.
+ * --check asks the provider and Telegram first. With a daemon running, setup
+ * has it reload and shows the health that results: a new owner applies at
+ * once, a new bind address is named as needing a restart.
  */
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { reply } from "../fakes/model-server.ts";
+import { ALICE, BOB } from "../fakes/telegram.ts";
 import { runFermix } from "../helpers/binary.ts";
+import { ACP_OFF, providerToml, telegramToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
 
 const start = e2eResources();
@@ -163,6 +168,35 @@ test("--check asks the provider and Telegram before writing; a failure is named 
   expect(ok.stdout).toContain("check: telegram: the token belongs to @fermix_test_bot");
   expect(telegram.calls("getMe")).toHaveLength(2);
 });
+
+test("with a daemon running, setup --yes has it reload: a new owner is answered at once; a new bind address says a restart is required", async () => {
+  const model = await start.model();
+  const telegram = start.telegram();
+  const home = start.home();
+  home.writeConfig(providerToml(model.url) + telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) + ACP_OFF);
+  const daemon = await start.daemon(home);
+
+  const owner = await runFermix(["setup", "--yes", "--reconfigure", "--telegram-owner", String(BOB.id)], home.env);
+  expect(owner.stderr).toBe("");
+  expect(owner.exitCode).toBe(0);
+  expect(owner.stdout).toContain("the running daemon reloaded: health ready\n  channels: telegram restarted\n");
+  expect(owner.stdout).not.toContain("restart required");
+  model.reply(reply.text("Hello Bob, you own me now"));
+  telegram.pushMessage(telegram.message.text("am I the owner?", { from: BOB }));
+  expect((await telegram.waitForTexts(BOB.id, (t) => t.length > 0, 10_000)).join("\n")).toContain("Hello Bob, you own me now");
+
+  // The daemon's PORT=0 (environment) outranks the file's port, so the address is what changes here.
+  const bind = await runFermix(["setup", "--yes", "--reconfigure", "--http-bind", "127.0.0.2"], home.env);
+  expect(bind.exitCode).toBe(0);
+  expect(bind.stdout).toContain("the running daemon reloaded: health ready");
+  expect(bind.stdout).toContain(
+    "  restart required to apply: listen on 127.0.0.2:0 (now 127.0.0.1:0) (fermix service install restarts the service, or restart `fermix run`)\n",
+  );
+  // Until then it keeps serving where it was.
+  const health = (await (await fetch(new URL("/health/ready", daemon.url))).json()) as Record<string, unknown>;
+  expect(health["restart_required?"]).toBe(true);
+  expect(daemon.proc.exitCode).toBeNull();
+}, 30_000);
 
 test("an unknown flag is a usage error", async () => {
   const home = start.home();
