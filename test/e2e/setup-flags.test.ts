@@ -204,3 +204,16 @@ test("an unknown flag is a usage error", async () => {
   expect(r.exitCode).toBe(2);
   expect(r.stderr).toContain('unknown option "--telegram-tokn"');
 });
+
+test("--pair-timeout is the wizard's: documented in --help, a whole number of seconds, refused with --yes", async () => {
+  const home = start.home();
+  const help = await runFermix(["setup", "--help"], home.env);
+  expect(help.stdout).toContain("--pair-timeout S   how long Telegram pairing waits for your message before");
+  const zero = await runFermix(["setup", "--pair-timeout", "0"], home.env);
+  expect(zero.exitCode).toBe(2);
+  expect(zero.stderr).toContain('--pair-timeout "0" is not valid: expected a whole number of seconds from 1 to 3600');
+  const withYes = await runFermix(["setup", "--yes", "--pair-timeout=30", "--model", "m"], home.env);
+  expect(withYes.exitCode).toBe(2);
+  expect(withYes.stderr).toContain("--pair-timeout goes with the wizard");
+  expect(existsSync(join(home.home, "config.toml"))).toBe(false);
+});
