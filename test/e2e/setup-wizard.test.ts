@@ -238,8 +238,9 @@ test("the wizard's channel steps: Telegram pairing that hears nothing says so an
       slack: { enabled: true, owner_user_id: "U0OWNER01" },
     },
   });
-  // The pairing asked Telegram, which had nothing for it.
+  // The pairing long-polled Telegram, which had nothing for it.
   expect(telegram.calls("getUpdates").length).toBeGreaterThan(0);
+  expect(telegram.calls("getUpdates").length).toBeLessThanOrEqual(3);
 }, 60_000);
 
 /** A screen's text with clack's box borders and line wrapping taken out, for reading a wrapped note as one line. */
