@@ -24,6 +24,12 @@ export function primaryProvider(config: Config): PrimaryProvider | null {
   return entry ? { name: entry[0], config: entry[1] } : null;
 }
 
+/** The characters remembered facts may take in each turn's instructions: prompt_chars, or 0 when memory puts none there. */
+function memoryPromptChars(config: Config): number {
+  const { enabled, prompt_items, prompt_chars } = config.fermix_core.memory;
+  return enabled && prompt_items > 0 ? prompt_chars : 0;
+}
+
 export interface AgentSupervisorDeps {
   config: Config;
   /** The persona, read for every turn: the /soul service's current SOUL.md (re-read from disk only when it changed). */
@@ -76,8 +82,8 @@ export class AgentSupervisor {
             enabled: compaction.enabled,
             threshold: compaction.threshold,
             contextWindow: primary.config.context_window,
-            // Remembered facts in the instructions take room in the context window like history does.
-            reservedChars: config.fermix_core.memory.enabled ? config.fermix_core.memory.prompt_chars : 0,
+            // Remembered facts in the instructions take room in the context window like history does (none when none go in).
+            reservedChars: memoryPromptChars(config),
           })
         : null;
     this.built = { primary, provider, compactor };

@@ -12,9 +12,16 @@ export interface SetupArgs {
   noService: boolean;
   /** Ask the running daemon for a one-time link to the web setup page instead. */
   web: boolean;
+  /** How long the wizard's Telegram pairing waits for a message (--pair-timeout, seconds). */
+  pairTimeoutSeconds?: number;
 }
 
-const SWITCHES: Record<string, keyof Omit<SetupArgs, "flags">> = {
+/** The wizard waits this long for the pairing message unless --pair-timeout says otherwise. */
+export const PAIR_TIMEOUT_SECONDS = 120;
+const PAIR_TIMEOUT_MAX_SECONDS = 3600;
+const PAIR_TIMEOUT_FLAG = "pair-timeout";
+
+const SWITCHES: Record<string, keyof Omit<SetupArgs, "flags" | "pairTimeoutSeconds">> = {
   "--yes": "yes",
   "-y": "yes",
   "--reconfigure": "reconfigure",
@@ -24,7 +31,7 @@ const SWITCHES: Record<string, keyof Omit<SetupArgs, "flags">> = {
 };
 
 export function parseSetupArgs(args: readonly string[]): SetupArgs {
-  const known = new Set([...ALL_FIELDS.map((f) => f.flag), PROVIDER_NAME_FLAG]);
+  const known = new Set([...ALL_FIELDS.map((f) => f.flag), PROVIDER_NAME_FLAG, PAIR_TIMEOUT_FLAG]);
   const parsed: SetupArgs = { flags: {}, yes: false, reconfigure: false, check: false, noService: false, web: false };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -41,11 +48,24 @@ export function parseSetupArgs(args: readonly string[]): SetupArgs {
       value = args[++i];
       if (value === undefined) throw new UsageError(`--${name} needs a value`);
     }
+    if (name === PAIR_TIMEOUT_FLAG) {
+      parsed.pairTimeoutSeconds = pairTimeout(value);
+      continue;
+    }
     parsed.flags[name] = value;
   }
+  if (parsed.pairTimeoutSeconds !== undefined && (parsed.yes || parsed.web)) throw new UsageError("--pair-timeout goes with the wizard (it pairs Telegram by a message)");
   if (parsed.check && !parsed.yes) throw new UsageError("--check goes with --yes (the wizard checks as it goes)");
   if (parsed.web && (parsed.yes || Object.keys(parsed.flags).length > 0)) throw new UsageError("--web opens the setup page; give flags with --yes instead");
   return parsed;
+}
+
+function pairTimeout(raw: string): number {
+  const seconds = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || seconds < 1 || seconds > PAIR_TIMEOUT_MAX_SECONDS) {
+    throw new UsageError(`--pair-timeout "${raw}" is not valid: expected a whole number of seconds from 1 to ${PAIR_TIMEOUT_MAX_SECONDS}`);
+  }
+  return seconds;
 }
 
 const flagLine = (f: SetupField) => {
@@ -89,6 +109,8 @@ Options:
   --check            with --yes: check the provider (GET <base_url>/models) and
                      the Telegram token (getMe) first; write nothing if one fails
   --no-service       do not offer to install the background service
+  --pair-timeout S   how long Telegram pairing waits for your message before
+                     asking you to type your id instead (default ${PAIR_TIMEOUT_SECONDS} s)
 
 Provider (made the primary one):
   --${`${PROVIDER_NAME_FLAG} NAME`.padEnd(36)} its table name (default: openai, the local server's kind, or custom)

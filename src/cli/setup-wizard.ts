@@ -19,7 +19,7 @@ import { applySetup, type CurrentSetup } from "../setup/write.ts";
 import type { CliContext } from "./context.ts";
 import { channelsStep } from "./setup-channels.ts";
 import { daemonRunning, describeReload, reloadDaemon } from "./setup-daemon.ts";
-import type { SetupArgs } from "./setup-args.ts";
+import { PAIR_TIMEOUT_SECONDS, type SetupArgs } from "./setup-args.ts";
 import { type Io, loaderCheck, type Prompts, prompts, WizardCancelled } from "./setup-prompts.ts";
 
 export interface WizardInput {
@@ -29,7 +29,6 @@ export interface WizardInput {
   terminal: Io;
 }
 
-const PAIR_TIMEOUT_MS = 120_000;
 const TRANSCRIPTION_MODELS: Record<string, string> = { openai: "gpt-4o-mini-transcribe", deepgram: "nova-3" };
 
 export async function runWizard({ ctx, current, args, terminal }: WizardInput): Promise<number> {
@@ -58,7 +57,7 @@ export async function runWizard({ ctx, current, args, terminal }: WizardInput): 
     ask.log.step(`1/4 Model provider — now: ${describeProvider(start.config)}`);
     changes.push(...(await providerStep(ask, start.config, file, ctx.env)));
     ask.log.step("2/4 Channels");
-    changes.push(...(await channelsStep({ ask, config: start.config, env: ctx.env, controlSocket: current.paths.controlSocket, pairTimeoutMs: PAIR_TIMEOUT_MS })));
+    changes.push(...(await channelsStep({ ask, config: start.config, env: ctx.env, controlSocket: current.paths.controlSocket, pairTimeoutMs: (args.pairTimeoutSeconds ?? PAIR_TIMEOUT_SECONDS) * 1000 })));
     ask.log.step(`3/4 Voice notes — now: ${describeTranscription(start.config)}`);
     changes.push(...(await transcriptionStep(ask, start.config)));
     const decision = await review(ask, current, changes);

@@ -108,7 +108,8 @@ export async function pairTelegramOwner(token: string, options: PairOptions): Pr
   const startedSeconds = Math.floor(now() / 1000) - 1;
   let offset: number | undefined;
   while (now() < deadline) {
-    const left = Math.max(0, Math.floor((deadline - now()) / 1000));
+    // Rounded up: with under a second left, a zero-second poll would return at once and be asked again and again.
+    const left = Math.max(1, Math.ceil((deadline - now()) / 1000));
     const timeout = Math.min(options.pollSeconds ?? 20, left);
     const updates = await call<TgUpdate[]>(
       token,

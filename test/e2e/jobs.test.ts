@@ -1,7 +1,9 @@
 /**
  * Scheduled jobs end to end with the compiled binary, Telegram as the
  * channel and the fake model calling `schedule`: a job a few seconds ahead
- * delivers its result once (and /new, /stop leave it pending); a job made from
+ * delivers its result once (and /new, /stop leave it pending); one the owner
+ * makes on Telegram with `target` naming their Slack channel arrives there
+ * (on the Slack fake) and not on Telegram; a job made from
  * `fermix ask` arrives on Telegram through default_target; a job due while
  * the daemon was down runs once at the next start, marked late; a SIGKILL
  * mid-run, or mid-delivery, then a restart delivers the result exactly once.
@@ -9,10 +11,12 @@
  */
 import { expect, test } from "bun:test";
 import { type RecordedRequest, reply, userText } from "../fakes/model-server.ts";
+import { SLACK_ALICE, SLACK_CHANNEL } from "../fakes/slack.ts";
 import { ALICE } from "../fakes/telegram.ts";
 import { runFermix } from "../helpers/binary.ts";
-import { ACP_OFF, providerToml, telegramToml, tomlTable } from "../helpers/config.ts";
+import { ACP_OFF, providerToml, slackToml, telegramToml, tomlTable } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
+import { nowSeconds, signSlack } from "../helpers/sign.ts";
 
 const start = e2eResources();
 
@@ -59,6 +63,44 @@ test("a job scheduled 2 s ahead delivers its result once; /new and /stop meanwhi
   // /tasks shows the finished run beside the background work, and no job still to run.
   await s.say("/tasks", "done: scheduled job #1");
   expect(s.telegram.visibleTexts(ALICE.id).at(-1)).not.toContain("Scheduled jobs");
+}, 30_000);
+
+test("a job the owner makes on Telegram with target naming their Slack channel arrives in that channel once, not on Telegram", async () => {
+  const slack = start.slack();
+  const signingSecret = "e2e-jobs-slack-signing-secret-0001";
+  const s = await setup(slackToml({ botToken: slack.token, signingSecret, ownerUserId: SLACK_ALICE, apiUrl: slack.apiUrl }));
+  const daemon = await start.daemon(s.home);
+
+  // Alice talks to Fermix in the Slack channel first: a chat the owner uses, so a job may go there.
+  s.model.reply(reply.text("Hello in #general."));
+  const mention = JSON.stringify(slack.events.appMention("hello"));
+  const res = await fetch(new URL("/webhook/slack", daemon.url), {
+    method: "POST",
+    headers: { "content-type": "application/json", ...signSlack(mention, signingSecret, nowSeconds()) },
+    body: mention,
+  });
+  expect(res.status).toBe(200);
+  await slack.waitForTexts(SLACK_CHANNEL, (texts) => texts.some((t) => t.includes("Hello in #general")), undefined, 10_000);
+
+  // On Telegram she asks for the reminder in that Slack channel.
+  s.model.reply(
+    reply.toolCall("schedule", { when: "in 2 seconds", request: "Remind Alice to stretch", target: `slack:${SLACK_CHANNEL}` }),
+    reply.text("I'll remind you in Slack."),
+    s.jobReply,
+  );
+  await s.say("remind me in 2 seconds in our Slack channel to stretch", "I'll remind you in Slack");
+  expect(JSON.stringify(s.model.requests[2]!.body.input)).toContain(`the result goes to slack chat ${SLACK_CHANNEL}`);
+
+  const inSlack = () => slack.visibleTexts(SLACK_CHANNEL).filter((t) => t.includes(JOB_ANSWER));
+  await slack.waitForTexts(SLACK_CHANNEL, () => inSlack().length > 0, undefined, 10_000);
+  await Bun.sleep(1500);
+  expect(inSlack()).toHaveLength(1);
+  expect(inSlack()[0]).toContain("Scheduled job #1");
+  // Posted in the channel itself, not in the thread of the earlier mention.
+  const post = slack.messages(SLACK_CHANNEL).find((e) => e.sender === "bot" && e.text.includes(JOB_ANSWER))!;
+  expect(post.thread_ts).toBeUndefined();
+  expect(s.shown(JOB_ANSWER)).toEqual([]);
+  expect(s.model.requests).toHaveLength(4);
 }, 30_000);
 
 test("a job made with `fermix ask` arrives on Telegram through [fermix_core.jobs] default_target", async () => {

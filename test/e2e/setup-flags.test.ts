@@ -3,12 +3,17 @@
  * flags alone, without contacting any service; a bad flag fails with the
  * very message the config loader gives for the same value in config.toml,
  * and writes nothing; --reconfigure changes what it names and keeps the rest;
- * --check asks the provider and Telegram first.
+ * --check asks the provider and Telegram first. With a daemon running, setup
+ * has it reload and shows the health that results: a new owner applies at
+ * once, a new bind address is named as needing a restart.
  */
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { reply } from "../fakes/model-server.ts";
+import { ALICE, BOB } from "../fakes/telegram.ts";
 import { runFermix } from "../helpers/binary.ts";
+import { ACP_OFF, providerToml, telegramToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
 
 const start = e2eResources();
@@ -164,9 +169,51 @@ test("--check asks the provider and Telegram before writing; a failure is named 
   expect(telegram.calls("getMe")).toHaveLength(2);
 });
 
+test("with a daemon running, setup --yes has it reload: a new owner is answered at once; a new bind address says a restart is required", async () => {
+  const model = await start.model();
+  const telegram = start.telegram();
+  const home = start.home();
+  home.writeConfig(providerToml(model.url) + telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) + ACP_OFF);
+  const daemon = await start.daemon(home);
+
+  const owner = await runFermix(["setup", "--yes", "--reconfigure", "--telegram-owner", String(BOB.id)], home.env);
+  expect(owner.stderr).toBe("");
+  expect(owner.exitCode).toBe(0);
+  expect(owner.stdout).toContain("the running daemon reloaded: health ready\n  channels: telegram restarted\n");
+  expect(owner.stdout).not.toContain("restart required");
+  model.reply(reply.text("Hello Bob, you own me now"));
+  telegram.pushMessage(telegram.message.text("am I the owner?", { from: BOB }));
+  expect((await telegram.waitForTexts(BOB.id, (t) => t.length > 0, 10_000)).join("\n")).toContain("Hello Bob, you own me now");
+
+  // The daemon's PORT=0 (environment) outranks the file's port, so the address is what changes here.
+  const bind = await runFermix(["setup", "--yes", "--reconfigure", "--http-bind", "127.0.0.2"], home.env);
+  expect(bind.exitCode).toBe(0);
+  expect(bind.stdout).toContain("the running daemon reloaded: health ready");
+  expect(bind.stdout).toContain(
+    "  restart required to apply: listen on 127.0.0.2:0 (now 127.0.0.1:0) (fermix service install restarts the service, or restart `fermix run`)\n",
+  );
+  // Until then it keeps serving where it was.
+  const health = (await (await fetch(new URL("/health/ready", daemon.url))).json()) as Record<string, unknown>;
+  expect(health["restart_required?"]).toBe(true);
+  expect(daemon.proc.exitCode).toBeNull();
+}, 30_000);
+
 test("an unknown flag is a usage error", async () => {
   const home = start.home();
   const r = await runFermix(["setup", "--yes", "--telegram-tokn", "x"], home.env);
   expect(r.exitCode).toBe(2);
   expect(r.stderr).toContain('unknown option "--telegram-tokn"');
+});
+
+test("--pair-timeout is the wizard's: documented in --help, a whole number of seconds, refused with --yes", async () => {
+  const home = start.home();
+  const help = await runFermix(["setup", "--help"], home.env);
+  expect(help.stdout).toContain("--pair-timeout S   how long Telegram pairing waits for your message before");
+  const zero = await runFermix(["setup", "--pair-timeout", "0"], home.env);
+  expect(zero.exitCode).toBe(2);
+  expect(zero.stderr).toContain('--pair-timeout "0" is not valid: expected a whole number of seconds from 1 to 3600');
+  const withYes = await runFermix(["setup", "--yes", "--pair-timeout=30", "--model", "m"], home.env);
+  expect(withYes.exitCode).toBe(2);
+  expect(withYes.stderr).toContain("--pair-timeout goes with the wizard");
+  expect(existsSync(join(home.home, "config.toml"))).toBe(false);
 });

@@ -5,7 +5,10 @@
  * transcription; the daemon started afterwards is ready, answers the paired
  * owner and finds its secrets in secrets.toml. Then `--reconfigure` pairs a
  * new owner through that running daemon, changing that one value only.
- * The last step installs the service (fake systemctl on PATH).
+ * The last step installs the service (fake systemctl on PATH). Pairing
+ * that hears nothing within --pair-timeout falls back to a typed id; the
+ * WhatsApp and Slack steps show the webhook URL to register and the
+ * FERMIX_HTTP_BIND reminder.
  */
 import { expect, test } from "bun:test";
 import { readFileSync, statSync } from "node:fs";
@@ -148,6 +151,106 @@ test("the wizard: provider, Telegram paired by a message, transcription; then th
   expect((await telegram.waitForTexts(BOB.id, (t) => t.length > 0, 10_000)).join("\n")).toContain("Hello Bob");
   expect(await d.stop()).toBe(0);
 }, 90_000);
+
+test("the wizard's channel steps: Telegram pairing that hears nothing says so and takes a typed id; WhatsApp and Slack show the webhook URL and the FERMIX_HTTP_BIND reminder", async () => {
+  ensureBinary();
+  const model = await start.model();
+  const telegram = start.telegram();
+  const home = start.home({ FERMIX_SETUP_PROBES: `127.0.0.1:${model.port}` });
+  const w = terminal([BINARY, "setup", "--telegram-api-root", telegram.url, "--no-service", "--pair-timeout", "2"], home.env);
+  await w.waitFor("Which model provider?");
+  w.keys("Enter");
+  await w.waitFor("Which model?");
+  w.keys("Enter");
+  await w.waitFor("API key (leave empty if the server needs none)");
+  w.keys("Enter");
+  await w.waitFor("Does the model understand images");
+  w.keys("Enter");
+  await w.waitFor("Context window, in tokens");
+  w.keys("Enter");
+  await w.waitFor("Check the connection now");
+  w.keys("Left", "Enter");
+  await w.waitFor("Which channels should Fermix serve?");
+  // Telegram is on already; add WhatsApp and Slack.
+  w.keys("Down", "Space", "Down", "Space", "Enter");
+  await w.waitFor("Bot token (from @BotFather)");
+  w.type(telegram.token);
+  w.keys("Enter");
+  await w.waitFor("Who owns this bot?");
+  w.keys("Enter");
+  await w.waitFor("Waiting for a message to @fermix_test_bot (send it from your Telegram account; 2 s)");
+  // Nobody writes to the bot: after 2 s the wizard says so and asks for the id instead.
+  const typed = await w.waitFor("Owner id (empty: set it later", 10_000);
+  expect(typed).toContain("No message arrived in 2 s");
+  expect(wrapped(typed)).toContain("For Telegram it is a number; @userinfobot tells you yours.");
+  w.type(String(ALICE.id));
+  w.keys("Enter");
+
+  await w.waitFor("Cloud API access token");
+  w.type("EAAG-wizard-whatsapp-token");
+  w.keys("Enter");
+  await w.waitFor("Phone number id");
+  w.type("1234567890");
+  w.keys("Enter");
+  await w.waitFor("Webhook verify token");
+  w.type("wizard-verify-token");
+  w.keys("Enter");
+  await w.waitFor("App secret (signs the webhooks)");
+  w.type("wizard-app-secret");
+  w.keys("Enter");
+  await w.waitFor(/For WhatsApp it is your number[\s\S]*◆  Owner id \(empty/);
+  w.type("15550001111");
+  w.keys("Enter");
+  await w.waitFor("WhatsApp webhook");
+
+  await w.waitFor("Bot token (xoxb-…)");
+  w.type("xoxb-wizard-slack-token");
+  w.keys("Enter");
+  await w.waitFor("Signing secret");
+  w.type("wizard-signing-secret");
+  w.keys("Enter");
+  await w.waitFor(/For Slack it is your member id[\s\S]*◆  Owner id \(empty/);
+  w.type("U0OWNER01");
+  w.keys("Enter");
+  await w.waitFor("Slack Events API");
+  await w.waitFor("Which speech-to-text backend transcribes voice notes?");
+  const notes = wrapped(w.screen());
+  for (const channel of ["whatsapp", "slack"]) {
+    expect(notes).toContain(
+      `Register https://<your public host>/webhook/${channel} with the platform, served by a TLS reverse proxy that forwards to http://127.0.0.1:4030/webhook/${channel}.`,
+    );
+  }
+  expect(notes).toContain("The daemon listens on 127.0.0.1; set FERMIX_HTTP_BIND (or [fermix_core.http] bind) to an address the proxy reaches.");
+  expect(notes).toContain("Subscribe to message.im and app_mention.");
+  w.keys("Down", "Down", "Down", "Enter");
+  const review = await w.waitFor("Write them?");
+  expect(review).toContain(`fermix_channels.telegram.owner_user_id = "${ALICE.id}"`);
+  w.keys("Enter");
+  expect(await w.exited()).toBe(0);
+  const done = await w.waitFor("Done.");
+  for (const secret of [telegram.token, "EAAG-wizard-whatsapp-token", "wizard-verify-token", "wizard-app-secret", "xoxb-wizard-slack-token", "wizard-signing-secret"]) {
+    expect(done).not.toContain(secret);
+  }
+  expect(Bun.TOML.parse(readFileSync(join(home.home, "config.toml"), "utf8"))).toMatchObject({
+    fermix_channels: {
+      telegram: { enabled: true, owner_user_id: String(ALICE.id) },
+      whatsapp: { enabled: true, owner_user_id: "15550001111", phone_number_id: "1234567890" },
+      slack: { enabled: true, owner_user_id: "U0OWNER01" },
+    },
+  });
+  // The pairing long-polled Telegram, which had nothing for it.
+  expect(telegram.calls("getUpdates").length).toBeGreaterThan(0);
+  expect(telegram.calls("getUpdates").length).toBeLessThanOrEqual(3);
+}, 60_000);
+
+/** A screen's text with clack's box borders and line wrapping taken out, for reading a wrapped note as one line. */
+function wrapped(screen: string): string {
+  return screen
+    .split("\n")
+    .map((line) => line.replace(/^[\s│◇◆●○■▲]*/u, "").replace(/[\s│]*$/u, ""))
+    .join(" ")
+    .replace(/\s+/g, " ");
+}
 
 test("without a terminal, setup refuses the wizard and points at the flags", async () => {
   const home = start.home();

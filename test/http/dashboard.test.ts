@@ -74,6 +74,24 @@ describe("the rendered page", () => {
     expect(html).toContain("up 1 h 0 min");
   });
 
+  test("the Work card shows the scheduler, the jobs pending (running, waiting for a slot) and when the next is due", () => {
+    const due = Date.UTC(2030, 4, 17, 9, 30);
+    const busy = view(report(TELEGRAM_ON));
+    busy.jobs = { state: "running", pending: 3, active: 1, waiting: 2, nextDueAt: due };
+    const html = String(renderLive(busy));
+    expect(html).toContain("<dt>Scheduler</dt><dd>running</dd>");
+    expect(html).toContain("<dt>Jobs pending</dt><dd>3 (1 running) (2 waiting for a slot)</dd>");
+    expect(html).toContain(`<dt>Next job</dt><dd><time>${new Date(due).toLocaleString("en-GB")}</time></dd>`);
+    expect(html).toContain("17/05/2030");
+
+    const idle = view(report(TELEGRAM_ON));
+    idle.jobs = { state: "stopped", pending: 0, active: 0, waiting: 0, nextDueAt: null };
+    const quiet = String(renderLive(idle));
+    expect(quiet).toContain("<dt>Scheduler</dt><dd>stopped</dd>");
+    expect(quiet).toContain("<dt>Jobs pending</dt><dd>0</dd>");
+    expect(quiet).toContain('<dt>Next job</dt><dd><span class="muted">none</span></dd>');
+  });
+
   test("a failure's text is shown as text, never as markup", () => {
     const html = String(renderLive(view(report(TELEGRAM_ON, '<img src=x onerror="alert(1)">'))));
     expect(html).toContain("What needs attention");

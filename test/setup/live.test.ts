@@ -70,4 +70,7 @@ test("pairing gives up at its deadline", async () => {
   const started = Date.now();
   expect(await pairTelegramOwner(telegram.token, { apiRoot: telegram.url, timeoutMs: 1500, pollSeconds: 1 })).toBeUndefined();
   expect(Date.now() - started).toBeLessThan(8000);
+  // It long-polls up to the deadline rather than asking again and again once less than a second is left.
+  expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
+  expect(telegram.calls("getUpdates").length).toBeLessThanOrEqual(3);
 });
