@@ -1,7 +1,8 @@
 /**
  * Delivery through faults, with the compiled binary: a platform down for a
  * while (and the daemon restarted meanwhile), a Retry-After, a reply that
- * outlives the retry horizon, a SIGKILL while a reply streams (draft on
+ * outlives the retry horizon, a draft's edit rate-limited (its fallback waits
+ * out the Retry-After), a SIGKILL while a reply streams (draft on
  * Telegram and Slack, blocks on WhatsApp), and a model that never answers.
  * What a person would notice: one complete answer, nothing twice, nothing
  * lost without a word, and health that says what is wrong.
@@ -137,6 +138,32 @@ test("a 429 with Retry-After is waited out, not dropped; a reply past the retry 
   await Bun.sleep(1000);
   expect(answers(slack, "This answer will be too late to matter.").filter((t) => !t.includes("couldn't deliver"))).toEqual([]);
 }, 120_000);
+
+test("a draft on Slack whose edit gets a 429 with Retry-After: the rest of the reply is not posted before the wait is over, and arrives once", async () => {
+  const model = await start.model();
+  const slack = start.slack();
+  const daemon = await daemonIn(slackHome(model.url, slack));
+  const sentences = Array.from({ length: 8 }, (_, i) => `Sentence ${i + 1} tells a little more about the lighthouse and its keeper. `);
+  model.reply(reply.slow(300, ...sentences, "And these are the last words of the answer."));
+  // Longer than the Slack client sits out by itself (5 s): the edit fails, and the stream gives up.
+  slack.rateLimitNext("chat.update", 8);
+  await slackDm(slack, daemon, "tell me about the lighthouse");
+  await until("the rate-limited edit", () => slack.calls("chat.update").some((r) => r.status === 429), 15_000);
+  const limitedAt = slack.calls("chat.update").find((r) => r.status === 429)!.at;
+  await until("the complete answer", () => answers(slack, "the last words of the answer").length > 0, 30_000);
+  await Bun.sleep(1500);
+  // Nothing was posted while Slack asked to wait; the whole answer came after it.
+  const posts = slack.calls("chat.postMessage");
+  expect(posts.filter((r) => r.at > limitedAt && r.at < limitedAt + 8000)).toEqual([]);
+  const complete = posts.filter((r) => String(r.body.text ?? "").includes("the last words of the answer"));
+  expect(complete).toHaveLength(1);
+  expect(complete[0]!.at).toBeGreaterThanOrEqual(limitedAt + 8000);
+  // Once: one message with the answer on screen, no sentence twice.
+  expect(answers(slack, "the last words of the answer")).toHaveLength(1);
+  const visible = slack.visibleTexts(SLACK_DM).join("\n");
+  for (let n = 1; n <= 8; n++) expect(visible.split(`Sentence ${n} tells`).length - 1).toBe(1);
+  expect(model.requests).toHaveLength(1);
+}, 60_000);
 
 test("SIGKILL while a draft streams on Telegram: after restart the partial draft is gone and one complete answer is visible", async () => {
   const model = await start.model();
