@@ -101,6 +101,8 @@ test("a code block sent as a file: a 502 page then 200 delivers the file once; a
   telegram.pushMessage(telegram.message.text("and again"));
   await until("the inline fallback", () => telegram.visibleTexts(ALICE.id).some((t) => t.includes("snippet.py:") && t.includes("line 0:")), 30_000);
   expect(daemon.logs()).toContain("an attachment could not be sent; its content follows inline");
+  // The inline code goes as several messages: wait for the last one, not only the first.
+  await until("the end of the inline code", () => telegram.visibleTexts(ALICE.id).some((t) => t.includes("line 299:")), 15_000);
   const inline = telegram.visibleTexts(ALICE.id).filter((t) => t.includes("a long script that cannot fit"));
   expect(inline.join("\n")).toContain("line 299:");
 });
