@@ -197,10 +197,16 @@ export abstract class StreamBase {
     return !this.capped;
   }
 
+  /** Whether `more` answer messages would take the reply past max_reply_parts. */
+  protected overCap(more: number): boolean {
+    const max = this.options.maxParts;
+    return max !== undefined && this.answerParts + more > max;
+  }
+
   /** The reply outgrew max_reply_parts: a line saying so and the whole answer as a Markdown file. */
   protected async deliverWholeAsFile(finalMarkdown: string): Promise<void> {
     this.attachments.length = 0;
-    await this.deliverRest(`_The whole answer is long (more than ${this.answerParts} messages), so all of it is in the attached file answer.md._`, [
+    await this.deliverRest(`_The whole answer is long (more than ${this.options.maxParts ?? this.answerParts} messages), so all of it is in the attached file answer.md._`, [
       { filename: "answer.md", mime: "text/markdown", content: finalMarkdown, inline: false },
     ]);
   }

@@ -12,7 +12,7 @@ import type { ProviderEvent } from "../message/stream.ts";
 import type { SentMessage } from "../message/index.ts";
 import { normalizeSource } from "./markdown.ts";
 import { PLATFORMS } from "./measure.ts";
-import { attachmentsOf, measurePrepared, type Prepared, prepare, rendered, renderPrepared, renderReply } from "./render.ts";
+import { attachmentsOf, measurePrepared, type Prepared, prepare, type RenderedReply, rendered, renderPrepared, renderReply } from "./render.ts";
 import { nextPart, type SplitPart } from "./split.ts";
 import { CUT_OFF, StreamBase, type Streamer, type StreamerOptions } from "./stream-base.ts";
 import { HARD, PARAGRAPH } from "./units.ts";
@@ -92,6 +92,9 @@ export class DraftStream extends StreamBase implements Streamer {
       const reply = renderReply(rest, this.channel, { limit: this.cardLimit });
       const card = this.card;
       this.card = undefined;
+      // What is left would take the reply past max_reply_parts (it landed faster than the cards were cut):
+      // its first part goes on screen, and the whole answer follows as a file.
+      if (this.overCap(reply.parts.length - (card ? 1 : 0))) return this.firstPartThenFile(card, reply, finalMarkdown);
       let next = 0;
       try {
         if (card && reply.parts.length > 0) {
@@ -150,6 +153,22 @@ export class DraftStream extends StreamBase implements Streamer {
         this.markBroken(error);
       }
     });
+  }
+
+  /** Over the cap at the end: the live card (or a new message, if there is room) shows the first part left, then the whole answer as a file. */
+  private async firstPartThenFile(card: Live | undefined, reply: RenderedReply, finalMarkdown: string): Promise<void> {
+    try {
+      if (card || this.roomForPart()) {
+        if (card) await this.editPart(card.message, reply, 0);
+        else await this.sendPart(reply, 0);
+        this.emit("seal", reply.parts[0]!.text.length);
+      }
+    } catch (error) {
+      this.markBroken(error);
+      if (card) await this.discard(card.message, card.shown.length);
+    }
+    this.capped = true;
+    return this.deliverWholeAsFile(normalizeSource(finalMarkdown));
   }
 
   /** Streaming broke: the live card goes (it may be stale) and `rest` goes whole through the fallback. */

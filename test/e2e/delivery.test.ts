@@ -1,8 +1,10 @@
 /**
  * Delivery through faults, with the compiled binary: a platform down for a
  * while (and the daemon restarted meanwhile), a Retry-After, a reply that
- * outlives the retry horizon, a SIGKILL while a reply streams (draft on
- * Telegram and Slack, blocks on WhatsApp), and a model that never answers.
+ * outlives the retry horizon, a draft's edit rate-limited (its fallback waits
+ * out the Retry-After), a SIGKILL while a reply streams (draft on
+ * Telegram and Slack, blocks on WhatsApp — with the same answer replayed,
+ * or a different one), and a model that never answers.
  * What a person would notice: one complete answer, nothing twice, nothing
  * lost without a word, and health that says what is wrong.
  */
@@ -138,6 +140,32 @@ test("a 429 with Retry-After is waited out, not dropped; a reply past the retry 
   expect(answers(slack, "This answer will be too late to matter.").filter((t) => !t.includes("couldn't deliver"))).toEqual([]);
 }, 120_000);
 
+test("a draft on Slack whose edit gets a 429 with Retry-After: the rest of the reply is not posted before the wait is over, and arrives once", async () => {
+  const model = await start.model();
+  const slack = start.slack();
+  const daemon = await daemonIn(slackHome(model.url, slack));
+  const sentences = Array.from({ length: 8 }, (_, i) => `Sentence ${i + 1} tells a little more about the lighthouse and its keeper. `);
+  model.reply(reply.slow(300, ...sentences, "And these are the last words of the answer."));
+  // Longer than the Slack client sits out by itself (5 s): the edit fails, and the stream gives up.
+  slack.rateLimitNext("chat.update", 8);
+  await slackDm(slack, daemon, "tell me about the lighthouse");
+  await until("the rate-limited edit", () => slack.calls("chat.update").some((r) => r.status === 429), 15_000);
+  const limitedAt = slack.calls("chat.update").find((r) => r.status === 429)!.at;
+  await until("the complete answer", () => answers(slack, "the last words of the answer").length > 0, 30_000);
+  await Bun.sleep(1500);
+  // Nothing was posted while Slack asked to wait; the whole answer came after it.
+  const posts = slack.calls("chat.postMessage");
+  expect(posts.filter((r) => r.at > limitedAt && r.at < limitedAt + 8000)).toEqual([]);
+  const complete = posts.filter((r) => String(r.body.text ?? "").includes("the last words of the answer"));
+  expect(complete).toHaveLength(1);
+  expect(complete[0]!.at).toBeGreaterThanOrEqual(limitedAt + 8000);
+  // Once: one message with the answer on screen, no sentence twice.
+  expect(answers(slack, "the last words of the answer")).toHaveLength(1);
+  const visible = slack.visibleTexts(SLACK_DM).join("\n");
+  for (let n = 1; n <= 8; n++) expect(visible.split(`Sentence ${n} tells`).length - 1).toBe(1);
+  expect(model.requests).toHaveLength(1);
+}, 60_000);
+
 test("SIGKILL while a draft streams on Telegram: after restart the partial draft is gone and one complete answer is visible", async () => {
   const model = await start.model();
   const telegram = start.telegram();
@@ -212,6 +240,54 @@ test("SIGKILL after one block of two on WhatsApp: after restart no block's text 
   const all = wa.visibleTexts(WA_USER.wa_id).join("\n");
   for (const p of [1, 2]) for (let n = 1; n <= 14; n++) expect(all.split(sentence(p, n)).length - 1).toBe(1);
   expect(second.logs()).toContain("replayed answer squared with what was already delivered");
+}, 90_000);
+
+test("SIGKILL after one block of two on WhatsApp, and the replay answers differently: the block stays, then one restart line and the complete new answer", async () => {
+  const model = await start.model();
+  const wa = start.whatsapp();
+  const home = start.home();
+  home.writeConfig(
+    providerToml(model.url) +
+      CHANNELS_OFF +
+      whatsappToml({
+        accessToken: wa.token,
+        phoneNumberId: wa.phoneNumberId,
+        verifyToken: "e2e-delivery-verify",
+        appSecret: WA_SECRET,
+        ownerUserId: WA_USER.wa_id,
+        graphApiBase: wa.graphBase(),
+      }),
+  );
+  const before = (p: number, n: number) => `Sentence ${n} of part ${p} describes one more thing about the orchard.`;
+  const after = (p: number, n: number) => `Line ${n} of section ${p} names another tree in the orchard, seen anew.`;
+  const block = (line: (p: number, n: number) => string, p: number) => `${Array.from({ length: 14 }, (_, i) => line(p, i + 1)).join(" ")}\n\n`;
+  const first = block(before, 1) + block(before, 2);
+  const second = block(after, 1) + block(after, 2);
+  model.reply(reply.slow(350, ...first.match(/[\s\S]{1,120}/g)!), reply.text(second));
+  const daemon = await daemonIn(home);
+  const body = JSON.stringify(wa.webhook.text("describe the orchard"));
+  await fetch(new URL("/webhook/whatsapp", daemon.url), { method: "POST", headers: { "content-type": "application/json", ...signWhatsApp(body, WA_SECRET) }, body });
+  await until("the first block", () => wa.visibleTexts(WA_USER.wa_id).some((t) => t.includes(before(1, 14))), 20_000);
+  expect(wa.visibleTexts(WA_USER.wa_id).some((t) => t.includes(before(2, 1)))).toBe(false);
+  expect(await daemon.stop("SIGKILL")).not.toBe(0);
+
+  const restarted = await daemonIn(home);
+  await until("the complete new answer", () => wa.visibleTexts(WA_USER.wa_id).some((t) => t.includes(after(2, 14))), 20_000);
+  await Bun.sleep(1500);
+  const texts = wa.visibleTexts(WA_USER.wa_id);
+  const all = texts.join("\n");
+  // What the user had read stays, once; the abandoned rest of the first answer never comes.
+  for (let n = 1; n <= 14; n++) expect(all.split(before(1, n)).length - 1).toBe(1);
+  for (let n = 1; n <= 14; n++) expect(all).not.toContain(before(2, n));
+  // One line says why an answer comes again, then the whole new answer, each sentence once.
+  expect(all.split("I was restarted while answering").length - 1).toBe(1);
+  for (const p of [1, 2]) for (let n = 1; n <= 14; n++) expect(all.split(after(p, n)).length - 1).toBe(1);
+  const at = (words: string) => texts.findIndex((t) => t.includes(words));
+  expect(at(before(1, 14))).toBeLessThan(at("I was restarted while answering"));
+  expect(at("I was restarted while answering")).toBeLessThanOrEqual(at(after(1, 1)));
+  expect(all.indexOf("I was restarted while answering")).toBeLessThan(all.indexOf(after(1, 1)));
+  expect(model.requests).toHaveLength(2);
+  expect(restarted.logs()).toContain("replayed answer squared with what was already delivered");
 }, 90_000);
 
 test("a model that never answers: an interim status, the timeout message after the first-byte timeout, health degraded, then ready after the next answer", async () => {

@@ -4,7 +4,7 @@
  * one clean line; a cut stream keeps what was read; an attachment that fails
  * is retried, then sent inline; block streaming never holds text back behind
  * a big code fence; a poll server that does not hold polls is not hammered;
- * a huge reply becomes a file; an outage at start is not called a bad token;
+ * a huge reply becomes a file (streamed in drafts or not); an outage at start is not called a bad token;
  * an exposed home shows in health; a wrong TOML type stops the load.
  */
 import { expect, test } from "bun:test";
@@ -101,6 +101,8 @@ test("a code block sent as a file: a 502 page then 200 delivers the file once; a
   telegram.pushMessage(telegram.message.text("and again"));
   await until("the inline fallback", () => telegram.visibleTexts(ALICE.id).some((t) => t.includes("snippet.py:") && t.includes("line 0:")), 30_000);
   expect(daemon.logs()).toContain("an attachment could not be sent; its content follows inline");
+  // The inline code goes as several messages: wait for the last one, not only the first.
+  await until("the end of the inline code", () => telegram.visibleTexts(ALICE.id).some((t) => t.includes("line 299:")), 15_000);
   const inline = telegram.visibleTexts(ALICE.id).filter((t) => t.includes("a long script that cannot fit"));
   expect(inline.join("\n")).toContain("line 299:");
 });
@@ -148,6 +150,37 @@ test("a reply over max_reply_parts arrives as its first part, a line saying so, 
   expect(doc.files[0]!.filename).toBe("answer.md");
   expect(new TextDecoder().decode(doc.files[0]!.bytes)).toBe(answer.trim());
 });
+
+for (const [how, delayMs, chunks] of [
+  // Faster than the draft is edited: what is left at the end is over the cap.
+  ["lands at once after the draft opened", 20, (answer: string) => [answer.slice(0, 60), answer.slice(60)]],
+  // Slower: the cards are sealed one by one until the cap stops them.
+  ["streams in over seconds", 300, (answer: string) => answer.match(/[\s\S]{1,700}/g)!],
+] as const) {
+  test(`in draft streaming (Telegram's default), a reply over max_reply_parts that ${how}: its first part(s), a line saying so, and answer.md`, async () => {
+    const { model, telegram, home } = await telegramSetup("", tomlTable("fermix_core", { max_reply_parts: 3 }));
+    const section = (n: number) => `## Section ${n}\n\n${`Words of section ${n} go on and on to fill a message. `.repeat(20)}`;
+    const answer = Array.from({ length: 12 }, (_, i) => section(i + 1)).join("\n\n");
+    model.reply(reply.slow(delayMs, ...chunks(answer)));
+    await start.daemon(home);
+    telegram.pushMessage(telegram.message.text("write twelve sections"));
+    await until("the file", () => telegram.calls("sendDocument").length > 0, 30_000);
+    await Bun.sleep(1500);
+    const texts = telegram.visibleTexts(ALICE.id);
+    const parts = texts.filter((t) => t.includes("Words of section"));
+    expect(parts.length).toBeGreaterThanOrEqual(1);
+    expect(parts.length).toBeLessThanOrEqual(3);
+    // What stays on screen is the start of the answer; its end is only in the file.
+    expect(parts[0]!).toContain("Words of section 1 go on");
+    expect(parts.join("\n")).not.toContain("Words of section 12");
+    expect(texts.filter((t) => t.includes("answer.md"))).toHaveLength(1);
+    expect(telegram.calls("sendMessage").length).toBeLessThanOrEqual(4);
+    expect(telegram.calls("sendDocument")).toHaveLength(1);
+    const doc = telegram.calls("sendDocument")[0]!;
+    expect(doc.files[0]!.filename).toBe("answer.md");
+    expect(new TextDecoder().decode(doc.files[0]!.bytes)).toBe(answer.trim());
+  }, 60_000);
+}
 
 test("Slack answering 503 at start is logged as an outage, not as a rejected token", async () => {
   const model = await start.model();

@@ -3,6 +3,8 @@
  * waited out (not dropped, not sent early), a platform down past the horizon
  * turns into a notice when it is back, a refusal stops at once, a /stop
  * cancels what is unsent, and a chat's later replies wait behind its backlog.
+ * And a draft stream that gives up on a 429: its whole-reply fallback waits
+ * out the Retry-After the stream was given.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";
@@ -12,9 +14,11 @@ import { join } from "node:path";
 import { Delivery } from "../../src/gateway/delivery.ts";
 import { createLogger } from "../../src/kernel/log.ts";
 import { Telemetry } from "../../src/kernel/telemetry.ts";
-import { type OutboundText, type ReplyPort, SendFailed } from "../../src/message/index.ts";
+import { type OutboundText, type ReplyPort, SendFailed, type SentMessage } from "../../src/message/index.ts";
+import { createStreamer } from "../../src/present/stream.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { Outbox } from "../../src/store/outbox.ts";
+import { FakeClock } from "../present/fakes.ts";
 import { partsPresenter, TARGET } from "../store/fixtures/outbox-reply.ts";
 
 let root: string;
@@ -158,4 +162,87 @@ describe("the retrier", () => {
     await delivery.idle();
     expect(p.sent.map((s) => s.text)).toEqual(["older", "newer"]);
   });
+});
+
+/** A platform that edits and deletes (Slack, Telegram): every call recorded at the delivery clock's time, failures scripted per call kind. */
+function editingPlatform(clock: () => number) {
+  const calls: Array<{ op: "send" | "edit" | "delete"; at: number; id: string; text?: string }> = [];
+  const fail = { send: [] as unknown[], edit: [] as unknown[] };
+  let next = 0;
+  const port: ReplyPort = {
+    capabilities: { edit: true, delete: true, react: false, media: false, typing: false },
+    async sendText(message: OutboundText): Promise<SentMessage> {
+      const failure = fail.send.shift();
+      if (failure) throw failure;
+      const id = `m${++next}`;
+      calls.push({ op: "send", at: clock(), id, text: message.text });
+      return { id };
+    },
+    async editText(sent: SentMessage, message: OutboundText): Promise<void> {
+      const failure = fail.edit.shift();
+      if (failure) throw failure;
+      calls.push({ op: "edit", at: clock(), id: sent.id, text: message.text });
+    },
+    async deleteMessage(sent: SentMessage): Promise<void> {
+      calls.push({ op: "delete", at: clock(), id: sent.id });
+    },
+    async react() {},
+    async typing() {},
+  } as unknown as ReplyPort;
+  return { calls, fail, port };
+}
+
+describe("a draft stream rate-limited mid-reply", () => {
+  const opening = "The answer starts here and is long enough to open the live draft.";
+  const answer = `${opening} It goes on for a while, then ends with the last words of the answer.`;
+
+  for (const where of ["edit", "send"] as const) {
+    test(`a 429 on the draft's ${where} asking for 60 s: the fallback waits it out, then the complete answer arrives once`, async () => {
+      const time = manualTime();
+      const p = editingPlatform(time.now);
+      const { delivery, outbox } = build(time, p.port);
+      const streamClock = new FakeClock();
+      const streamer = createStreamer({
+        mode: "draft",
+        channel: "slack",
+        sessionId: "s1",
+        clock: streamClock,
+        port: delivery.durablePort("slack", TARGET, "r1", p.port),
+        fallback: delivery.fallback("slack", TARGET, "r1", p.port),
+      });
+      const limited = new SendFailed("HTTP 429: ratelimited", true, 429, 60_000);
+      if (where === "send") p.fail.send.push(limited);
+      await streamer.push({ type: "text_delta", itemId: "i1", delta: opening });
+      await streamClock.advance(10);
+      if (where === "edit") {
+        expect(p.calls.map((c) => c.op)).toEqual(["send"]);
+        p.fail.edit.push(limited);
+        await streamer.push({ type: "text_delta", itemId: "i1", delta: answer.slice(opening.length) });
+        await streamClock.advance(1500);
+        // The edit was refused: the draft shows what it showed before.
+        expect(p.calls.map((c) => c.op)).toEqual(["send"]);
+      } else {
+        expect(p.calls).toEqual([]);
+      }
+      const limitedAt = time.now();
+      await streamer.finish(answer);
+      await time.advance(59_000);
+      // Inside the Retry-After no new message reached the platform: only the opening draft, if it went (the stale draft may be taken away).
+      expect(p.calls.filter((c) => c.op === "send").map((c) => c.text)).toEqual(where === "edit" ? [opening] : []);
+      await time.advance(1_000);
+      await delivery.idle();
+      const complete = p.calls.filter((c) => c.op === "send" && c.text === answer);
+      expect(complete).toHaveLength(1);
+      expect(complete[0]!.at).toBeGreaterThanOrEqual(limitedAt + 60_000);
+      // Once: the answer is not also left in the draft, nor sent twice.
+      const shown = new Map<string, string>();
+      for (const c of p.calls) {
+        if (c.op === "delete") shown.delete(c.id);
+        else shown.set(c.id, c.text!);
+      }
+      expect([...shown.values()].filter((t) => t.includes("last words"))).toEqual([answer]);
+      expect([...shown.values()].filter((t) => t.includes("The answer starts here"))).toEqual([answer]);
+      expect(outbox.parts("r1").filter((x) => x.state === "pending")).toEqual([]);
+    });
+  }
 });

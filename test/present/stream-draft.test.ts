@@ -8,7 +8,7 @@ import { createStreamer, type Streamer } from "../../src/present/stream.ts";
 import { EDIT_EVERY_MS, SEAL_AT } from "../../src/present/stream-draft.ts";
 import { FakeClock, RecordingPort, recordingLogger, telegramVisible } from "./fakes.ts";
 
-function setup(capabilities: ConstructorParameters<typeof RecordingPort>[1] = {}) {
+function setup(capabilities: ConstructorParameters<typeof RecordingPort>[1] = {}, maxParts?: number) {
   const clock = new FakeClock();
   const port = new RecordingPort(clock, capabilities);
   const telemetry = new Telemetry();
@@ -19,7 +19,7 @@ function setup(capabilities: ConstructorParameters<typeof RecordingPort>[1] = {}
     expect(e.metadata.channel).toBe("telegram");
   });
   const { logger, lines } = recordingLogger();
-  const streamer = createStreamer({ mode: "draft", port, clock, telemetry, logger, channel: "telegram", sessionId: "s1" });
+  const streamer = createStreamer({ mode: "draft", port, clock, telemetry, logger, channel: "telegram", sessionId: "s1", ...(maxParts !== undefined ? { maxParts } : {}) });
   return { clock, port, streamer, phases, lines };
 }
 
@@ -218,5 +218,72 @@ describe("draft mode", () => {
     expect(sends.length).toBeGreaterThan(1);
     expect(sends.map((s) => s.notify)).toEqual(sends.map((_, i) => i === 0));
     for (const s of sends) expect(telegramVisible(s.text!).length).toBeLessThanOrEqual(4096);
+  });
+
+  describe("over max_reply_parts", () => {
+    const doc = Array.from({ length: 30 }, (_, n) => para(n + 1)).join("\n\n");
+    /** The answer messages on screen (the "saying so" line apart), and the files sent. */
+    const shown = (port: RecordingPort) => {
+      const onScreen = port
+        .sends()
+        .map((s) => port.messages.get(s.id)!)
+        .filter((m) => !m.deleted)
+        .map((m) => telegramVisible(m.text));
+      const files = port.calls.filter((c) => c.op === "media");
+      return { texts: onScreen.filter((t) => !t.includes("answer.md")), files, note: onScreen.filter((t) => t.includes("answer.md")) };
+    };
+
+    test("streamed: the cards stop at the cap, a line says so, and the whole answer follows once as answer.md", async () => {
+      const { clock, port, streamer } = setup({}, 3);
+      await stream(streamer, clock, doc, { chunk: 40, stepMs: 60 });
+      await streamer.finish(doc);
+      const { texts, files, note } = shown(port);
+      expect(texts.length).toBeGreaterThanOrEqual(1);
+      expect(texts.length).toBeLessThanOrEqual(3);
+      // What stays on screen is the start of the answer, in order: its first part(s).
+      expect(doc.startsWith(texts.join("\n\n").trimEnd())).toBe(true);
+      expect(texts.join("\n\n")).not.toContain("word30");
+      expect(note).toHaveLength(1);
+      expect(files).toHaveLength(1);
+      expect(files[0]).toMatchObject({ filename: "answer.md", text: doc });
+      // Nothing is sent after the file.
+      expect(port.calls.at(-1)!.op).toBe("media");
+    });
+
+    test("an answer that lands between two edits is capped too: not one message per part", async () => {
+      const { clock, port, streamer } = setup({}, 3);
+      // The card opens, then the rest of a long answer arrives before the next edit is due.
+      await stream(streamer, clock, doc.slice(0, 60), { settle: false });
+      expect(port.sends()).toHaveLength(1);
+      await streamer.finish(doc);
+      const { texts, files, note } = shown(port);
+      expect(port.sends().length).toBeLessThanOrEqual(4);
+      expect(texts.length).toBeGreaterThanOrEqual(1);
+      expect(texts.length).toBeLessThanOrEqual(3);
+      expect(doc.startsWith(texts.join("\n\n").trimEnd())).toBe(true);
+      expect(note).toHaveLength(1);
+      expect(files).toHaveLength(1);
+      expect(files[0]).toMatchObject({ filename: "answer.md", text: doc });
+    });
+
+    test("a final reply with nothing streamed is capped the same way", async () => {
+      const { port, streamer } = setup({}, 3);
+      await streamer.finish(doc);
+      const { texts, files, note } = shown(port);
+      expect(texts.length).toBeGreaterThanOrEqual(1);
+      expect(texts.length).toBeLessThanOrEqual(3);
+      expect(doc.startsWith(texts.join("\n\n").trimEnd())).toBe(true);
+      expect(note).toHaveLength(1);
+      expect(files).toHaveLength(1);
+      expect(files[0]).toMatchObject({ filename: "answer.md", text: doc });
+    });
+
+    test("a reply within the cap is not turned into a file", async () => {
+      const { clock, port, streamer } = setup({}, 12);
+      await stream(streamer, clock, doc, { chunk: 40, stepMs: 60 });
+      await streamer.finish(doc);
+      expect(port.calls.filter((c) => c.op === "media")).toEqual([]);
+      expect(port.visible().join(" ")).toContain("word30");
+    });
   });
 });
