@@ -121,6 +121,8 @@ describe("skills with the compiled binary", () => {
     // A change, denied: the prompt keeps the old description.
     model.reply(reply.toolCall("propose_skill", { name: "weekly-report", content: REPORT_CHANGED, reason: "You now want it as an email." }), reply.text("Noted."));
     expect(await say("make the report an email from now on")).toContain("a change to the skill weekly-report (proposal #2)");
+    // The turn's own answer follows the notice: wait for it, or it would be taken for the next command's reply.
+    await telegram.waitForTexts(ALICE.id, (t) => t.some((x) => x.includes("Noted.")), 10_000);
     const diff = await say("/skills review 2");
     expect(diff).toContain("--- skills/weekly-report/SKILL.md (current)");
     expect(diff).toContain("-description: Write the owner's weekly report from the notes in reports/.");
