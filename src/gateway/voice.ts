@@ -8,7 +8,7 @@
  * (the backend's reason goes to the log, never the key). Every attempt emits
  * `transcription.message` with its duration, channel, backend and outcome.
  */
-import { NoTranscriptionKey, TooLarge, type TranscriptionEngine, TranscriptionFailed, UnsupportedAudio } from "../agent/transcription/index.ts";
+import { NoTranscriptionKey, TooLarge, type TranscriptionEngine, TranscriptionFailed } from "../agent/transcription/index.ts";
 import type { Logger } from "../kernel/log.ts";
 import { formatMb } from "../kernel/sizes.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
@@ -30,7 +30,7 @@ export interface VoiceSettings {
 
 export type VoiceOutcome = { kind: "ready"; transcripts: string[] } | { kind: "refused"; reply: string };
 
-type Reason = "no_key" | "too_large" | "download_failed" | "unsupported" | "failed";
+type Reason = "no_key" | "too_large" | "download_failed" | "failed";
 
 const noKeyReply = (backend: string) =>
   `I can't listen to voice notes yet: no speech-to-text key is set up for the ${backend} transcription backend. ` +
@@ -97,8 +97,6 @@ export async function transcribeAudio(audio: readonly InboundMedia[], settings: 
       const { status, reason, reply } = classify(error);
       if (error instanceof TranscriptionFailed) {
         settings.log?.warn("transcription failed", { backend: error.backend, status: error.status, reason: error.reason });
-      } else if (error instanceof UnsupportedAudio) {
-        settings.log?.warn("transcription refused: the backend does not take this audio", { backend: error.backend, kind: error.kind });
       } else if (!(error instanceof TooLarge) && !(error instanceof NoTranscriptionKey)) {
         settings.log?.error("transcription failed unexpectedly", { backend: engine.backend, error: messageOf(error) });
       }
@@ -122,15 +120,6 @@ export function withTranscripts(caption: string, transcripts: readonly string[])
 function classify(error: unknown): { status: "error" | "refused"; reason: Reason; reply: string } {
   if (error instanceof TooLarge) return { status: "refused", reason: "too_large", reply: tooLargeReply(error.size, error.cap, true) };
   if (error instanceof NoTranscriptionKey) return { status: "refused", reason: "no_key", reply: noKeyReply(error.backend) };
-  if (error instanceof UnsupportedAudio) {
-    return {
-      status: "refused",
-      reason: "unsupported",
-      reply:
-        `I can't transcribe this recording: the ${error.backend} speech-to-text backend does not take ${error.kind}. ` +
-        "Choose the deepgram or xai backend with `fermix setup` (or send the message as text).",
-    };
-  }
   return { status: "error", reason: "failed", reply: FAILED_REPLY };
 }
 

@@ -11,7 +11,7 @@ import { expect, test } from "bun:test";
 import { reply, userText } from "../fakes/model-server.ts";
 import { waitFor } from "../fakes/recorder.ts";
 import { SIGNAL_ALICE, SIGNAL_BOB, SIGNAL_GROUP, type SignalAttachment, type SignalFake } from "../fakes/signal.ts";
-import { speech, startDeepgramFake, startOpenAiSttFake, startXaiSttFake, stt } from "../fakes/transcription.ts";
+import { boxesTile, speech, startDeepgramFake, startOpenAiSttFake, startXaiSttFake, stt } from "../fakes/transcription.ts";
 import { ACP_OFF, providerToml, signalToml, TELEGRAM_OFF, transcriptionToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
 
@@ -70,6 +70,31 @@ test("a voice note without and with a caption (xai) become what the model reads,
   await signal.waitForCall("send", (c) => String(c.request.params?.message ?? "").includes("feed the cat"), 15_000);
   expect(textsTo(signal, SIGNAL_ALICE.uuid).join("\n")).toContain("Noted: before Sunday");
   expect(daemon.logs()).not.toContain(xai.key!);
+}, 60_000);
+
+test("the default openai backend: a voice note goes remuxed into M4A and is answered; a cut-off one gets a try-again reply", async () => {
+  const openai = sttFake(startOpenAiSttFake());
+  const { model, signal, daemon } = await setup(transcriptionToml({ baseUrl: openai.url, apiKey: openai.key! }));
+
+  await signal.receive(signal.envelope.text("", { attachments: [voiceNote(signal, "book the dentist for Tuesday")] }));
+  await signal.waitForCall("send", (c) => String(c.request.params?.message ?? "").includes("dentist"), 15_000);
+  expect(userText(model.requests[0]!)).toBe("book the dentist for Tuesday");
+  const [call] = openai.calls;
+  expect(call!.status).toBe(200);
+  expect(call!.request.body.model).toBe("gpt-4o-mini-transcribe");
+  expect(call!.audio).toMatchObject({ type: "audio/mp4", container: "m4a" });
+  expect(call!.audio!.filename).toEndWith(".m4a");
+  expect(boxesTile(call!.audio!.bytes)).toBe(true);
+  expect(textsTo(signal, SIGNAL_ALICE.uuid)).toEqual(["Noted: book the dentist for Tuesday"]);
+
+  const whole = speech("this one was cut off", "aac");
+  const cut = signal.addAttachment(whole.subarray(0, whole.byteLength - 5), "audio/aac", null);
+  await signal.receive(signal.envelope.text("", { attachments: [cut] }));
+  await waitFor(() => (textsTo(signal, SIGNAL_ALICE.uuid).length === 2 ? true : undefined), { timeoutMs: 15_000, what: "the reply to the cut-off note" });
+  expect(textsTo(signal, SIGNAL_ALICE.uuid)[1]).toContain("try again");
+  expect(openai.calls).toHaveLength(1);
+  expect(model.requests).toHaveLength(1);
+  expect(daemon.logs()).toContain("raw AAC could not be remuxed to M4A");
 }, 60_000);
 
 test("over max_file_mb: refused by the declared size before the file is read; a stranger's voice note is neither read nor transcribed", async () => {

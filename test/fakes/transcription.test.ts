@@ -4,7 +4,8 @@
  * backend that passes against them sends what the service expects.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { type DeepgramFake, type OpenAiSttFake, sniff, speech, startDeepgramFake, startOpenAiSttFake, startXaiSttFake, type XaiSttFake } from "./transcription.ts";
+import { parseAdts } from "../../src/agent/transcription/adts.ts";
+import { type DeepgramFake, type OpenAiSttFake, sniff, speech, startDeepgramFake, startOpenAiSttFake, startXaiSttFake, wordsOf, type XaiSttFake } from "./transcription.ts";
 
 const fakes: Array<OpenAiSttFake | XaiSttFake | DeepgramFake> = [];
 afterEach(async () => {
@@ -63,6 +64,18 @@ describe("OpenAI transcription fake", () => {
     expect(((await res.json()) as { error: { message: string } }).error.message).toContain("Invalid file format");
   });
 
+  test("refuses an M4A whose boxes do not add up (cut off, or bytes after the last box)", async () => {
+    const fake = keep(startOpenAiSttFake());
+    const m4a = speech("hi", "m4a");
+    for (const bytes of [m4a.subarray(0, m4a.byteLength - 1), new Uint8Array([...m4a, 0])]) {
+      const res = await call(fake, form({ model: "whisper-1" }, { bytes, name: "voice.m4a", type: "audio/mp4" }));
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toBe("Audio file might be corrupted or unsupported");
+    }
+    const whole = await call(fake, form({ model: "whisper-1" }, { bytes: m4a, name: "voice.m4a", type: "audio/mp4" }));
+    expect(await whole.json()).toMatchObject({ text: "hi" });
+  });
+
   test("refuses a JSON body", async () => {
     const fake = keep(startOpenAiSttFake());
     const res = await fetch(`${fake.url}/audio/transcriptions`, {
@@ -107,6 +120,13 @@ describe("Deepgram fake", () => {
     expect(await res.json()).toMatchObject({ results: { channels: [{ alternatives: [{ transcript: "plain" }] }] } });
     expect(fake.calls[0]!.request.query.model).toBeUndefined();
   });
+});
+
+test("the fake AAC recording is a well-formed ADTS stream: one AAC LC frame, 44.1 kHz, mono, carrying the words", () => {
+  const { format, frames } = parseAdts(speech("buy milk", "aac"));
+  expect(format).toMatchObject({ objectType: 2, sampleRate: 44100, channels: 1 });
+  expect(frames).toHaveLength(1);
+  expect(wordsOf(frames[0]!)).toBe("buy milk");
 });
 
 test("the fake recordings are told apart by their bytes, AAC's ADTS header from an MP3 frame's", () => {

@@ -24,7 +24,7 @@ import { OpenAiSttFake, type OpenAiSttOptions } from "./transcription/openai.ts"
 import { XaiSttFake } from "./transcription/xai.ts";
 
 export { type SttCall, type SttReply, stt } from "./transcription/base.ts";
-export { type Container, speech, sniff, wordsOf } from "./transcription/speech.ts";
+export { adtsFrame, type AdtsFrameOptions, boxesTile, type Container, speech, sniff, wordsOf } from "./transcription/speech.ts";
 export { DeepgramFake, OpenAiSttFake, XaiSttFake };
 export { OPENAI_AUDIO_MODELS } from "./transcription/openai.ts";
 

@@ -57,6 +57,14 @@ describe("the transcript becomes the message", () => {
     expect(userText(h.fake.requests[0]!)).toBe("for Friday\n\n[voice note transcript]\nbook a table for two at eight");
   });
 
+  test("a raw AAC voice note (as Signal sends them) is transcribed by the default openai backend", async () => {
+    const { h, stt } = await start({ bytes: speech("pick up the parcel", "aac") });
+    h.fake.reply(reply.text("will do"));
+    expect(await h.ingest({ text: "", media: [{ ...voice, mime: "audio/aac" }] })).toBe("answered");
+    expect(userText(h.fake.requests[0]!)).toBe("pick up the parcel");
+    expect(stt.calls[0]!.audio).toMatchObject({ filename: "voice-note.m4a", type: "audio/mp4", container: "m4a" });
+  });
+
   test("several recordings in one message are transcribed in order", async () => {
     const { h, stt: fake } = await start();
     fake.reply(stt.heard("first part"), stt.heard("second part"));
@@ -109,6 +117,16 @@ describe("failures reply and schedule no turn", () => {
     expect(text).not.toContain("transcoder crashed");
     expect(text).not.toContain(fake.key!);
     expect(fake.calls).toHaveLength(2);
+    expect(h.fake.requests).toHaveLength(0);
+    expect(h.eventsNamed("transcription.message")[0]!.metadata).toEqual({ channel: "telegram", backend: "openai", status: "error", reason: "failed" });
+  });
+
+  test("a Signal-style raw AAC note cut off mid-frame: asked to try again, no turn, nothing uploaded", async () => {
+    const aac = speech("half a sentence", "aac");
+    const { h, stt } = await start({ bytes: aac.subarray(0, aac.byteLength - 3) });
+    expect(await h.ingest({ text: "", media: [{ ...voice, mime: "audio/aac", declaredSize: undefined }] })).toBe("refused");
+    expect(h.telegram.texts()).toEqual(["I couldn't transcribe that voice note just now. Please try again in a moment."]);
+    expect(stt.requests).toHaveLength(0);
     expect(h.fake.requests).toHaveLength(0);
     expect(h.eventsNamed("transcription.message")[0]!.metadata).toEqual({ channel: "telegram", backend: "openai", status: "error", reason: "failed" });
   });

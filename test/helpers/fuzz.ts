@@ -98,6 +98,28 @@ export function mutateBytes(r: Rng, value: unknown): Uint8Array {
   return Uint8Array.from(bytes);
 }
 
+/**
+ * A binary input (a recording, a container) with 1–4 corruptions: bytes
+ * overwritten, bit flips, a cut, inserted random bytes, or a span dropped or
+ * repeated — the damage a transfer or a buggy encoder does to framed data.
+ */
+export function mutateBinary(r: Rng, input: Uint8Array): Uint8Array {
+  let bytes = Array.from(input);
+  for (let n = r.int(1, 4); n > 0; n--) {
+    const at = r.int(0, Math.max(0, bytes.length - 1));
+    const span = r.int(1, 32);
+    switch (r.int(0, 5)) {
+      case 0: if (bytes.length > 0) bytes[at] = r.int(0, 255); break;
+      case 1: if (bytes.length > 0) bytes[at] = (bytes[at] ?? 0) ^ (1 << r.int(0, 7)); break;
+      case 2: bytes.length = at; break;
+      case 3: bytes.splice(at, 0, ...r.bytes(r.int(1, 8))); break;
+      case 4: bytes.splice(at, span); break;
+      default: bytes = [...bytes.slice(0, at + span), ...bytes.slice(at)];
+    }
+  }
+  return Uint8Array.from(bytes);
+}
+
 const MEDIA_KINDS = new Set(["image", "audio", "voice", "video", "video_note", "document", "sticker"]);
 
 /** What is wrong with a parser's InboundMessage (empty when it is well-formed), so fuzz failures say why. */

@@ -6,7 +6,8 @@
  * unsupported"). The container comes from the MIME type the platform gave
  * (a WhatsApp `audio/ogg; codecs=opus` voice note goes as `voice-note.ogg`,
  * `audio/ogg`), else from the platform's file name. Round video notes go
- * straight from their MP4 container.
+ * straight from their MP4 container. (The one exception to "as they come":
+ * the openai backend moves raw AAC into an M4A container first, m4a.ts.)
  */
 import type { AudioClip } from "./types.ts";
 
@@ -92,7 +93,7 @@ function sniff(bytes: Uint8Array | undefined, labelled: Container | undefined): 
   return undefined;
 }
 
-/** Whether a recording is raw AAC (ADTS frames, as Signal sends voice notes): some backends take no such file. */
+/** Whether a recording is raw AAC (ADTS frames, as Signal sends voice notes): OpenAI takes it only remuxed into M4A. */
 export function isRawAac(audio: Pick<AudioClip, "mime" | "filename" | "bytes">): boolean {
   return uploadName(audio).mime === AAC.mime;
 }

@@ -41,14 +41,3 @@ export class TranscriptionFailed extends Error {
     super(`${backend} transcription failed: ${reason}`);
   }
 }
-
-/** The backend takes no recording of this kind (raw AAC on OpenAI's endpoint): another backend would. */
-export class UnsupportedAudio extends Error {
-  override name = "UnsupportedAudio";
-  constructor(
-    readonly backend: string,
-    readonly kind: string,
-  ) {
-    super(`${backend} does not transcribe ${kind}`);
-  }
-}

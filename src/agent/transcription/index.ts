@@ -14,7 +14,7 @@ import { openaiTranscriber } from "./openai.ts";
 import type { AudioClip, BackendOptions, Transcriber } from "./types.ts";
 import { xaiTranscriber } from "./xai.ts";
 
-export { NoTranscriptionKey, TooLarge, TranscriptionFailed, UnsupportedAudio } from "./errors.ts";
+export { NoTranscriptionKey, TooLarge, TranscriptionFailed } from "./errors.ts";
 export { uploadName } from "./audio.ts";
 export type { AudioClip, BackendOptions, FetchLike, Transcriber } from "./types.ts";
 

@@ -1,20 +1,20 @@
 /**
  * OpenAI's transcription endpoint, and any server that copies it (a local
  * whisper server, a proxy): multipart `POST {base}/audio/transcriptions` with
- * the recording in `file` and the `model`; the answer is `{text}`.
+ * the recording in `file` and the `model`; the answer is `{text}`. The
+ * endpoint decodes by container and takes no raw ADTS AAC (Signal's voice
+ * notes), so such a recording is first remuxed — not re-encoded — into M4A.
  */
 import { TRANSCRIPTION_DEFAULTS } from "../../config/transcription.ts";
 import { isRawAac, uploadName } from "./audio.ts";
 import { requestJson } from "./http.ts";
-import { TranscriptionFailed, UnsupportedAudio } from "./errors.ts";
-import type { BackendOptions, Transcriber } from "./types.ts";
+import { TranscriptionFailed } from "./errors.ts";
+import type { AudioClip, BackendOptions, Transcriber } from "./types.ts";
 
 export function openaiTranscriber(options: BackendOptions): Transcriber {
   return {
-    async transcribe(audio, signal) {
-      // OpenAI decodes by container and takes no raw ADTS AAC: say so rather than upload it to be refused.
-      // (A self-hosted server behind base_url may decode it: it gets the file.)
-      if (isRawAac(audio) && isOpenAi(options.baseUrl)) throw new UnsupportedAudio("openai", "raw AAC audio");
+    async transcribe(clip, signal) {
+      const audio = isRawAac(clip) ? await asM4a(clip) : clip;
       const { filename, mime } = uploadName(audio);
       const body = await requestJson(
         {
@@ -39,11 +39,17 @@ export function openaiTranscriber(options: BackendOptions): Transcriber {
   };
 }
 
-/** Whether `baseUrl` is OpenAI's own API, not a compatible server of someone else's. */
-function isOpenAi(baseUrl: string): boolean {
+/**
+ * Raw AAC as an M4A file of the same frames, uploaded as `<stem>.m4a`, `audio/mp4`. A stream that cannot
+ * be read fails as this backend's failure: the reason goes to the log, the sender is asked to try again.
+ */
+async function asM4a(clip: AudioClip): Promise<AudioClip> {
+  // Loaded only here: no other path needs the remuxer, so start-up and an idle daemon do not carry it.
+  const { adtsToM4a, MalformedAdts } = await import("./m4a.ts");
   try {
-    return new URL(baseUrl).hostname === "api.openai.com";
-  } catch {
-    return false;
+    return { ...clip, bytes: adtsToM4a(clip.bytes), mime: "audio/mp4" };
+  } catch (error) {
+    if (error instanceof MalformedAdts) throw new TranscriptionFailed("openai", `raw AAC could not be remuxed to M4A: ${error.message}`);
+    throw error;
   }
 }

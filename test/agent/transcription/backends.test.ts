@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { deepgramTranscriber } from "../../../src/agent/transcription/deepgram.ts";
 import { TranscriptionFailed, type BackendOptions, type Transcriber } from "../../../src/agent/transcription/index.ts";
+import { adtsToM4a } from "../../../src/agent/transcription/m4a.ts";
 import { openaiTranscriber } from "../../../src/agent/transcription/openai.ts";
 import { xaiTranscriber } from "../../../src/agent/transcription/xai.ts";
 import {
@@ -94,6 +95,35 @@ describe("openai", () => {
     expect(fake.calls[0]!.audio).toMatchObject({ filename: "video-note.mp4", type: "video/mp4", container: "mp4" });
   });
 
+  test("a Signal voice note (raw ADTS AAC, which the service refuses) goes remuxed into M4A: <name>.m4a, audio/mp4", async () => {
+    const { fake, backend } = setup(startOpenAiSttFake(), openaiTranscriber);
+    expect(await backend.transcribe({ bytes: speech("call mum back", "aac"), mime: "audio/aac" })).toBe("call mum back");
+    expect(await backend.transcribe({ bytes: speech("and buy bread", "aac"), mime: "audio/aac", filename: "Voice1.aac" })).toBe("and buy bread");
+    expect(fake.calls.map((c) => c.audio)).toMatchObject([
+      { filename: "voice-note.m4a", type: "audio/mp4", container: "m4a" },
+      { filename: "Voice1.m4a", type: "audio/mp4", container: "m4a" },
+    ]);
+    expect(fake.calls.every((c) => c.status === 200)).toBe(true);
+  });
+
+  test("a real AAC recording arrives as exactly its M4A remux", async () => {
+    const { fake, backend } = setup(startOpenAiSttFake(), openaiTranscriber);
+    fake.reply(stt.heard("a tone"));
+    const aac = new Uint8Array(await Bun.file(`${import.meta.dir}/fixtures/voice-440hz-mono-44k.aac`).arrayBuffer());
+    expect(await backend.transcribe({ bytes: aac, mime: "audio/aac" })).toBe("a tone");
+    expect(Buffer.from(fake.calls[0]!.audio!.bytes).equals(adtsToM4a(aac))).toBe(true);
+  });
+
+  test("raw AAC that is not a well-formed stream: a failure that says where and why, and nothing is uploaded", async () => {
+    const { fake, backend } = setup(startOpenAiSttFake(), openaiTranscriber);
+    const cut = speech("this is cut short", "aac").subarray(0, 20);
+    const error = await failure(backend.transcribe({ bytes: cut, mime: "audio/aac" }));
+    expect(error.backend).toBe("openai");
+    expect(error.reason).toContain("raw AAC could not be remuxed to M4A");
+    expect(error.reason).toContain("at byte 0: the stream is cut off: the frame is 32 bytes, 20 remain");
+    expect(fake.requests).toHaveLength(0);
+  });
+
   test("an unknown model is the service's 404, named in the reason and not retried", async () => {
     const { fake, backend } = setup(startOpenAiSttFake(), openaiTranscriber, { model: "gpt-9-transcribe" });
     const error = await failure(backend.transcribe(VOICE));
@@ -113,6 +143,13 @@ describe("xai", () => {
     expect(call!.request.body).toEqual({});
     expect(call!.request.files.map((f) => f.field)).toEqual(["file"]);
     expect(call!.audio).toMatchObject({ filename: "voice-note.ogg", type: "audio/ogg" });
+  });
+
+  test("raw AAC goes as it is (the service takes AAC): no remux", async () => {
+    const { fake, backend } = setup(startXaiSttFake(), xaiTranscriber);
+    const aac = speech("call mum back", "aac");
+    expect(await backend.transcribe({ bytes: aac, mime: "audio/aac" })).toBe("call mum back");
+    expect(fake.calls[0]!.audio).toMatchObject({ filename: "voice-note.aac", type: "audio/aac", container: "aac", bytes: aac });
   });
 
   test("the fake refuses a model field, as a modelless service would", async () => {

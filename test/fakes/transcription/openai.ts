@@ -4,11 +4,12 @@
  * `language`, `prompt`, `response_format`, `temperature`. Answers `{text,
  * usage}`; errors are `{error:{message,type,param,code}}`. The service picks
  * the decoder by the file name's extension and refuses a file whose bytes
- * are not what the name says ("Audio file might be corrupted or
- * unsupported"); files over 25 MB are refused with 413.
+ * are not what the name says, or an MP4/M4A whose boxes do not add up ("Audio
+ * file might be corrupted or unsupported"); raw AAC (ADTS) has no extension
+ * it takes; files over 25 MB are refused with 413.
  */
 import { type SttCall, SttFake, filePart } from "./base.ts";
-import { type Container, sniff } from "./speech.ts";
+import { boxesTile, type Container, sniff } from "./speech.ts";
 
 /** OpenAI's AudioModel values (openai 7.59.0 `resources/audio/audio.d.ts`). */
 export const OPENAI_AUDIO_MODELS = ["gpt-4o-mini-transcribe", "gpt-4o-transcribe", "whisper-1", "gpt-transcribe"];
@@ -68,7 +69,8 @@ export class OpenAiSttFake extends SttFake {
       return this.fail(call, 400, `Invalid file format. Supported formats: ${JSON.stringify(Object.keys(EXTENSIONS))}`);
     }
     const container = sniff(file.bytes);
-    if (!container || !allowed.includes(container)) return this.fail(call, 400, "Audio file might be corrupted or unsupported");
+    const corrupt = !container || !allowed.includes(container) || ((container === "mp4" || container === "m4a") && !boxesTile(file.bytes));
+    if (corrupt) return this.fail(call, 400, "Audio file might be corrupted or unsupported");
     return { bytes: file.bytes, filename: file.filename, type: file.type };
   }
 
