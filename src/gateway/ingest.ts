@@ -115,6 +115,25 @@ export class Gateway {
       return "empty";
     }
 
+    // Step 3: media (after authorization, so nothing is fetched for a denied sender; also for /ultra's attachments). It runs inside
+    // the conversation's queue slot, taken synchronously on arrival: a slow download must not let a
+    // later message of the same conversation overtake this one, nor let a /stop sent after it miss it.
+    const prepare = (signal: AbortSignal, text = message.text) =>
+      prepareMedia(text === message.text ? message : { ...message, text }, {
+        channel: message.channel,
+        vision: deps.vision,
+        model: deps.model,
+        inboundCap: access?.inboundMediaCap ?? Number.POSITIVE_INFINITY,
+        fetch: (m, fetchSignal, maxBytes) => {
+          if (!access) throw new Error(`${message.channel} cannot download attachments`);
+          return access.fetchMedia(m, fetchSignal, maxBytes);
+        },
+        transcription: deps.transcription,
+        telemetry: deps.telemetry,
+        log,
+        signal,
+      });
+
     const conversation = conversationKey(message);
     // Step 5: commands. An unknown /word is ordinary text for the agent; ACP has no commands.
     const parsed = message.channel === "acp" ? null : parseCommand(message.text);
@@ -134,7 +153,19 @@ export class Gateway {
       const turn = { message, role, conversation, target, replyKey, port, rawPort, say, complete, ...(options.replay ? { replay: true } : {}) };
       let turnOutcome: TurnOutcome | undefined;
       const ultraTurn = (signal: AbortSignal) => async (prompt: string) => {
-        turnOutcome = await this.ultraTurn(turn, prompt, signal);
+        // Photos and voice notes sent with /ultra go to it like to any turn: images seen, audio transcribed.
+        let text = prompt;
+        let images: Array<{ mime: string; data: string }> = [];
+        if (message.media.length > 0) {
+          const media = await prepare(signal, prompt);
+          if (signal.aborted) return;
+          if (media.kind === "refused") {
+            await say(media.reply);
+            return;
+          }
+          ({ text, images } = media);
+        }
+        turnOutcome = await this.ultraTurn(turn, text, images, signal);
       };
       const run = async (signal?: AbortSignal) => {
         const started = performance.now();
@@ -161,25 +192,6 @@ export class Gateway {
       // An ultra turn cut short by a shutdown stays in the inbox, to run again at the next start like any turn.
       return turnOutcome === "interrupted" ? "interrupted" : "command";
     }
-
-    // Step 3: media (after authorization, so nothing is fetched for a denied sender). It runs inside
-    // the conversation's queue slot, taken synchronously on arrival: a slow download must not let a
-    // later message of the same conversation overtake this one, nor let a /stop sent after it miss it.
-    const prepare = (signal: AbortSignal) =>
-      prepareMedia(message, {
-        channel: message.channel,
-        vision: deps.vision,
-        model: deps.model,
-        inboundCap: access?.inboundMediaCap ?? Number.POSITIVE_INFINITY,
-        fetch: (m, fetchSignal, maxBytes) => {
-          if (!access) throw new Error(`${message.channel} cannot download attachments`);
-          return access.fetchMedia(m, fetchSignal, maxBytes);
-        },
-        transcription: deps.transcription,
-        telemetry: deps.telemetry,
-        log,
-        signal,
-      });
 
     // Steps 6 and 7: queue the turn, then hand it to the MainAgent.
     try {
@@ -224,10 +236,15 @@ export class Gateway {
   }
 
   /** `/ultra`: the prompt as a foreground turn in ultra mode, under the queued command's signal. */
-  private async ultraTurn(turn: Omit<TurnInput, "signal" | "text" | "images">, prompt: string, signal: AbortSignal): Promise<TurnOutcome> {
+  private async ultraTurn(
+    turn: Omit<TurnInput, "signal" | "text" | "images">,
+    prompt: string,
+    images: Array<{ mime: string; data: string }>,
+    signal: AbortSignal,
+  ): Promise<TurnOutcome> {
     const ultra = this.deps.ultra;
     if (!ultra) throw new CommandRefused("Ultra mode is not available here.");
-    return runUltraTurn(this.turns, ultra, { ...turn, signal, text: prompt, images: [] }, this.deps.log.child({ channel: turn.message.channel }));
+    return runUltraTurn(this.turns, ultra, { ...turn, signal, text: prompt, images }, this.deps.log.child({ channel: turn.message.channel }));
   }
 
   private commandContext(

@@ -143,6 +143,30 @@ describe("/ultra with the compiled binary", () => {
     ]);
   }, 60_000);
 
+  test("a photo sent with /ultra is seen by the planner and by every part; the merge works from their results", async () => {
+    const { model, telegram } = await setup();
+    phases(model, {
+      planner: plan("Read the left axis", "Read the right axis"),
+      worker: (task) => reply.text(`Result for: ${task}.`),
+      merge: reply.text("Merged answer: both axes read."),
+    });
+    const images = (request: RecordedRequest) =>
+      (request.body.input as Array<{ role?: string; content?: Array<{ type: string }> | string }>)
+        .filter((item) => item.role === "user" && Array.isArray(item.content))
+        .flatMap((item) => (item.content as Array<{ type: string }>).filter((c) => c.type === "input_image"));
+
+    telegram.pushMessage(telegram.message.photo({ caption: "/ultra what does this chart say?" }));
+    await telegram.waitForTexts(ALICE.id, (t) => t.some((x) => x.includes("Merged answer")), 20_000);
+
+    const [planner] = ofPhase(model, "planner");
+    expect(userText(planner!)).toBe("what does this chart say?");
+    expect(images(planner!)).toHaveLength(1);
+    const workers = ofPhase(model, "worker");
+    expect(workers).toHaveLength(2);
+    for (const worker of workers) expect(images(worker)).toHaveLength(1);
+    expect(images(ofPhase(model, "merge")[0]!)).toHaveLength(0);
+  }, 60_000);
+
   test("/stop while the workers run aborts every open request within a second; nothing of the stopped turn is sent afterwards", async () => {
     const { model, telegram } = await setup();
     phases(model, {

@@ -86,6 +86,20 @@ describe("the transcript becomes the message", () => {
   });
 });
 
+describe("/ultra with a voice note", () => {
+  test("`/ultra` alone as the caption: the transcript is the request the planner gets", async () => {
+    const { h } = await start();
+    h.fake.fallback((r) => {
+      const instructions = String(r.body.instructions);
+      if (instructions.includes("## Ultra mode: planning")) return reply.text('{"parts": [{"title": "a", "task": "find a table"}]}');
+      return reply.text(instructions.includes("## Ultra mode: merging") ? "Booked." : "Found one.");
+    });
+    expect(await h.ingest({ text: "/ultra", media: [voice] })).toBe("command");
+    expect(userText(h.fake.requests[0]!)).toBe("book a table for two at eight");
+    expect(h.fake.requests).toHaveLength(3);
+  });
+});
+
 describe("failures reply and schedule no turn", () => {
   test("declared over max_file_mb: refused naming the cap, nothing downloaded, nothing sent", async () => {
     const { h, stt } = await start();

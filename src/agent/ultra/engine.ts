@@ -138,7 +138,8 @@ export class UltraMode {
           result = await agent.runTurn({
             ...base,
             text: part.task,
-            images: [],
+            // Each part sees what the owner sent with the request (a screenshot to study, say).
+            images: request.images,
             tools,
             signal: workerSignal,
             detached: true,

@@ -10,13 +10,15 @@
 /** What `/ultra` needs of the command context. */
 export interface UltraCommandContext {
   args: string;
+  /** The message /ultra came in (its attachments: a voice note may be the whole request). */
+  message: { media: readonly unknown[] };
   reply(markdown: string): Promise<void>;
   /** Present for a queued command where the gateway has ultra mode. */
   ultraTurn?(prompt: string): Promise<void>;
 }
 
 async function run(ctx: UltraCommandContext): Promise<void> {
-  if (ctx.args === "") {
+  if (ctx.args === "" && ctx.message.media.length === 0) {
     await ctx.reply(
       "Usage: `/ultra <request>` — I split the request into independent parts, work on them in parallel and merge the results into one answer. It takes longer and uses more tokens than a normal reply; `/stop` ends it.",
     );
