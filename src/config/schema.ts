@@ -293,7 +293,8 @@ const HttpSchema = Type.Object(
     pair_timeout_seconds: Type.Integer({
       minimum: 1,
       maximum: 600,
-      default: 90,
+      // The terminal wizard's wait too (src/cli/setup-args.ts), so both faces of setup wait alike.
+      default: 120,
       description: "How long the setup page's Telegram pairing waits for a message to the bot, in seconds, before it leaves the owner id to be typed by hand.",
     }),
   },
