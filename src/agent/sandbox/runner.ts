@@ -6,7 +6,7 @@
  * within a limit per stream — the start and the end, the middle cut out —
  * so a chatty command cannot flood the model or the daemon's memory.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bwrapArgs, type SystemLayout } from "./bwrap.ts";
@@ -74,7 +74,8 @@ export class SandboxRunner {
       argv = [this.backend.path, ...bwrapArgs({ policy: request.policy, cwd: request.cwd, argv: request.argv, layout: this.layout, networkPaths: this.networkPaths })];
     } else {
       // No private /tmp on macOS: each command gets a fresh directory of its own as TMPDIR instead.
-      tmp = mkdtempSync(join(tmpdir(), "fermix-cmd-"));
+      // The real path: /var is a link to /private/var on macOS, and the profile matches real paths only.
+      tmp = realpathSync(mkdtempSync(join(tmpdir(), "fermix-cmd-")));
       env = { ...env, TMPDIR: tmp };
       argv = sandboxExecArgv(this.backend.path, seatbeltProfile(request.policy, tmp), request.argv);
     }

@@ -218,6 +218,28 @@ describe("run_command", () => {
   });
 });
 
+describe("run_command's limits, as the model reads them", () => {
+  test("past its timeout the command is killed and the answer says so; a longer timeout than allowed is held to the cap", async () => {
+    const started = performance.now();
+    const out = await call("run_command", { command: "echo begun; sleep 30", timeout_seconds: 1 });
+    expect(out).toStartWith("killed: it ran past its 1 s timeout");
+    expect(out).toContain("begun");
+    expect(performance.now() - started).toBeLessThan(10_000);
+    // With a 2 s limit for commands, asking for an hour gets 2 s, and says which.
+    const capped = await call("run_command", { command: "sleep 30", timeout_seconds: 3600 }, tools({ commandTimeoutMs: 2000 }));
+    expect(capped).toStartWith("killed: it ran past its 2 s timeout");
+    expect(await call("run_command", { command: "true", timeout_seconds: -1 })).toBe("error: timeout_seconds must be a positive number");
+  }, 30_000);
+
+  test("output over the limit is cut from the middle: both ends stay, and a note says how much went and how to see it all", async () => {
+    const out = await call("run_command", { command: "echo FIRST-LINE; head -c 50000 /dev/zero | tr '\\0' x; echo; echo LAST-LINE" });
+    expect(out).toStartWith("exit code 0\nstdout:\nFIRST-LINE");
+    expect(out).toContain("LAST-LINE");
+    expect(out).toMatch(/\[output truncated: \d+ of 50\d{3} bytes cut from the middle; redirect to a file in the workspace and read it in pages to see all\]/);
+    expect(out.length).toBeLessThan(8192 + 400);
+  });
+});
+
 describe("request_access", () => {
   test("asks the broker for a real, grantable path and reports the answer", async () => {
     expect(await call("request_access", { path: m.outsideRo, mode: "ro", reason: "to read the quarterly report" })).toContain("granted: read-only access");
