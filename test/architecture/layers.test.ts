@@ -33,6 +33,7 @@ describe("the rules themselves", () => {
     expect(ruleBroken(edge("agent/agent.ts", "channels/types.ts"))).toContain("below");
     expect(ruleBroken(edge("agent/agent.ts", "http/app.ts"))).toContain("below");
     expect(ruleBroken(edge("http/app.ts", "daemon/core.ts"))).toContain("composition root");
+    expect(ruleBroken(edge("main.ts", "daemon/daemon.ts"))).toContain("composition root");
     expect(ruleBroken(edge("gateway/ingest.ts", "cli/chat.ts"))).toContain("below");
     expect(ruleBroken(edge("channels/slack/index.ts", "channels/telegram/api.ts"))).toContain("another adapter");
     expect(ruleBroken(edge("message/index.ts", "gateway/queue.ts"))).toContain("below");

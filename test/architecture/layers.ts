@@ -36,6 +36,7 @@ const FORBIDDEN: ReadonlyArray<readonly [string, string, string]> = [
   ["present", "agent", "present and the agent are siblings"],
   ["agent", "present", "present and the agent are siblings"],
   ["http", "daemon", "the daemon hands http what it serves; http never imports the composition root"],
+  ["main.ts", "daemon", "main.ts only dispatches to cli/; the commands reach the composition root"],
 ];
 
 /** Layers below config that may still use config's types (type-only imports). */
