@@ -320,7 +320,7 @@ describe("each channel's card, in every mode and state", () => {
     expect(page).toContain('data-channel="whatsapp" data-status="unconfigured"');
     const whatsapp = card("whatsapp");
     expect(whatsapp).toStartWith("WhatsApp Not configured Mode webhooks Connected not connected Last inbound never Last outbound never Messages today 0 in · 0 out");
-    expect(whatsapp).toContain("WhatsApp is turned on but access_token and phone_number_id and verify_token and app_secret are not set.");
+    expect(whatsapp).toContain("WhatsApp is turned on but access_token, phone_number_id, verify_token, and app_secret are not set.");
     const attention = words(page.slice(page.indexOf('<section class="why')));
     expect(attention).toContain(
       "Fix: set fermix_channels.whatsapp.access_token or set fermix_channels.whatsapp.phone_number_id or set fermix_channels.whatsapp.verify_token or set fermix_channels.whatsapp.app_secret",
