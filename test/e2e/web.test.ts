@@ -4,7 +4,9 @@
  * status page follows a platform going down and coming back, its activity
  * list grows as messages are answered, and neither the page nor its event
  * stream ever carries a secret, a message or a sender id. /metrics parses as
- * Prometheus text and moves with the messages. The setup page is closed
+ * Prometheus text and moves with the messages. It has a card for each
+ * channel mode, failed and unconfigured ones with what fixes them, and says
+ * when a reloaded change needs a restart. The setup page is closed
  * without a fresh one-time link, and with one it configures a provider and
  * Telegram: the daemon becomes ready without a restart and answers the owner.
  */
@@ -12,10 +14,13 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { User } from "grammy/types";
 import type { Browser, Page } from "playwright-core";
 import { reply } from "../fakes/model-server.ts";
+import { DISCORD_ALICE } from "../fakes/discord.ts";
+import { SIGNAL_ALICE } from "../fakes/signal.ts";
+import { SLACK_ALICE } from "../fakes/slack.ts";
 import { ALICE, BOB } from "../fakes/telegram.ts";
 import { runFermix, type RunningDaemon } from "../helpers/binary.ts";
 import { DESKTOP, launchBrowser, PHONE } from "../helpers/browser.ts";
-import { ACP_OFF, providerToml, TELEGRAM_OFF, tomlTable, telegramToml } from "../helpers/config.ts";
+import { ACP_OFF, discordToml, providerToml, signalToml, slackToml, TELEGRAM_OFF, tomlTable, telegramToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
 import { histogramSeries, parseMetrics, sampleValue } from "../helpers/prometheus.ts";
 
@@ -148,6 +153,76 @@ test("the status page follows Telegram down and back within 2 s, lists each answ
     expect(after.some((f) => f.name === name)).toBe(true);
   }
   expect(sampleValue(after, "fermix_stream_phases_total", { channel: "telegram" })).toBeGreaterThanOrEqual(0);
+}, 60_000);
+
+test("the status page has a card for each channel mode (webhooks, gateway, signal-cli, socket), one for a channel that failed with what fixes it, and one for a channel turned on but not configured", async () => {
+  const model = await start.model();
+  const telegram = start.telegram();
+  const slack = start.slack();
+  const discord = start.discord();
+  const signal = start.signal();
+  const home = start.home();
+  const wrongToken = "7000000009:AAnotTheTokenTelegramKnows00000000";
+  home.writeConfig(
+    providerToml(model.url) +
+      // Telegram refuses this token: failed. WhatsApp is turned on with nothing set: unconfigured. ACP is on by default.
+      telegramToml({ botToken: wrongToken, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) +
+      slackToml({ botToken: slack.token, signingSecret: "e2e-slack-signing-secret-0123456789", ownerUserId: SLACK_ALICE, apiUrl: slack.apiUrl }) +
+      discordToml({ botToken: discord.token, ownerUserId: DISCORD_ALICE.id, apiBase: discord.apiBase }) +
+      signalToml({ account: signal.account, cliPath: signal.cliPath, attachmentsDir: signal.attachmentsDir, ownerUserId: SIGNAL_ALICE.number }) +
+      tomlTable("fermix_channels.whatsapp", { enabled: true }),
+  );
+  const d = await start.daemon(home);
+  const expected: Record<string, string> = { slack: "ready", discord: "ready", signal: "ready", acp: "ready", telegram: "failed", whatsapp: "unconfigured" };
+  await until("every channel settled", async () => {
+    const { channels } = await health(d);
+    return Object.entries(expected).every(([name, status]) => channels.find((c) => c.name === name)?.status === status) || undefined;
+  });
+
+  const page = await newPage();
+  await page.goto(new URL("/", d.url).href);
+  await page.waitForSelector("#conn.live", { timeout: 5000 });
+  const card = (name: string) => page.locator(`article.channel[data-channel="${name}"]`);
+  for (const [name, status] of Object.entries(expected)) expect(await card(name).getAttribute("data-status")).toBe(status);
+  const mode = async (name: string) => /Mode\s*(.*?)\s*Connected/s.exec((await card(name).textContent()) ?? "")?.[1];
+  expect(await mode("slack")).toBe("webhooks");
+  expect(await mode("discord")).toBe("gateway socket");
+  expect(await mode("signal")).toBe("signal-cli");
+  expect(await mode("acp")).toBe("local socket");
+  expect(await mode("whatsapp")).toBe("webhooks");
+  for (const name of ["slack", "discord", "signal", "acp"]) expect(await card(name).textContent()).toMatch(/Connected\s*\d\d:\d\d:\d\d/);
+  expect(await card("telegram").textContent()).toMatch(/Telegram refused the bot token: bot token rejected by Telegram \(.*401.*\); fix bot_token and restart\./);
+  expect(await card("telegram").textContent()).toContain("not connected");
+  expect(await card("whatsapp").textContent()).toContain("Not configured");
+
+  // The attention box: each failure in plain words with what fixes it.
+  const attention = (await page.textContent("section.why")) ?? "";
+  expect(attention).toContain("Telegram refused the bot token");
+  expect(attention).toContain("Fix: set fermix_channels.telegram.bot_token or run fermix setup --web");
+  expect(attention).toContain("WhatsApp is turned on but");
+  expect(attention).toContain("set fermix_channels.whatsapp.access_token");
+  expect(await page.textContent(".status")).toContain("Degraded");
+  expect(await page.content()).not.toContain(wrongToken);
+}, 60_000);
+
+test("a new bind address in config.toml, reloaded under the running daemon: the open status page says a restart is needed", async () => {
+  const model = await start.model();
+  const home = start.home();
+  home.writeConfig(providerToml(model.url) + TELEGRAM_OFF + ACP_OFF);
+  const d = await start.daemon(home);
+  const page = await newPage();
+  await page.goto(new URL("/", d.url).href);
+  await page.waitForSelector("#conn.live", { timeout: 5000 });
+  expect(await page.textContent("main")).not.toContain("only after a restart");
+
+  home.writeConfig(providerToml(model.url) + TELEGRAM_OFF + ACP_OFF + tomlTable("fermix_core.http", { bind: "127.0.0.2" }));
+  d.proc.kill("SIGHUP");
+  await until("health flags the restart", async () => (((await (await fetch(new URL("/health/ready", d.url))).json()) as Record<string, unknown>)["restart_required?"] === true) || undefined);
+  // Without a reload of the page: the live update brings the notice.
+  const notice = page.locator(".banner.warn", { hasText: "Some configuration changes take effect only after a restart" });
+  await notice.waitFor({ timeout: 2000 });
+  expect(await notice.textContent()).toContain("restart fermix run");
+  expect(d.proc.exitCode).toBeNull();
 }, 60_000);
 
 test("the setup page: 403 without a link or with a spent or expired one; a fresh link configures a provider and Telegram, and the owner is answered without a restart", async () => {

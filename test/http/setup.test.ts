@@ -31,17 +31,19 @@ const API_KEY = "sk-web-typed-0123456789abcdef";
 
 type ServiceExtras = Pick<SetupService, "env" | "pairTimeoutMs" | "pairThroughDaemon">;
 
-function harness(options: { now?: () => number; ttlMs?: number; checks?: SetupService["checks"]; service?: ServiceExtras } = {}) {
+function harness(options: { now?: () => number; ttlMs?: number; checks?: SetupService["checks"]; service?: ServiceExtras; restartRequired?: string[] } = {}) {
   const home = makeHome();
   homes.push(home);
   const gate = new SetupGate({ ...(options.now ? { now: options.now } : {}), ...(options.ttlMs ? { tokenTtlMs: () => options.ttlMs! } : {}) });
   const reloads: number[] = [];
-  const report = () => buildHealthReport({ version: "t", now: new Date(), loaded: loadedFrom(null), channels: new Map(), databaseReady: true, restartRequired: false });
+  const restartRequired = options.restartRequired ?? [];
+  const report = () =>
+    buildHealthReport({ version: "t", now: new Date(), loaded: loadedFrom(null), channels: new Map(), databaseReady: true, restartRequired: restartRequired.length > 0 });
   const service: SetupService = {
     current: () => readCurrentSetup(home.env),
     async reload(): Promise<ReloadResult> {
       reloads.push(Date.now());
-      return { ok: true, restart_required: [], channels: { started: ["telegram"], stopped: [], restarted: [] }, provider_changed: true, health: report() };
+      return { ok: true, restart_required: restartRequired, channels: { started: ["telegram"], stopped: [], restarted: [] }, provider_changed: true, health: report() };
     },
     log: quiet,
     ...(options.checks ? { checks: options.checks } : {}),
@@ -138,6 +140,7 @@ describe("saving", () => {
     const page = await res.text();
     expect(page).toContain("Saved and applied");
     expect(page).toContain("Telegram started");
+    expect(page).not.toContain("data-restart-required");
     expect(page).not.toContain(TG_TOKEN);
     expect(page).not.toContain(API_KEY);
     expect(h.reloads).toHaveLength(1);
@@ -157,6 +160,21 @@ describe("saving", () => {
 
     // The session ended with the wizard: its cookie opens nothing any more.
     expect((await h.request("/setup", { headers: { cookie } })).status).toBe(403);
+  });
+
+  test("a save whose reload needs a restart (a new listen address) says so, naming what, and how to restart", async () => {
+    const h = harness({ restartRequired: ["listen on 127.0.0.2:8080 (now 127.0.0.1:8080)", "whatsapp album_debounce_ms"] });
+    const { cookie, csrf } = await h.open();
+    const res = await h.post(cookie, filled(csrf));
+    expect(res.status).toBe(200);
+    const page = await res.text();
+    expect(h.reloads).toHaveLength(1);
+    const notice = /<div class="banner warn" data-restart-required="true">(.*?)<\/div>/s.exec(page)?.[1];
+    expect(notice).toBe(
+      "Restart required to apply: listen on 127.0.0.2:8080 (now 127.0.0.1:8080); whatsapp album_debounce_ms. Restart <code>fermix run</code>, or run <code>fermix service install</code> to restart the service.",
+    );
+    // What was saved is still said to be saved: the rest of it was applied.
+    expect(page).toContain("Telegram started");
   });
 
   test("a bad value is shown on its field and nothing is written; the secret typed is kept by the session, not the page", async () => {

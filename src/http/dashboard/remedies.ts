@@ -31,6 +31,9 @@ const CHANNEL_TITLES: Record<string, string> = {
   acp: "The editor socket (ACP)",
 };
 
+/** Names in a sentence: "a", "a and b", "a, b, and c". */
+const inWords = (names: readonly string[]) => new Intl.ListFormat("en", { style: "long", type: "conjunction" }).format(names);
+
 /** A channel's name as a person writes it. */
 export const channelTitle = (name: string) => CHANNEL_TITLES[name] ?? name;
 
@@ -63,7 +66,7 @@ export function explainFailure(line: string): Explained {
     const missing = /^missing (.*)$/.exec(rest);
     if (missing) {
       const keys = missing[1]!.split(", ");
-      return { words: `${title} is turned on but ${keys.join(" and ")} ${keys.length > 1 ? "are" : "is"} not set.`, fixes: keys.map((k) => key(`fermix_channels.${name}.${k}`)) };
+      return { words: `${title} is turned on but ${inWords(keys)} ${keys.length > 1 ? "are" : "is"} not set.`, fixes: keys.map((k) => key(`fermix_channels.${name}.${k}`)) };
     }
     const refused = /^refused: (.*)$/.exec(rest);
     if (refused) {
