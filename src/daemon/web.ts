@@ -87,7 +87,11 @@ export function buildWeb(deps: WebDeps): Web {
   const unsubscribe = metrics.subscribe(core.telemetry);
 
   const observe = (report: HealthReport) => {
-    for (const channel of report.channels) metrics.activity.observeChannel(channel.name, channel.status, channelDetail(report, channel.name));
+    for (const channel of report.channels) {
+      // Degraded only because replies are failing to send: still connected to its platform.
+      const connected = channel.status === "ready" || (channel.status === "degraded" && core.delivery.trouble(channel.name) !== undefined);
+      metrics.activity.observeChannel(channel.name, channel.status, channelDetail(report, channel.name), connected);
+    }
   };
   const readings = (report: HealthReport): GaugeReadings => {
     const queue = core.queue.counts();

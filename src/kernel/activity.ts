@@ -36,7 +36,7 @@ export interface ChannelTally {
   /** Messages in and out since local midnight. */
   todayInbound: number;
   todayOutbound: number;
-  /** When the channel was last seen becoming ready (null: not ready since the daemon started). */
+  /** When the channel last connected to its platform (null: not connected now). A channel whose replies fail to send stays connected. */
   readySince: number | null;
   /** The last reason it was not ready, and when; kept after it recovers. */
   lastError: { at: number; detail: string } | null;
@@ -139,7 +139,6 @@ export class ActivityLog {
   /** The day today's counts are for; set by the first event (until then every count is zero). */
   private tallyDay: string | undefined;
   private lastTurn: LastTurn | null = null;
-  private readonly statuses = new Map<string, string>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -188,13 +187,11 @@ export class ActivityLog {
    * became ready, and the last reason it was not (`detail`, from the
    * report's failures, which never carry a secret).
    */
-  observeChannel(channel: string, status: string, detail?: string): void {
+  observeChannel(channel: string, status: string, detail?: string, connected = status === "ready"): void {
     const at = this.now();
     const tally = this.tallyOf(channel);
-    const before = this.statuses.get(channel);
-    this.statuses.set(channel, status);
-    if (status === "ready" && before !== "ready") tally.readySince = at;
-    if (status !== "ready") tally.readySince = null;
+    if (connected && tally.readySince === null) tally.readySince = at;
+    if (!connected) tally.readySince = null;
     if ((status === "degraded" || status === "failed" || status === "unconfigured") && detail && tally.lastError?.detail !== detail) {
       tally.lastError = { at, detail };
     }

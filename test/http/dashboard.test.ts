@@ -295,6 +295,22 @@ describe("each channel's card, in every mode and state", () => {
     );
   });
 
+  test("degraded because its replies fail to send: still connected, since when, and why it is degraded", () => {
+    const troubled = buildHealthReport({
+      version: "1.2.3",
+      now: new Date(NOW),
+      loaded: loadedFrom(EVERY_MODE),
+      channels: new Map([["slack", { status: "ready", process_alive: true }]]),
+      databaseReady: true,
+      sendTrouble: (channel) => (channel === "slack" ? "sends failing for 2 min (http 500); retrying" : undefined),
+    });
+    const degraded = String(renderLive(busyView(troubled)));
+    expect(degraded).toContain('data-channel="slack" data-status="degraded"');
+    const slack = words(cardOf(degraded, 'data-channel="slack"'));
+    expect(slack).toStartWith("Slack Degraded Mode webhooks Connected 12:25:00 (2 h 5 min)");
+    expect(slack).toContain("sends failing for 2 min (http 500)");
+  });
+
   test("subprocess (Signal): up for days, and nothing received yet", () => {
     expect(card("signal")).toBe("Signal Ready Mode signal-cli Connected 10:30:00 (2 d 4 h) Last inbound never Last outbound never Messages today 0 in · 0 out Since start 0 in · 0 out");
   });

@@ -132,5 +132,12 @@ describe("ActivityLog", () => {
       readySince: 1_009_000,
       lastError: { at: 1_006_000, detail: "degraded: polling failed: 502; reconnecting" },
     });
+    // Degraded because replies fail to send, still connected: the connection's start stays.
+    clock.advance(4000);
+    log.observeChannel("telegram", "degraded", "degraded: sends failing: 502", true);
+    expect(log.snapshot().channels.telegram).toMatchObject({ readySince: 1_009_000, lastError: { at: 1_013_000, detail: "degraded: sends failing: 502" } });
+    clock.advance(1000);
+    log.observeChannel("telegram", "ready");
+    expect(log.snapshot().channels.telegram!.readySince).toBe(1_009_000);
   });
 });

@@ -64,7 +64,7 @@ function channelCard(channel: ChannelHealth, view: DashboardView): Html {
   const totals = view.totals.channels[channel.name];
   const failure = view.health.failures.find((f) => f.startsWith(`channel ${channel.name}: `));
   const connected =
-    channel.status === "ready" && tally?.readySince ? html`${clock(tally.readySince)} <span class="muted">(${span(view.now - tally.readySince)})</span>` : html`<span class="muted">not connected</span>`;
+    (channel.status === "ready" || channel.status === "degraded") && tally?.readySince ? html`${clock(tally.readySince)} <span class="muted">(${span(view.now - tally.readySince)})</span>` : html`<span class="muted">not connected</span>`;
   return html`<article class="card channel" data-channel="${channel.name}" data-status="${channel.status}">
 <h3>${channelTitle(channel.name)} ${pill(channel.status)}</h3>
 <dl>
