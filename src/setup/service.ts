@@ -236,5 +236,9 @@ export async function serviceStatus(ctx: ServiceContext): Promise<ServiceStatus>
 export function tailLog(ctx: ServiceContext, lines: number): string {
   const path = logPath(ctx);
   if (!existsSync(path)) return "";
-  return readFileSync(path, "utf8").split("\n").slice(-lines - 1).join("\n");
+  const text = readFileSync(path, "utf8");
+  // A last line still being written (no newline yet) counts as a line too.
+  const body = text.endsWith("\n") ? text.slice(0, -1) : text;
+  if (body === "") return "";
+  return `${body.split("\n").slice(-lines).join("\n")}\n`;
 }

@@ -302,6 +302,7 @@ describe("each channel's card, in every mode and state", () => {
       loaded: loadedFrom(EVERY_MODE),
       channels: new Map([["slack", { status: "ready", process_alive: true }]]),
       databaseReady: true,
+      restartRequired: false,
       sendTrouble: (channel) => (channel === "slack" ? "sends failing for 2 min (http 500); retrying" : undefined),
     });
     const degraded = String(renderLive(busyView(troubled)));

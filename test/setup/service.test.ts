@@ -4,17 +4,19 @@
  * service manager as documented (fake executables on PATH record the calls).
  */
 import { afterEach, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parsePlist } from "plist";
 import {
   installService,
   launchdPlist,
+  logPath,
   type ServiceContext,
   serviceStatus,
   spawnRunner,
   systemdUnit,
+  tailLog,
   uninstallService,
   unitPath,
 } from "../../src/setup/service.ts";
@@ -134,6 +136,18 @@ test("launchd: install boots out any old agent, writes the plist and bootstraps 
   await uninstallService(ctx);
   expect(existsSync(path)).toBe(false);
   expect(fake.calls().at(-1)).toBe("launchctl bootout gui/501/ai.fermix.daemon");
+});
+
+test("launchd: `service logs` shows the last lines of <home>/logs/fermix.log, a line still being written included", () => {
+  const ctx = context("launchd");
+  expect(tailLog(ctx, 3)).toBe("");
+  mkdirSync(join(ctx.fermixHome, "logs"), { recursive: true });
+  const lines = Array.from({ length: 6 }, (_, i) => `ts=2026-12-01T10:0${i}:00Z level=info msg="line ${i + 1}"`);
+  writeFileSync(logPath(ctx), `${lines.join("\n")}\n`);
+  expect(tailLog(ctx, 2)).toBe(`${lines[4]}\n${lines[5]}\n`);
+  expect(tailLog(ctx, 50)).toBe(`${lines.join("\n")}\n`);
+  writeFileSync(logPath(ctx), `${lines.join("\n")}\npartial`);
+  expect(tailLog(ctx, 2)).toBe(`${lines[5]}\npartial\n`);
 });
 
 test("a failing service manager is reported with its command and message; a service never runs `bun`", async () => {
