@@ -8,7 +8,7 @@ import { expect, test } from "bun:test";
 import { reply, userText } from "../fakes/model-server.ts";
 import { type RecordedRequest, waitFor } from "../fakes/recorder.ts";
 import { SLACK_ALICE, SLACK_DM, type SlackFake } from "../fakes/slack.ts";
-import { speech, startOpenAiSttFake, startXaiSttFake, stt } from "../fakes/transcription.ts";
+import { speech, startDeepgramFake, startOpenAiSttFake, startXaiSttFake, stt } from "../fakes/transcription.ts";
 import { CHANNELS_OFF, providerToml, slackToml, transcriptionToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
 import { nowSeconds, signSlack } from "../helpers/sign.ts";
@@ -67,6 +67,20 @@ test("an audio file (xai) without and with text: the transcript, then the captio
   await model.waitForRequests(2, 15_000);
   expect(userText(model.requests[1]!)).toBe("release plan\n\n[voice note transcript]\nand tell the team");
   expect(daemon.logs()).not.toContain(xai.key!);
+}, 60_000);
+
+test("an audio file (deepgram): its bytes sent raw with their type and a Token key, the transcript answered", async () => {
+  const deepgram = sttFake(startDeepgramFake());
+  const { model, slack, daemon, post } = await setup(transcriptionToml({ backend: "deepgram", baseUrl: deepgram.url, apiKey: deepgram.key! }));
+  const memo = slack.addFile({ name: "memo.mp3", mimetype: "audio/mpeg", bytes: speech("book the meeting room for friday", "mp3") });
+  await post(slack.events.fileShare([memo]));
+  await slack.waitForTexts(SLACK_DM, (t) => t.join("\n").includes("meeting room"), undefined, 15_000);
+  expect(userText(model.requests[0]!)).toBe("book the meeting room for friday");
+  const [call] = deepgram.calls;
+  expect(call!.request.headers.authorization).toBe(`Token ${deepgram.key}`);
+  expect(call!.request.headers["content-type"]).toBe("audio/mpeg");
+  expect(downloads(slack)).toHaveLength(1);
+  expect(daemon.logs()).not.toContain(deepgram.key!);
 }, 60_000);
 
 test("over max_file_mb: refused by Slack's declared size, before any download; an unauthorized sender's audio fetches nothing", async () => {

@@ -6,7 +6,7 @@
  */
 import { expect, test } from "bun:test";
 import { reply, userText } from "../fakes/model-server.ts";
-import { speech, startDeepgramFake, startOpenAiSttFake, stt } from "../fakes/transcription.ts";
+import { speech, startDeepgramFake, startOpenAiSttFake, startXaiSttFake, stt } from "../fakes/transcription.ts";
 import { waitFor } from "../fakes/recorder.ts";
 import { WA_USER } from "../fakes/whatsapp.ts";
 import { CHANNELS_OFF, providerToml, transcriptionToml, whatsappToml } from "../helpers/config.ts";
@@ -65,6 +65,18 @@ test("a voice note (deepgram) is transcribed and answered: its OGG/Opus sent as 
   expect(call!.request.headers["content-type"]).toBe("audio/ogg");
   expect(wa.calls("media.download")).toHaveLength(1);
   expect(daemon.logs()).not.toContain(deepgram.key!);
+}, 60_000);
+
+test("a voice note (xai): sent as a file with no model field, the transcript answered", async () => {
+  const xai = sttFake(startXaiSttFake());
+  const { model, wa, daemon, post } = await setup(transcriptionToml({ backend: "xai", baseUrl: xai.url, apiKey: xai.key! }));
+  await post(wa.webhook.audio({ voice: true, bytes: speech("call the plumber tomorrow", "ogg") }));
+  await wa.waitForTexts(WA_USER.wa_id, (t) => t.join("\n").includes("plumber"), 15_000);
+  expect(userText(model.requests[0]!)).toBe("call the plumber tomorrow");
+  const [call] = xai.calls;
+  expect(call!.request.body).toEqual({});
+  expect(call!.audio).toMatchObject({ filename: "voice-note.ogg", type: "audio/ogg" });
+  expect(daemon.logs()).not.toContain(xai.key!);
 }, 60_000);
 
 test("over max_file_mb: refused by the size GET /{media-id} reports, before the download; an unauthorized sender triggers nothing", async () => {
