@@ -13,6 +13,15 @@ export type GatewayChannel = ChannelName | "cli";
 
 export type MediaKind = "image" | "audio" | "voice" | "video" | "video_note" | "document" | "sticker";
 
+/** What a file is by its MIME type alone (an attachment on Slack, Discord or Signal; a file the agent sends). */
+export function mediaKindForMime(mime: string | undefined): "image" | "audio" | "video" | "document" {
+  const type = (mime ?? "").toLowerCase();
+  if (type.startsWith("image/")) return "image";
+  if (type.startsWith("audio/")) return "audio";
+  if (type.startsWith("video/")) return "video";
+  return "document";
+}
+
 /** One attachment as the platform announced it; bytes are fetched only after authorization. */
 export interface InboundMedia {
   kind: MediaKind;

@@ -5,16 +5,9 @@
  */
 import { realpathSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, relative } from "node:path";
-import type { OutboundMediaKind } from "../../message/index.ts";
+import { mediaKindForMime } from "../../message/index.ts";
 import { type Tool, ToolError } from "./types.ts";
 
-/** The outbound kind for a MIME type. */
-export function kindForMime(mime: string): OutboundMediaKind {
-  if (mime.startsWith("image/")) return "image";
-  if (mime.startsWith("audio/")) return "audio";
-  if (mime.startsWith("video/")) return "video";
-  return "document";
-}
 
 /** Resolve a path the model gave, refusing anything outside the workspace (symlinks included). */
 export function resolveInWorkspace(workspace: string, path: string): string {
@@ -52,7 +45,7 @@ export const sendAttachmentTool: Tool = {
     const file = Bun.file(path);
     const mime = (file.type || "application/octet-stream").split(";")[0]!;
     const filename = basename(path);
-    const kind = kindForMime(mime);
+    const kind = mediaKindForMime(mime);
     const digest = new Bun.CryptoHasher("sha256").update(await file.arrayBuffer()).digest("hex");
     const dedupeKey = new Bun.CryptoHasher("sha256")
       .update(JSON.stringify([ctx.target.chatId, ctx.target.threadId ?? "", kind, caption, filename, mime, digest]))

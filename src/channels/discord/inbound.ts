@@ -16,7 +16,7 @@
 import { Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { MessageFlags, MessageType } from "discord-api-types/v10";
-import type { InboundMedia, InboundMessage, MediaKind } from "../../message/index.ts";
+import { type InboundMedia, type InboundMessage, type MediaKind, mediaKindForMime } from "../../message/index.ts";
 
 export type DiscordParseResult =
   | {
@@ -153,8 +153,5 @@ function kindOf(mime: string | undefined, voice: boolean): MediaKind {
   const type = mime ?? "";
   // Any audio/* goes to the transcription step; Discord's voice messages are flagged as such (and are OGG Opus even untyped).
   if (voice && (type === "" || type.startsWith("audio/"))) return "voice";
-  if (type.startsWith("image/")) return "image";
-  if (type.startsWith("audio/")) return "audio";
-  if (type.startsWith("video/")) return "video";
-  return "document";
+  return mediaKindForMime(type);
 }

@@ -16,7 +16,7 @@
  */
 import { Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import type { InboundMedia, InboundMessage, MediaKind } from "../../message/index.ts";
+import { type InboundMedia, type InboundMessage, mediaKindForMime } from "../../message/index.ts";
 import { isAttachmentId } from "./files.ts";
 
 export type SignalParseResult =
@@ -169,7 +169,7 @@ function mediaOf(attachments: unknown[] | undefined): InboundMedia[] {
   const media: InboundMedia[] = [];
   for (const entry of attachments ?? []) {
     if (!Value.Check(Attachment, entry) || !entry.id || !isAttachmentId(entry.id)) continue;
-    const item: InboundMedia = { kind: kindOf(entry.contentType), ref: entry.id };
+    const item: InboundMedia = { kind: mediaKindForMime(entry.contentType), ref: entry.id };
     if (entry.contentType) item.mime = entry.contentType;
     if (typeof entry.size === "number" && Number.isFinite(entry.size) && entry.size >= 0) item.declaredSize = entry.size;
     const filename = nonEmpty(entry.filename);
@@ -177,14 +177,6 @@ function mediaOf(attachments: unknown[] | undefined): InboundMedia[] {
     media.push(item);
   }
   return media;
-}
-
-function kindOf(mime: string | undefined): MediaKind {
-  const type = (mime ?? "").toLowerCase();
-  if (type.startsWith("image/")) return "image";
-  if (type.startsWith("audio/")) return "audio";
-  if (type.startsWith("video/")) return "video";
-  return "document";
 }
 
 /** The author and timestamp a `messageId` names (see the module comment), or undefined when it is not one of ours. */

@@ -5,7 +5,7 @@
  */
 import { Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import type { InboundMedia, InboundMessage, MediaKind } from "../../message/index.ts";
+import { type InboundMedia, type InboundMessage, mediaKindForMime } from "../../message/index.ts";
 import { decodeJson } from "../net.ts";
 
 export type SlackParseResult =
@@ -181,19 +181,11 @@ function mediaOf(files: unknown[] | undefined): InboundMedia[] {
 }
 
 function toMedia(file: SlackFileT, ref: string): InboundMedia {
-  const media: InboundMedia = { kind: kindOf(file.mimetype), ref };
+  const media: InboundMedia = { kind: mediaKindForMime(file.mimetype), ref };
   if (file.mimetype) media.mime = file.mimetype;
   if (file.size !== undefined && Number.isFinite(file.size) && file.size >= 0) media.declaredSize = file.size;
   if (file.name) media.filename = file.name;
   return media;
-}
-
-function kindOf(mime: string | undefined): MediaKind {
-  const type = (mime ?? "").toLowerCase();
-  if (type.startsWith("image/")) return "image";
-  if (type.startsWith("audio/")) return "audio";
-  if (type.startsWith("video/")) return "video";
-  return "document";
 }
 
 /** The bot user id Slack lists among the event's authorizations, when the caller did not configure one. */
