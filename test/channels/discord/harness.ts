@@ -7,26 +7,16 @@
  * and a bare GatewayClient for the connection tests.
  */
 import type { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { DiscordApi } from "../../../src/channels/discord/api.ts";
 import { type DispatchHandler, GatewayClient, type GatewayClientOptions } from "../../../src/channels/discord/gateway.ts";
 import type { AdapterContext } from "../../../src/channels/types.ts";
-import { pathsFor } from "../../../src/config/paths.ts";
 import type { Config } from "../../../src/config/schema.ts";
-import { Dispatcher } from "../../../src/gateway/dispatch.ts";
-import type { Gateway } from "../../../src/gateway/ingest.ts";
-import { TaskSupervisor } from "../../../src/gateway/supervisor.ts";
-import { Logger, Redactor } from "../../../src/kernel/log.ts";
-import { Telemetry } from "../../../src/kernel/telemetry.ts";
 import { type Sleep, sleep } from "../../../src/kernel/wait.ts";
 import type { InboundMessage, Submission, SubmitResult } from "../../../src/message/index.ts";
-import { openDatabase } from "../../../src/store/db.ts";
-import { IdempotencyStore } from "../../../src/store/idempotency.ts";
-import { Inbox } from "../../../src/store/inbox.ts";
+import type { Inbox } from "../../../src/store/inbox.ts";
 import { DISCORD_ALICE, type DiscordFake } from "../../fakes/discord.ts";
 import { ACP_OFF, TELEGRAM_OFF, tomlTable } from "../../helpers/config.ts";
+import { adapterTestBase, captureLog } from "../../helpers/adapter-context.ts";
 import { loadedFrom } from "../../helpers/loaded.ts";
 
 /** A config whose Discord channel talks to the fake, owned by Alice. */
@@ -38,16 +28,7 @@ export function configFor(fake: Pick<DiscordFake, "token" | "apiBase">, extra: R
   ).config;
 }
 
-/** A redactor that knows no secrets: whatever the adapter lets through shows up in the lines. */
-class NoRedaction extends Redactor {
-  override add(): void {}
-}
-
-/** A logger writing into an array. */
-export function captureLog(): { log: Logger; lines: string[] } {
-  const lines: string[] = [];
-  return { log: new Logger({ write: (l) => void lines.push(l) }, "debug", new NoRedaction()), lines };
-}
+export { captureLog };
 
 /** A sleep that records what it was asked to wait and waits at most `capMs` of real time. */
 export function recordingSleep(capMs = 5): { sleep: Sleep; waits: number[] } {
@@ -91,53 +72,16 @@ export interface TestContext {
 
 /** A context over a fresh database in a temp dir (or `dir`, to reopen one after a "restart"). */
 export function makeContext(config: Config, opts: { dir?: string } = {}): TestContext & { dir: string } {
-  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), "fermix-discord-"));
-  const db = openDatabase(join(dir, "fermix.db"));
-  const inbox = new Inbox(db, new IdempotencyStore(db));
-  const { log, lines } = captureLog();
-  const ingested: InboundMessage[] = [];
-  const submitted: Submission[] = [];
-  const gateway = {
-    ingest: async (message: InboundMessage, options: { inboxIds?: number[] } = {}) => {
-      ingested.push(message);
-      inbox.complete(options.inboxIds ?? []);
-      return "answered" as const;
-    },
-  } as unknown as Gateway;
-  const telemetry = new Telemetry();
-  const dispatcher = new Dispatcher({ db, inbox, supervisor: new TaskSupervisor(64, log), gateway, albumDebounceMs: {}, telemetry, log });
+  const base = adapterTestBase("discord", opts);
   let failures: { error: Error; left: number } | undefined;
-  const context: AdapterContext = {
-    config,
-    paths: pathsFor(dir),
-    db,
-    log: log.child({ component: "discord" }),
-    telemetry,
-    async submit(items, commit): Promise<SubmitResult> {
-      if (failures && failures.left > 0) {
-        failures.left--;
-        throw failures.error;
-      }
-      submitted.push(...items);
-      return dispatcher.submit("discord", items, commit);
-    },
-    ingest: async () => "dropped",
-    stopConversation: () => {},
-  };
-  return {
-    dir,
-    context,
-    db,
-    inbox,
-    ingested,
-    submitted,
-    lines,
-    failSubmits: (error, count = 1) => void (failures = { error, left: count }),
-    close() {
-      db.close();
-      if (!opts.dir) rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  const context = base.contextFor(config, async (items, commit): Promise<SubmitResult> => {
+    if (failures && failures.left > 0) {
+      failures.left--;
+      throw failures.error;
+    }
+    return base.handOn(items, commit);
+  });
+  return { ...base, context, failSubmits: (error, count = 1) => void (failures = { error, left: count }) };
 }
 
 /** One dispatch a bare client's handler saw. */

@@ -2,27 +2,17 @@
  * What the Signal adapter tests share: a config pointing at a fake signal-cli,
  * a logger whose lines are captured (without redaction of its own, so what
  * the adapter lets through shows), and an AdapterContext wired like the
- * daemon's: a real SQLite database, the real inbox and Dispatcher, and a
+ * daemon's: a real SQLite database, the real inbox and Dispatcher (test/helpers/adapter-context.ts), and a
  * gateway stand-in that records what reached it.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { SignalAdapter, type SignalAdapterOptions } from "../../../src/channels/signal/index.ts";
 import type { AdapterContext } from "../../../src/channels/types.ts";
-import { pathsFor } from "../../../src/config/paths.ts";
 import type { Config } from "../../../src/config/schema.ts";
-import { Dispatcher } from "../../../src/gateway/dispatch.ts";
-import type { Gateway } from "../../../src/gateway/ingest.ts";
-import { TaskSupervisor } from "../../../src/gateway/supervisor.ts";
-import { Logger, Redactor } from "../../../src/kernel/log.ts";
-import { Telemetry } from "../../../src/kernel/telemetry.ts";
 import type { InboundMessage, Submission, SubmitResult } from "../../../src/message/index.ts";
-import { openDatabase } from "../../../src/store/db.ts";
-import { IdempotencyStore } from "../../../src/store/idempotency.ts";
-import { Inbox } from "../../../src/store/inbox.ts";
+import type { Inbox } from "../../../src/store/inbox.ts";
 import { SIGNAL_ALICE, type SignalFake, startSignalFake } from "../../fakes/signal.ts";
 import { ACP_OFF, signalToml, TELEGRAM_OFF } from "../../helpers/config.ts";
+import { adapterTestBase } from "../../helpers/adapter-context.ts";
 import { loadedFrom } from "../../helpers/loaded.ts";
 
 /** A config whose Signal channel runs the fake, with Alice (by UUID) as the owner. */
@@ -37,14 +27,6 @@ export function configFor(fake: SignalFake, extra: { cliPath?: string; ownerUser
       TELEGRAM_OFF +
       ACP_OFF,
   ).config;
-}
-
-/** A redactor that remembers what it was told but redacts nothing: a secret that reaches the log shows. */
-class RecordingRedactor extends Redactor {
-  readonly told: string[] = [];
-  override add(...values: Array<string | undefined>): void {
-    for (const v of values) if (v) this.told.push(v);
-  }
 }
 
 export interface SignalTestContext {
@@ -63,52 +45,14 @@ export interface SignalTestContext {
 }
 
 export function makeContext(config: Config): SignalTestContext {
-  const dir = mkdtempSync(join(tmpdir(), "fermix-signal-"));
-  const db = openDatabase(join(dir, "fermix.db"));
-  const inbox = new Inbox(db, new IdempotencyStore(db));
-  const lines: string[] = [];
-  const redactor = new RecordingRedactor();
-  const log = new Logger({ write: (l) => void lines.push(l) }, "debug", redactor);
-  const ingested: InboundMessage[] = [];
-  const submitted: Submission[] = [];
-  const gateway = {
-    ingest: async (message: InboundMessage, options: { inboxIds?: number[] } = {}) => {
-      ingested.push(message);
-      inbox.complete(options.inboxIds ?? []);
-      return "answered" as const;
-    },
-  } as unknown as Gateway;
-  const telemetry = new Telemetry();
-  const dispatcher = new Dispatcher({ db, inbox, supervisor: new TaskSupervisor(64, log), gateway, albumDebounceMs: {}, telemetry, log });
+  const base = adapterTestBase("signal");
   let failures: Error[] = [];
-  const context: AdapterContext = {
-    config,
-    paths: pathsFor(dir),
-    db,
-    log: log.child({ component: "signal" }),
-    telemetry,
-    async submit(items): Promise<SubmitResult> {
-      const failure = failures.shift();
-      if (failure) throw failure;
-      submitted.push(...items);
-      return dispatcher.submit("signal", items);
-    },
-    ingest: async () => "dropped",
-    stopConversation: () => {},
-  };
-  return {
-    context,
-    inbox,
-    ingested,
-    submitted,
-    lines,
-    redacted: redactor.told,
-    failSubmits: (error, count = 1) => void (failures = Array.from({ length: count }, () => error)),
-    close() {
-      db.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  const context = base.contextFor(config, async (items): Promise<SubmitResult> => {
+    const failure = failures.shift();
+    if (failure) throw failure;
+    return base.handOn(items);
+  });
+  return { ...base, context, failSubmits: (error, count = 1) => void (failures = Array.from({ length: count }, () => error)) };
 }
 
 /** Fast restarts and short timeouts for tests; everything else as in production. */
