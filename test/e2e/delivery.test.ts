@@ -14,7 +14,7 @@ import { SLACK_ALICE, SLACK_DM, type SlackFake } from "../fakes/slack.ts";
 import { ALICE } from "../fakes/telegram.ts";
 import { WA_USER } from "../fakes/whatsapp.ts";
 import { type RunningDaemon, startDaemon } from "../helpers/binary.ts";
-import { ACP_OFF, CHANNELS_OFF, providerToml, slackToml, telegramToml, tomlTable, whatsappToml } from "../helpers/config.ts";
+import { ACP_OFF, CHANNELS_OFF, providerToml, slackToml, telegramToml, tomlTable, whatsappFakeToml } from "../helpers/config.ts";
 import { e2eResources, until } from "../helpers/e2e.ts";
 import type { TestHome } from "../helpers/home.ts";
 import { nowSeconds, signSlack, signWhatsApp } from "../helpers/sign.ts";
@@ -206,35 +206,35 @@ test("SIGKILL while a draft streams on Slack: after restart the partial draft is
   for (let n = 1; n <= 8; n++) expect(visible.split(`Paragraph ${n}:`).length - 1).toBe(1);
 }, 90_000);
 
-test("SIGKILL after one block of two on WhatsApp: after restart no block's text is delivered twice", async () => {
+/**
+ * The owner asks on WhatsApp (block streaming); `streamed` comes slowly, in two blocks; once the first
+ * block (ending in `shown`) has arrived, and before `notYet` has, the daemon is SIGKILLed and started
+ * again, and the model answers the replayed turn with `replayed`.
+ */
+async function whatsappKilledAfterFirstBlock(o: { question: string; streamed: string; replayed: string; shown: string; notYet: string }) {
   const model = await start.model();
   const wa = start.whatsapp();
   const home = start.home();
   home.writeConfig(
     providerToml(model.url) +
       CHANNELS_OFF +
-      whatsappToml({
-        accessToken: wa.token,
-        phoneNumberId: wa.phoneNumberId,
-        verifyToken: "e2e-delivery-verify",
-        appSecret: WA_SECRET,
-        ownerUserId: WA_USER.wa_id,
-        graphApiBase: wa.graphBase(),
-      }),
+      whatsappFakeToml(wa, { appSecret: WA_SECRET, ownerUserId: WA_USER.wa_id, verifyToken: "e2e-delivery-verify" }),
   );
+  model.reply(reply.slow(350, ...o.streamed.match(/[\s\S]{1,120}/g)!), reply.text(o.replayed));
+  const daemon = await daemonIn(home);
+  const body = JSON.stringify(wa.webhook.text(o.question));
+  await fetch(new URL("/webhook/whatsapp", daemon.url), { method: "POST", headers: { "content-type": "application/json", ...signWhatsApp(body, WA_SECRET) }, body });
+  await until("the first block", () => wa.visibleTexts(WA_USER.wa_id).some((t) => t.includes(o.shown)), 20_000);
+  expect(wa.visibleTexts(WA_USER.wa_id).some((t) => t.includes(o.notYet))).toBe(false);
+  expect(await daemon.stop("SIGKILL")).not.toBe(0);
+  return { model, wa, restarted: await daemonIn(home) };
+}
+
+test("SIGKILL after one block of two on WhatsApp: after restart no block's text is delivered twice", async () => {
   const sentence = (p: number, n: number) => `Sentence ${n} of part ${p} describes one more thing about the garden.`;
   const part = (p: number) => `${Array.from({ length: 14 }, (_, i) => sentence(p, i + 1)).join(" ")}\n\n`;
   const answer = part(1) + part(2);
-  const chunks = answer.match(/[\s\S]{1,120}/g)!;
-  model.reply(reply.slow(350, ...chunks), reply.text(answer));
-  const first = await daemonIn(home);
-  const body = JSON.stringify(wa.webhook.text("describe the garden"));
-  await fetch(new URL("/webhook/whatsapp", first.url), { method: "POST", headers: { "content-type": "application/json", ...signWhatsApp(body, WA_SECRET) }, body });
-  await until("the first block", () => wa.visibleTexts(WA_USER.wa_id).some((t) => t.includes(sentence(1, 14))), 20_000);
-  expect(wa.visibleTexts(WA_USER.wa_id).some((t) => t.includes(sentence(2, 14)))).toBe(false);
-  expect(await first.stop("SIGKILL")).not.toBe(0);
-
-  const second = await daemonIn(home);
+  const { wa, restarted: second } = await whatsappKilledAfterFirstBlock({ question: "describe the garden", streamed: answer, replayed: answer, shown: sentence(1, 14), notYet: sentence(2, 14) });
   await until("the rest of the answer", () => wa.visibleTexts(WA_USER.wa_id).some((t) => t.includes(sentence(2, 14))), 20_000);
   await Bun.sleep(1500);
   const all = wa.visibleTexts(WA_USER.wa_id).join("\n");
@@ -243,35 +243,16 @@ test("SIGKILL after one block of two on WhatsApp: after restart no block's text 
 }, 90_000);
 
 test("SIGKILL after one block of two on WhatsApp, and the replay answers differently: the block stays, then one restart line and the complete new answer", async () => {
-  const model = await start.model();
-  const wa = start.whatsapp();
-  const home = start.home();
-  home.writeConfig(
-    providerToml(model.url) +
-      CHANNELS_OFF +
-      whatsappToml({
-        accessToken: wa.token,
-        phoneNumberId: wa.phoneNumberId,
-        verifyToken: "e2e-delivery-verify",
-        appSecret: WA_SECRET,
-        ownerUserId: WA_USER.wa_id,
-        graphApiBase: wa.graphBase(),
-      }),
-  );
   const before = (p: number, n: number) => `Sentence ${n} of part ${p} describes one more thing about the orchard.`;
   const after = (p: number, n: number) => `Line ${n} of section ${p} names another tree in the orchard, seen anew.`;
   const block = (line: (p: number, n: number) => string, p: number) => `${Array.from({ length: 14 }, (_, i) => line(p, i + 1)).join(" ")}\n\n`;
-  const first = block(before, 1) + block(before, 2);
-  const second = block(after, 1) + block(after, 2);
-  model.reply(reply.slow(350, ...first.match(/[\s\S]{1,120}/g)!), reply.text(second));
-  const daemon = await daemonIn(home);
-  const body = JSON.stringify(wa.webhook.text("describe the orchard"));
-  await fetch(new URL("/webhook/whatsapp", daemon.url), { method: "POST", headers: { "content-type": "application/json", ...signWhatsApp(body, WA_SECRET) }, body });
-  await until("the first block", () => wa.visibleTexts(WA_USER.wa_id).some((t) => t.includes(before(1, 14))), 20_000);
-  expect(wa.visibleTexts(WA_USER.wa_id).some((t) => t.includes(before(2, 1)))).toBe(false);
-  expect(await daemon.stop("SIGKILL")).not.toBe(0);
-
-  const restarted = await daemonIn(home);
+  const { model, wa, restarted } = await whatsappKilledAfterFirstBlock({
+    question: "describe the orchard",
+    streamed: block(before, 1) + block(before, 2),
+    replayed: block(after, 1) + block(after, 2),
+    shown: before(1, 14),
+    notYet: before(2, 1),
+  });
   await until("the complete new answer", () => wa.visibleTexts(WA_USER.wa_id).some((t) => t.includes(after(2, 14))), 20_000);
   await Bun.sleep(1500);
   const texts = wa.visibleTexts(WA_USER.wa_id);

@@ -19,7 +19,7 @@ import { type SlackFake, SLACK_ALICE, SLACK_DM } from "../fakes/slack.ts";
 import { ALICE, type TelegramFake } from "../fakes/telegram.ts";
 import { WA_USER, type WhatsAppFake } from "../fakes/whatsapp.ts";
 import { startDaemon, type RunningDaemon } from "../helpers/binary.ts";
-import { ACP_OFF, CHANNELS_OFF, discordToml, providerToml, signalToml, slackToml, telegramToml, whatsappToml } from "../helpers/config.ts";
+import { ACP_OFF, CHANNELS_OFF, discordToml, providerToml, signalToml, slackToml, telegramToml, whatsappFakeToml } from "../helpers/config.ts";
 import { e2eResources, until } from "../helpers/e2e.ts";
 import type { TestHome } from "../helpers/home.ts";
 import { nowSeconds, signSlack, signWhatsApp } from "../helpers/sign.ts";
@@ -300,14 +300,7 @@ test("WhatsApp (block): /stop aborts the model at once, drops the queued message
   home.writeConfig(
     providerToml(model.url) +
       CHANNELS_OFF +
-      whatsappToml({
-        accessToken: wa.token,
-        phoneNumberId: wa.phoneNumberId,
-        verifyToken: "e2e-stop-verify",
-        appSecret: WA_SECRET,
-        ownerUserId: WA_USER.wa_id,
-        graphApiBase: wa.graphBase(),
-      }),
+      whatsappFakeToml(wa, { appSecret: WA_SECRET, ownerUserId: WA_USER.wa_id, verifyToken: "e2e-stop-verify" }),
   );
   let daemon!: RunningDaemon;
   const surface = whatsappSurface(wa, () => daemon);
@@ -370,7 +363,8 @@ for (const channel of ["Telegram", "Slack"] as const) {
   }, 60_000);
 }
 
-test("/help during a slow turn is answered before the turn ends, on Telegram and WhatsApp", async () => {
+/** One daemon serving the owner on Telegram and on WhatsApp, both against their fakes. */
+async function telegramAndWhatsApp() {
   const model = await start.model();
   const telegram = start.telegram();
   const wa = start.whatsapp();
@@ -379,17 +373,14 @@ test("/help during a slow turn is answered before the turn ends, on Telegram and
     providerToml(model.url) +
       ACP_OFF +
       telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) +
-      whatsappToml({
-        accessToken: wa.token,
-        phoneNumberId: wa.phoneNumberId,
-        verifyToken: "e2e-help-verify",
-        appSecret: WA_SECRET,
-        ownerUserId: WA_USER.wa_id,
-        graphApiBase: wa.graphBase(),
-      }),
+      whatsappFakeToml(wa, { appSecret: WA_SECRET, ownerUserId: WA_USER.wa_id, verifyToken: "e2e-stop-verify" }),
   );
-  let daemon!: RunningDaemon;
-  daemon = await start.daemon(home);
+  const daemon = await start.daemon(home);
+  return { model, telegram, wa, daemon };
+}
+
+test("/help during a slow turn is answered before the turn ends, on Telegram and WhatsApp", async () => {
+  const { model, telegram, wa, daemon } = await telegramAndWhatsApp();
   for (const surface of [telegramSurface(telegram), whatsappSurface(wa, () => daemon)]) {
     model.reset();
     model.reply(reply.slow(300, ...LONG.slice(0, 20)));
@@ -406,25 +397,7 @@ test("/help during a slow turn is answered before the turn ends, on Telegram and
 }, 90_000);
 
 test("/whoami and /tasks during a turn that hangs are answered while it still hangs, on Telegram and WhatsApp", async () => {
-  const model = await start.model();
-  const telegram = start.telegram();
-  const wa = start.whatsapp();
-  const home = start.home();
-  home.writeConfig(
-    providerToml(model.url) +
-      ACP_OFF +
-      telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) +
-      whatsappToml({
-        accessToken: wa.token,
-        phoneNumberId: wa.phoneNumberId,
-        verifyToken: "e2e-whoami-verify",
-        appSecret: WA_SECRET,
-        ownerUserId: WA_USER.wa_id,
-        graphApiBase: wa.graphBase(),
-      }),
-  );
-  let daemon!: RunningDaemon;
-  daemon = await start.daemon(home);
+  const { model, telegram, wa, daemon } = await telegramAndWhatsApp();
   const surfaces = [
     { surface: telegramSurface(telegram), id: String(ALICE.id) },
     { surface: whatsappSurface(wa, () => daemon), id: WA_USER.wa_id },

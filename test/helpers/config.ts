@@ -97,6 +97,14 @@ export function whatsappToml(o: WhatsAppOptions): string {
   });
 }
 
+/** WhatsApp against a loopback Graph API fake, with its owner: the usual end-to-end set-up. */
+export function whatsappFakeToml(
+  wa: { token: string; phoneNumberId: string; graphBase(version?: string): string },
+  o: { appSecret: string; ownerUserId: string; verifyToken: string },
+): string {
+  return whatsappToml({ accessToken: wa.token, phoneNumberId: wa.phoneNumberId, verifyToken: o.verifyToken, appSecret: o.appSecret, ownerUserId: o.ownerUserId, graphApiBase: wa.graphBase() });
+}
+
 export interface TelegramOptions {
   /** Written only when given: Telegram is on by default. */
   enabled?: boolean;
