@@ -7,27 +7,14 @@
  * code, in the owner's DM it does.
  */
 import { expect, test } from "bun:test";
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { InteractionResponseType, MessageFlags } from "discord-api-types/v10";
 import { DISCORD_ALICE, DISCORD_BOB, DISCORD_BOT, DISCORD_CHANNEL, DISCORD_DM, DISCORD_GUILD, type DiscordFake, mention } from "../fakes/discord.ts";
-import { type RecordedRequest, reply } from "../fakes/model-server.ts";
+import { lastToolOutput, reply } from "../fakes/model-server.ts";
 import { CHANNELS_OFF, discordToml, providerToml, tomlTable } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
 
 const start = e2eResources();
-
-/** The output the model was handed for its latest tool call in a request. */
-const toolOutput = (request: RecordedRequest): string =>
-  (request.body.input as Array<{ type: string; output?: string }>).filter((i) => i.type === "function_call_output").at(-1)?.output ?? "";
-
-/** A folder outside the home with a report in it, removed after the test. */
-function dataFolder(): string {
-  const dir = realpathSync(mkdtempSync(join("/var/tmp", "fermix-e2e-data-")));
-  writeFileSync(join(dir, "report.txt"), "Q3 revenue: 42 units\n");
-  start.defer(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 /** The daemon on the Discord fake: Alice the owner, Bob an allowed user. */
 async function discordDaemon() {
@@ -53,7 +40,7 @@ async function accessPrompt(discord: DiscordFake, channelId: string) {
 
 test("in a guild channel: Approve and Deny, no code; Bob's press is refused to him alone, Alice's grants, the buttons go and the turn goes on", async () => {
   const { model, discord, daemon } = await discordDaemon();
-  const data = dataFolder();
+  const data = start.dataFolder();
   model.reply(
     reply.toolCall("request_access", { path: data, mode: "ro", reason: "to read the Q3 report" }),
     reply.toolCall("read_file", { path: join(data, "report.txt") }),
@@ -80,8 +67,8 @@ test("in a guild channel: Approve and Deny, no code; Bob's press is refused to h
   const byAlice = await discord.waitForInteractionAnswer(discord.pressButton(prompt.id, { user: DISCORD_ALICE, customId: approve }));
   expect(byAlice.type).toBe(InteractionResponseType.UpdateMessage);
   await discord.waitForTexts(DISCORD_CHANNEL, (texts) => texts.some((t) => t.includes("42 units")), 15_000);
-  expect(toolOutput(model.requests[1]!)).toStartWith("granted: read-only access");
-  expect(toolOutput(model.requests[2]!)).toBe("Q3 revenue: 42 units\n");
+  expect(lastToolOutput(model.requests[1]!)).toStartWith("granted: read-only access");
+  expect(lastToolOutput(model.requests[2]!)).toBe("Q3 revenue: 42 units\n");
   // The buttons have served: taken off, and the prompt says what was decided.
   expect(discord.buttons(prompt.id)).toEqual([]);
   expect(discord.message(prompt.id)!.content).toContain("Approved");
@@ -92,7 +79,7 @@ test("in a guild channel: Approve and Deny, no code; Bob's press is refused to h
 
 test("in the owner's DM: the prompt shows the code as well, and Deny answers the waiting turn", async () => {
   const { model, discord } = await discordDaemon();
-  const data = dataFolder();
+  const data = start.dataFolder();
   model.reply(reply.toolCall("request_access", { path: data, mode: "ro", reason: "to read the Q3 report" }), reply.text("Understood, I won't read it."));
   discord.userMessage("read my Q3 report");
 
@@ -102,7 +89,7 @@ test("in the owner's DM: the prompt shows the code as well, and Deny answers the
   const deny = discord.buttons(prompt.id).find((b) => b.label?.includes("Deny"))!.customId!;
   await discord.waitForInteractionAnswer(discord.pressButton(prompt.id, { customId: deny }));
   await discord.waitForTexts(DISCORD_DM, (texts) => texts.some((t) => t.includes("I won't read it")), 15_000);
-  expect(toolOutput(model.requests[1]!)).toStartWith("denied");
+  expect(lastToolOutput(model.requests[1]!)).toStartWith("denied");
   expect(discord.buttons(prompt.id)).toEqual([]);
   expect(discord.message(prompt.id)!.content).toContain("Denied");
 }, 60_000);

@@ -7,27 +7,15 @@
  * in a group the prompt carries no code.
  */
 import { expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type RecordedRequest, reply } from "../fakes/model-server.ts";
+import { lastToolOutput, reply } from "../fakes/model-server.ts";
 import { ALICE, BOB, groupChat } from "../fakes/telegram.ts";
 import { runFermix } from "../helpers/binary.ts";
 import { ACP_OFF, CHANNELS_OFF, providerToml, telegramToml, tomlTable } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
 
 const start = e2eResources();
-
-/** The output the model was handed for its latest tool call in a request. */
-const toolOutput = (request: RecordedRequest): string =>
-  (request.body.input as Array<{ type: string; output?: string }>).filter((i) => i.type === "function_call_output").at(-1)?.output ?? "";
-
-/** A folder outside the home with a report in it, removed after the test. */
-function dataFolder(): string {
-  const dir = realpathSync(mkdtempSync(join("/var/tmp", "fermix-e2e-data-")));
-  writeFileSync(join(dir, "report.txt"), "Q3 revenue: 42 units\n");
-  start.defer(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 test("fermix ask: the model runs ls and reads a file in the workspace, gets the real output, and answers", async () => {
   const model = await start.model();
@@ -48,12 +36,12 @@ test("fermix ask: the model runs ls and reads a file in the workspace, gets the 
   expect(r.stdout).toContain("You need oat milk and coffee beans.");
   expect(model.requests).toHaveLength(4);
 
-  const ls = toolOutput(model.requests[1]!);
+  const ls = lastToolOutput(model.requests[1]!);
   expect(ls).toStartWith("exit code 0");
   expect(ls).toContain("shopping.md");
   expect(ls).toContain("SOUL.md");
-  expect(toolOutput(model.requests[2]!)).toBe("- oat milk\n- coffee beans\n");
-  const env = toolOutput(model.requests[3]!);
+  expect(lastToolOutput(model.requests[2]!)).toBe("- oat milk\n- coffee beans\n");
+  const env = lastToolOutput(model.requests[3]!);
   expect(env).toContain(`HOME=${realpathSync(workspace)}`);
   for (const secret of ["sk-daemon-env-secret", "AAenvTokenNeverForCommands", "sk-config-secret"]) expect(env).not.toContain(secret);
   expect(model.requests[0]!.body.tools.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(["read_file", "run_command", "request_access"]));
@@ -77,7 +65,7 @@ async function telegramDaemon() {
 
 test("Telegram, in a group: the prompt has Approve and Deny and no code; Bob's tap is refused, Alice's grants and the turn goes on", async () => {
   const { model, telegram, daemon } = await telegramDaemon();
-  const data = dataFolder();
+  const data = start.dataFolder();
   model.reply(
     reply.toolCall("request_access", { path: data, mode: "ro", reason: "to read the Q3 report" }),
     reply.toolCall("read_file", { path: join(data, "report.txt") }),
@@ -102,8 +90,8 @@ test("Telegram, in a group: the prompt has Approve and Deny and no code; Bob's t
   const byAlice = telegram.pressButton(group.id, prompt.message_id, { from: ALICE, data: approve });
   expect((await telegram.waitForCallbackAnswer(byAlice)).text).toContain("Approved");
   await telegram.waitForTexts(group.id, (texts) => texts.some((t) => t.includes("42 units")), 10_000);
-  expect(toolOutput(model.requests[1]!)).toStartWith("granted: read-only access");
-  expect(toolOutput(model.requests[2]!)).toBe("Q3 revenue: 42 units\n");
+  expect(lastToolOutput(model.requests[1]!)).toStartWith("granted: read-only access");
+  expect(lastToolOutput(model.requests[2]!)).toBe("Q3 revenue: 42 units\n");
   // The buttons have served: they are taken off the prompt.
   expect(telegram.chat(group.id).find((e) => e.message_id === prompt.message_id)!.reply_markup).toEqual({ inline_keyboard: [] });
   expect(daemon.logs()).toContain("tool=request_access");
@@ -112,7 +100,7 @@ test("Telegram, in a group: the prompt has Approve and Deny and no code; Bob's t
 
 test("Telegram, in the owner's DM: the prompt shows the code too, and a typed /confirm answers the waiting turn at once", async () => {
   const { model, telegram } = await telegramDaemon();
-  const data = dataFolder();
+  const data = start.dataFolder();
   model.reply(reply.toolCall("request_access", { path: data, mode: "ro", reason: "to read the Q3 report" }), reply.text("Read it, thanks."));
   telegram.pushMessage(telegram.message.text("read my Q3 report"));
   const prompt = await waitForBotMessage(telegram, ALICE.id, (text) => text.includes("Access request"));
@@ -123,7 +111,7 @@ test("Telegram, in the owner's DM: the prompt shows the code too, and a typed /c
   telegram.pushMessage(telegram.message.text(`/confirm ${token}`));
   await telegram.waitForTexts(ALICE.id, (texts) => texts.some((t) => t.includes("Read it, thanks.")), 10_000);
   expect(telegram.visibleTexts(ALICE.id).some((t) => t.startsWith("Approved"))).toBe(true);
-  expect(toolOutput(model.requests[1]!)).toStartWith("granted");
+  expect(lastToolOutput(model.requests[1]!)).toStartWith("granted");
 });
 
 async function waitForBotMessage(telegram: ReturnType<typeof start.telegram>, chatId: number, match: (text: string) => boolean) {

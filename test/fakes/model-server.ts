@@ -178,6 +178,12 @@ export interface FakeModel {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
+/** The output the model was handed for the latest tool call in a Responses request ("" when none). */
+export function lastToolOutput(request: RecordedRequest): string {
+  const items = (request.body?.input ?? []) as Array<{ type: string; output?: string }>;
+  return items.filter((i) => i.type === "function_call_output").at(-1)?.output ?? "";
+}
+
 /** The text of the last user message of a recorded request, in either wire format. */
 export function userText(request: RecordedRequest): string {
   const items: unknown[] = request.body?.input ?? request.body?.messages ?? [];

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { reply, type RecordedRequest } from "../fakes/model-server.ts";
+import { lastToolOutput, reply } from "../fakes/model-server.ts";
 import {
   DEFAULT_CHANNELS_TOML,
   type Harness,
@@ -40,9 +40,6 @@ function folders() {
 const last = () => h.telegram.texts().at(-1) ?? "";
 const tokenIn = (text: string) => /\/confirm ([A-Z0-9]{8})/.exec(text)?.[1];
 /** The output the model was given for its last tool call, in a recorded request. */
-const toolOutput = (request: RecordedRequest): string =>
-  (request.body.input as Array<{ type: string; output?: string }>).filter((i) => i.type === "function_call_output").at(-1)?.output ?? "";
-
 describe("/sandbox", () => {
   test("shows the state; a read-only grant in the home applies at once; /revoke takes it back", async () => {
     h = await startHarness();
@@ -159,8 +156,8 @@ describe("request_access in a turn", () => {
     expect(await within(h.ingest({ text: `/confirm ${token}` }), "the /confirm reply", 3000)).toBe("command");
     expect(h.telegram.texts().some((t) => t.includes("Approved"))).toBe(true);
     expect(await within(turn, "the waiting turn to finish")).toBe("answered");
-    expect(toolOutput(h.fake.requests[1]!)).toStartWith("granted: read-only access");
-    expect(toolOutput(h.fake.requests[2]!)).toBe("quarterly numbers\n");
+    expect(lastToolOutput(h.fake.requests[1]!)).toStartWith("granted: read-only access");
+    expect(lastToolOutput(h.fake.requests[2]!)).toBe("quarterly numbers\n");
     expect(last()).toContain("quarterly numbers");
   });
 
@@ -177,7 +174,7 @@ describe("request_access in a turn", () => {
     const { outside } = folders();
     h.fake.reply(reply.toolCall("request_access", { path: outside, mode: "rw", reason: "to save results" }), reply.text("No access, sorry."));
     expect(await within(h.ingest({ text: "save it there" }), "the turn", 8000)).toBe("answered");
-    expect(toolOutput(h.fake.requests[1]!)).toStartWith("timed out");
+    expect(lastToolOutput(h.fake.requests[1]!)).toStartWith("timed out");
     expect(h.core.sandbox.control.store.grants()).toEqual([]);
   });
 
@@ -203,7 +200,7 @@ describe("request_access in a turn", () => {
     const owner = await press(TELEGRAM_OWNER);
     expect(owner).toEqual({ ok: true, done: true, text: expect.stringContaining("Approved") });
     expect(await within(turn, "the waiting turn")).toBe("answered");
-    expect(toolOutput(h.fake.requests[1]!)).toStartWith("granted");
+    expect(lastToolOutput(h.fake.requests[1]!)).toStartWith("granted");
     expect((await press(TELEGRAM_OWNER)).text).toContain("already used");
   });
 });
@@ -226,7 +223,7 @@ test("a request asked in a group is answered from the owner's DM: /sandbox there
   await h.ingest({ chatId: TELEGRAM_OWNER, text: `/confirm ${token}` });
   expect(buttons.texts(TELEGRAM_OWNER).at(-1)).toContain("Approved");
   expect(await within(turn, "the waiting turn")).toBe("answered");
-  expect(toolOutput(h.fake.requests[1]!)).toStartWith("granted");
+  expect(lastToolOutput(h.fake.requests[1]!)).toStartWith("granted");
 });
 
 test("run_command is not offered where the machine has no sandbox", async () => {

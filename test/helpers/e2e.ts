@@ -6,6 +6,8 @@
  * for the next one.
  */
 import { afterEach } from "bun:test";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { startDiscordFake } from "../fakes/discord.ts";
 import { startFakeModel } from "../fakes/model-server.ts";
 import { startSignalFake } from "../fakes/signal.ts";
@@ -57,6 +59,13 @@ export function e2eResources() {
         if (daemon.proc.exitCode === null) await daemon.stop("SIGKILL");
       });
       return daemon;
+    },
+    /** A folder outside the home (under /var/tmp, by its real path) with a report in it, removed after the test. */
+    dataFolder(): string {
+      const dir = realpathSync(mkdtempSync(join("/var/tmp", "fermix-e2e-data-")));
+      writeFileSync(join(dir, "report.txt"), "Q3 revenue: 42 units\n");
+      defer(() => rmSync(dir, { recursive: true, force: true }));
+      return dir;
     },
   };
 }

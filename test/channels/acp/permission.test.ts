@@ -2,7 +2,7 @@
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type RecordedRequest, reply } from "../../fakes/model-server.ts";
+import { lastToolOutput, reply } from "../../fakes/model-server.ts";
 import { connectEditor, type Editor } from "./editor.ts";
 import { type AcpHarness, startAcp } from "./harness.ts";
 
@@ -21,9 +21,6 @@ afterEach(async () => {
 afterAll(async () => {
   await h.close();
 });
-
-const toolOutput = (request: RecordedRequest): string =>
-  (request.body.input as Array<{ type: string; output?: string }>).filter((i) => i.type === "function_call_output").at(-1)?.output ?? "";
 
 async function ask(answer: Editor["permissionAnswer"]) {
   data = realpathSync(mkdtempSync(join("/var/tmp", "fermix-acp-data-")));
@@ -45,7 +42,7 @@ test("allowed in the editor: the access is granted and the turn goes on", async 
     toolCall: { title: `Allow read-write access to ${data}?`, kind: "edit", locations: [{ path: data }], rawInput: { reason: "to update your notes" } },
     options: [{ optionId: "allow", kind: "allow_once" }, { optionId: "deny", kind: "reject_once" }],
   });
-  expect(toolOutput(h.fake.requests[1]!)).toStartWith("granted: read-write access");
+  expect(lastToolOutput(h.fake.requests[1]!)).toStartWith("granted: read-write access");
   expect(h.core.sandbox.control.store.grants()).toEqual([expect.objectContaining({ path: data, mode: "rw" })]);
   // No confirmation code was shown: the editor asked instead.
   expect(e.chunks(session).join("")).not.toContain("/confirm");
@@ -54,11 +51,11 @@ test("allowed in the editor: the access is granted and the turn goes on", async 
 
 test("denied or dismissed in the editor: no access", async () => {
   await ask("deny");
-  expect(toolOutput(h.fake.requests[1]!)).toStartWith("denied");
+  expect(lastToolOutput(h.fake.requests[1]!)).toStartWith("denied");
   h.fake.reset();
   rmSync(data, { recursive: true, force: true });
   await e.close();
   await ask("cancelled");
-  expect(toolOutput(h.fake.requests[1]!)).toStartWith("denied");
+  expect(lastToolOutput(h.fake.requests[1]!)).toStartWith("denied");
   expect(h.core.sandbox.control.store.grants()).toEqual([]);
 });
