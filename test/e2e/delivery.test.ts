@@ -17,7 +17,7 @@ import { type RunningDaemon, startDaemon } from "../helpers/binary.ts";
 import { ACP_OFF, CHANNELS_OFF, providerToml, slackToml, telegramToml, tomlTable, whatsappFakeToml } from "../helpers/config.ts";
 import { e2eResources, until } from "../helpers/e2e.ts";
 import type { TestHome } from "../helpers/home.ts";
-import { nowSeconds, signSlack, signWhatsApp } from "../helpers/sign.ts";
+import { postSlackWebhook, postWhatsAppWebhook } from "../helpers/sign.ts";
 
 const start = e2eResources();
 const SLACK_SECRET = "e2e-delivery-slack-secret-0123456";
@@ -39,11 +39,7 @@ async function daemonIn(home: TestHome): Promise<RunningDaemon> {
 
 async function slackDm(slack: SlackFake, daemon: RunningDaemon, text: string): Promise<void> {
   const body = JSON.stringify(slack.events.dm(text));
-  const res = await fetch(new URL("/webhook/slack", daemon.url), {
-    method: "POST",
-    headers: { "content-type": "application/json", ...signSlack(body, SLACK_SECRET, nowSeconds()) },
-    body,
-  });
+  const res = await postSlackWebhook(daemon.url, body, SLACK_SECRET);
   expect(res.status).toBe(200);
 }
 
@@ -223,7 +219,7 @@ async function whatsappKilledAfterFirstBlock(o: { question: string; streamed: st
   model.reply(reply.slow(350, ...o.streamed.match(/[\s\S]{1,120}/g)!), reply.text(o.replayed));
   const daemon = await daemonIn(home);
   const body = JSON.stringify(wa.webhook.text(o.question));
-  await fetch(new URL("/webhook/whatsapp", daemon.url), { method: "POST", headers: { "content-type": "application/json", ...signWhatsApp(body, WA_SECRET) }, body });
+  await postWhatsAppWebhook(daemon.url, body, WA_SECRET);
   await until("the first block", () => wa.visibleTexts(WA_USER.wa_id).some((t) => t.includes(o.shown)), 20_000);
   expect(wa.visibleTexts(WA_USER.wa_id).some((t) => t.includes(o.notYet))).toBe(false);
   expect(await daemon.stop("SIGKILL")).not.toBe(0);

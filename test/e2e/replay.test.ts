@@ -13,7 +13,7 @@ import { type RunningDaemon } from "../helpers/binary.ts";
 import { CHANNELS_OFF, providerToml, slackToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
 import { until } from "../helpers/gateway.ts";
-import { nowSeconds, signSlack } from "../helpers/sign.ts";
+import { postSlackWebhook } from "../helpers/sign.ts";
 
 const SECRET = "replay-test-signing-secret-0000";
 const resources = e2eResources();
@@ -37,11 +37,7 @@ async function setup() {
   const start = () => resources.daemon(home);
   const post = (d: RunningDaemon, text: string) => {
     const body = JSON.stringify(slack.events.dm(text));
-    return fetch(new URL("/webhook/slack", d.url), {
-      method: "POST",
-      body,
-      headers: { "content-type": "application/json", ...signSlack(body, SECRET, nowSeconds()) },
-    });
+    return postSlackWebhook(d.url, body, SECRET);
   };
   return { model, slack, home, start, post };
 }

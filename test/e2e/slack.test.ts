@@ -2,7 +2,7 @@
 import { expect, test } from "bun:test";
 import { CHANNELS_OFF, providerToml, slackToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
-import { nowSeconds, signSlack } from "../helpers/sign.ts";
+import { postSlackWebhook } from "../helpers/sign.ts";
 import { reply } from "../fakes/model-server.ts";
 import { SLACK_ALICE, SLACK_CHANNEL } from "../fakes/slack.ts";
 
@@ -27,11 +27,7 @@ test("an @mention in a channel is answered in its thread with the model's words"
   const envelope = slack.events.appMention("what's the weather?");
   const mentionTs = (envelope as { event: { ts: string } }).event.ts;
   const body = JSON.stringify(envelope);
-  const res = await fetch(new URL("/webhook/slack", daemon.url), {
-    method: "POST",
-    headers: { "content-type": "application/json", ...signSlack(body, SIGNING_SECRET, nowSeconds()) },
-    body,
-  });
+  const res = await postSlackWebhook(daemon.url, body, SIGNING_SECRET);
   expect(res.status).toBe(200);
   expect(await res.json()).toEqual({ ok: true });
 

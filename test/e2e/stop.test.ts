@@ -22,7 +22,7 @@ import { startDaemon, type RunningDaemon } from "../helpers/binary.ts";
 import { ACP_OFF, CHANNELS_OFF, discordToml, providerToml, signalToml, slackToml, telegramToml, whatsappFakeToml } from "../helpers/config.ts";
 import { e2eResources, until } from "../helpers/e2e.ts";
 import type { TestHome } from "../helpers/home.ts";
-import { nowSeconds, signSlack, signWhatsApp } from "../helpers/sign.ts";
+import { postSlackWebhook, postWhatsAppWebhook } from "../helpers/sign.ts";
 
 const start = e2eResources();
 const SLACK_SECRET = "e2e-stop-slack-signing-secret-0123";
@@ -66,11 +66,7 @@ function slackSurface(slack: SlackFake, daemon: () => RunningDaemon): Surface {
   return {
     async send(text) {
       const body = JSON.stringify(slack.events.dm(text));
-      const res = await fetch(new URL("/webhook/slack", daemon().url), {
-        method: "POST",
-        headers: { "content-type": "application/json", ...signSlack(body, SLACK_SECRET, nowSeconds()) },
-        body,
-      });
+      const res = await postSlackWebhook(daemon().url, body, SLACK_SECRET);
       expect(res.status).toBe(200);
       return Date.now();
     },
@@ -87,11 +83,7 @@ function whatsappSurface(wa: WhatsAppFake, daemon: () => RunningDaemon): Surface
   return {
     async send(text) {
       const body = JSON.stringify(wa.webhook.text(text));
-      const res = await fetch(new URL("/webhook/whatsapp", daemon().url), {
-        method: "POST",
-        headers: { "content-type": "application/json", ...signWhatsApp(body, WA_SECRET) },
-        body,
-      });
+      const res = await postWhatsAppWebhook(daemon().url, body, WA_SECRET);
       expect(res.status).toBe(200);
       return Date.now();
     },

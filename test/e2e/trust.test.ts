@@ -10,7 +10,7 @@ import { runFermix } from "../helpers/binary.ts";
 import { CHANNELS_OFF, providerToml, slackToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
 import { until } from "../helpers/gateway.ts";
-import { nowSeconds, signSlack } from "../helpers/sign.ts";
+import { postSlackWebhook } from "../helpers/sign.ts";
 
 const SECRET = "trust-test-signing-secret-0000";
 const start = e2eResources();
@@ -41,11 +41,7 @@ test("a Slack channel with no owner and no allowlist is refused at start, visibl
 
   // The route is up and acknowledges an authentic event, but the sender is dropped: no turn, no reply.
   const body = JSON.stringify(slack.events.dm("hello?", { user: SLACK_ALICE }));
-  const res = await fetch(new URL("/webhook/slack", d.url), {
-    method: "POST",
-    body,
-    headers: { "content-type": "application/json", ...signSlack(body, SECRET, nowSeconds()) },
-  });
+  const res = await postSlackWebhook(d.url, body, SECRET);
   expect(res.status).toBe(200);
   await until(() => d.logs().includes("unauthorized sender dropped"), "the gateway to drop the sender");
   expect(model.requests).toHaveLength(0);

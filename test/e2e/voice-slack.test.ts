@@ -11,7 +11,7 @@ import { SLACK_ALICE, SLACK_DM, type SlackFake } from "../fakes/slack.ts";
 import { speech, startDeepgramFake, startOpenAiSttFake, startXaiSttFake, stt } from "../fakes/transcription.ts";
 import { CHANNELS_OFF, providerToml, slackToml, transcriptionToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
-import { nowSeconds, signSlack } from "../helpers/sign.ts";
+import { postSlackWebhook } from "../helpers/sign.ts";
 
 const SIGNING_SECRET = "e2e-slack-signing-secret-0123456789";
 const start = e2eResources();
@@ -31,11 +31,7 @@ async function setup(extra: string) {
   const daemon = await start.daemon(home);
   const post = async (envelope: Record<string, unknown>) => {
     const body = JSON.stringify(envelope);
-    const res = await fetch(new URL("/webhook/slack", daemon.url), {
-      method: "POST",
-      headers: { "content-type": "application/json", ...signSlack(body, SIGNING_SECRET, nowSeconds()) },
-      body,
-    });
+    const res = await postSlackWebhook(daemon.url, body, SIGNING_SECRET);
     expect(res.status).toBe(200);
   };
   return { model, slack, daemon, post };

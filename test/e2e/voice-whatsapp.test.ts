@@ -11,7 +11,7 @@ import { waitFor } from "../fakes/recorder.ts";
 import { WA_USER } from "../fakes/whatsapp.ts";
 import { CHANNELS_OFF, providerToml, transcriptionToml, whatsappToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
-import { signWhatsApp } from "../helpers/sign.ts";
+import { postWhatsAppWebhook } from "../helpers/sign.ts";
 
 const APP_SECRET = "e2e-whatsapp-app-secret-0123456789";
 const start = e2eResources();
@@ -38,11 +38,7 @@ async function setup(extra: string) {
   const daemon = await start.daemon(home);
   const post = async (payload: Record<string, unknown>) => {
     const body = JSON.stringify(payload);
-    const res = await fetch(new URL("/webhook/whatsapp", daemon.url), {
-      method: "POST",
-      headers: { "content-type": "application/json", ...signWhatsApp(body, APP_SECRET) },
-      body,
-    });
+    const res = await postWhatsAppWebhook(daemon.url, body, APP_SECRET);
     expect(res.status).toBe(200);
   };
   return { model, wa, daemon, post };

@@ -10,7 +10,7 @@ import { type RunningDaemon } from "../helpers/binary.ts";
 import { CHANNELS_OFF, OPENAI_TEST, providerToml, slackToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
 import { rawStatus } from "../helpers/raw-http.ts";
-import { nowSeconds, signSlack } from "../helpers/sign.ts";
+import { postSlackWebhook } from "../helpers/sign.ts";
 
 const SECRET = "slack-signing-secret-e2e";
 
@@ -31,11 +31,7 @@ async function setup() {
 
 function postSlack(d: RunningDaemon, event: Record<string, unknown>) {
   const body = JSON.stringify(envelope(event));
-  return fetch(new URL("/webhook/slack", d.url), {
-    method: "POST",
-    body,
-    headers: { "content-type": "application/json", ...signSlack(body, SECRET, nowSeconds()) },
-  });
+  return postSlackWebhook(d.url, body, SECRET);
 }
 
 /** POST `size` spaces to `path` as one chunk, with no Content-Length, and return the status code. */

@@ -2,7 +2,7 @@
 import { expect, test } from "bun:test";
 import { CHANNELS_OFF, providerToml, whatsappToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
-import { signWhatsApp } from "../helpers/sign.ts";
+import { postWhatsAppWebhook } from "../helpers/sign.ts";
 import { reply } from "../fakes/model-server.ts";
 import { WA_USER } from "../fakes/whatsapp.ts";
 
@@ -33,11 +33,7 @@ test("a text message is answered on WhatsApp with the model's words, link previe
   expect(health.channels.find((c) => c.name === "whatsapp")).toEqual({ name: "whatsapp", status: "ready", enabled: true, mode: "webhook", process_alive: true });
 
   const body = JSON.stringify(wa.webhook.text("Does it come in another color?"));
-  const res = await fetch(new URL("/webhook/whatsapp", daemon.url), {
-    method: "POST",
-    headers: { "content-type": "application/json", ...signWhatsApp(body, APP_SECRET) },
-    body,
-  });
+  const res = await postWhatsAppWebhook(daemon.url, body, APP_SECRET);
   expect(res.status).toBe(200);
   expect(await res.json()).toEqual({ ok: true });
 

@@ -28,3 +28,21 @@ export function signWhatsApp(body: Body, secret: string): Record<string, string>
 
 /** The current time in whole Unix seconds, what Slack puts in its timestamp header. */
 export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+/** POST a JSON body to a running daemon's Slack webhook, signed now with `secret`, as Slack sends it. */
+export function postSlackWebhook(daemonUrl: URL, body: string, secret: string): Promise<Response> {
+  return fetch(new URL("/webhook/slack", daemonUrl), {
+    method: "POST",
+    headers: { "content-type": "application/json", ...signSlack(body, secret, nowSeconds()) },
+    body,
+  });
+}
+
+/** POST a JSON body to a running daemon's WhatsApp webhook, signed with the app secret, as Meta sends it. */
+export function postWhatsAppWebhook(daemonUrl: URL, body: string, secret: string): Promise<Response> {
+  return fetch(new URL("/webhook/whatsapp", daemonUrl), {
+    method: "POST",
+    headers: { "content-type": "application/json", ...signWhatsApp(body, secret) },
+    body,
+  });
+}
