@@ -170,16 +170,20 @@ export class Gateway {
       const run = async (signal?: AbortSignal) => {
         const started = performance.now();
         let ok = true;
+        // A stopped command says nothing more, whatever it was doing: /stop has answered for it.
+        const reply = async (markdown: string) => {
+          if (signal?.aborted) log.info("reply of a stopped command dropped", { command: command.name });
+          else await say(markdown);
+        };
         try {
-          await command.run(signal ? { ...context, signal, ultraTurn: ultraTurn(signal) } : context);
+          await command.run(signal ? { ...context, reply, signal, ultraTurn: ultraTurn(signal) } : context);
         } catch (error) {
           ok = false;
-          // A stopped command says nothing more: /stop has answered for it.
-          if (signal?.aborted) log.info("command stopped", { command: command.name });
-          else if (error instanceof CommandRefused) await say(error.message);
+          if (error instanceof CommandRefused) await reply(error.message);
+          else if (signal?.aborted) log.info("command stopped", { command: command.name });
           else {
             log.error("command failed", { command: command.name, error: error instanceof Error ? error.message : String(error) });
-            await say(`/${command.name} failed: ${error instanceof Error ? error.message : "unexpected error"}`);
+            await reply(`/${command.name} failed: ${error instanceof Error ? error.message : "unexpected error"}`);
           }
         }
         deps.telemetry.emit("command.dispatch", {

@@ -239,8 +239,6 @@ async function run(ctx: SoulCommandContext): Promise<void> {
       }
     }
   } catch (error) {
-    // Stopped: /stop has answered for it, and nothing of a stopped request is sent afterwards.
-    if (ctx.signal?.aborted) return;
     if (error instanceof TokenRefused) await ctx.reply(tokenRefusal(error.reason, persona.ttlMs));
     else if (error instanceof PersonaRefused) await ctx.reply(error.message);
     else if (error instanceof DraftFailed) await ctx.reply(`I could not draft a review: ${error.message}. SOUL.md is unchanged.`);
