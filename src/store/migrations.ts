@@ -331,9 +331,9 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: `
     -- Who sent each user message, so a window of "the owner's recent messages" (/soul review
     -- --with-context) can leave out everyone else in a group. NULL for messages written before this
-    -- version and for the assistant's own messages.
+    -- version and for the assistant's own messages. No index of its own: only /soul review reads it, through
+    -- the conversation's index, while every turn would pay for keeping one.
     ALTER TABLE messages ADD COLUMN sender_id TEXT;
-    CREATE INDEX messages_sender ON messages (conversation, sender_id, id) WHERE role = 'user';
     `,
   },
   {
