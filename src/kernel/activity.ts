@@ -119,7 +119,8 @@ function safeFields(event: TelemetryEvent): Fields | undefined {
   }
 }
 
-const emptyTally = (): ChannelTally => ({
+/** A channel nothing has been seen of yet. */
+export const emptyTally = (): ChannelTally => ({
   lastInboundAt: null,
   lastOutboundAt: null,
   todayInbound: 0,

@@ -3,7 +3,7 @@ import { buildHealthReport } from "../../src/daemon/health.ts";
 import { dashboardRoutes, type DashboardSource, type DashboardView } from "../../src/http/dashboard/index.ts";
 import { explainFailure } from "../../src/http/dashboard/remedies.ts";
 import { renderLive } from "../../src/http/dashboard/render.ts";
-import { ActivityLog, type ChannelTally, type ChartBucket } from "../../src/kernel/activity.ts";
+import { ActivityLog, type ChannelTally, type ChartBucket, emptyTally } from "../../src/kernel/activity.ts";
 import type { HealthReport } from "../../src/kernel/health.ts";
 import { loadedFrom } from "../helpers/loaded.ts";
 
@@ -217,15 +217,7 @@ const everyMode = (restartRequired = false) =>
     restartRequired,
   });
 
-const tally = (t: Partial<ChannelTally>): ChannelTally => ({
-  lastInboundAt: null,
-  lastOutboundAt: null,
-  todayInbound: 0,
-  todayOutbound: 0,
-  readySince: null,
-  lastError: null,
-  ...t,
-});
+const tally = (t: Partial<ChannelTally>): ChannelTally => ({ ...emptyTally(), ...t });
 
 /** The last hour's 60 minute buckets, oldest first, with counts in the minutes given (index → counts). */
 function hour(active: Record<number, Partial<ChartBucket>>): ChartBucket[] {

@@ -233,6 +233,17 @@ describe("draft mode", () => {
       return { texts: onScreen.filter((t) => !t.includes("answer.md")), files, note: onScreen.filter((t) => t.includes("answer.md")) };
     };
 
+    /** At most the cap (3) of the answer's start on screen, one line saying so, and the whole answer once as answer.md. */
+    const expectCappedToFile = (port: RecordingPort) => {
+      const { texts, files, note } = shown(port);
+      expect(texts.length).toBeGreaterThanOrEqual(1);
+      expect(texts.length).toBeLessThanOrEqual(3);
+      expect(doc.startsWith(texts.join("\n\n").trimEnd())).toBe(true);
+      expect(note).toHaveLength(1);
+      expect(files).toHaveLength(1);
+      expect(files[0]).toMatchObject({ filename: "answer.md", text: doc });
+    };
+
     test("streamed: the cards stop at the cap, a line says so, and the whole answer follows once as answer.md", async () => {
       const { clock, port, streamer } = setup({}, 3);
       await stream(streamer, clock, doc, { chunk: 40, stepMs: 60 });
@@ -256,26 +267,14 @@ describe("draft mode", () => {
       await stream(streamer, clock, doc.slice(0, 60), { settle: false });
       expect(port.sends()).toHaveLength(1);
       await streamer.finish(doc);
-      const { texts, files, note } = shown(port);
       expect(port.sends().length).toBeLessThanOrEqual(4);
-      expect(texts.length).toBeGreaterThanOrEqual(1);
-      expect(texts.length).toBeLessThanOrEqual(3);
-      expect(doc.startsWith(texts.join("\n\n").trimEnd())).toBe(true);
-      expect(note).toHaveLength(1);
-      expect(files).toHaveLength(1);
-      expect(files[0]).toMatchObject({ filename: "answer.md", text: doc });
+      expectCappedToFile(port);
     });
 
     test("a final reply with nothing streamed is capped the same way", async () => {
       const { port, streamer } = setup({}, 3);
       await streamer.finish(doc);
-      const { texts, files, note } = shown(port);
-      expect(texts.length).toBeGreaterThanOrEqual(1);
-      expect(texts.length).toBeLessThanOrEqual(3);
-      expect(doc.startsWith(texts.join("\n\n").trimEnd())).toBe(true);
-      expect(note).toHaveLength(1);
-      expect(files).toHaveLength(1);
-      expect(files[0]).toMatchObject({ filename: "answer.md", text: doc });
+      expectCappedToFile(port);
     });
 
     test("a reply within the cap is not turned into a file", async () => {
