@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChannelAdapter } from "../../src/channels/types.ts";
 import { CAN_EDIT } from "../../src/config/channels.ts";
-import { FormattingRejected, type InboundMedia, MediaTooLarge, type OutboundText, type ReplyTarget } from "../../src/message/index.ts";
+import { FormattingRejected, type InboundMedia, MediaTooLarge, type OutboundText, type ReplyTarget, SendFailed } from "../../src/message/index.ts";
 
 export interface VisibleMessage {
   text: string;
@@ -37,6 +37,8 @@ export interface ContractHarness {
   sentMedia(): Promise<Array<{ filename?: string; size: number }>>;
   /** Make the platform reject the next message for its formatting. */
   rejectFormattingNext(): void;
+  /** Make the platform fail the next text send as a server in trouble does (an HTTP 5xx; signal-cli's own failure). */
+  serverErrorNext(): void | Promise<void>;
   /** Register bytes on the fake and return how an inbound message would reference them. */
   inboundMedia(bytes: Uint8Array, mime: string): Promise<InboundMedia>;
   /** An emoji the channel accepts for reactions (a shortcode name on Slack). */
@@ -87,6 +89,21 @@ export function runAdapterContract(name: string, makeHarness: () => Promise<Cont
       expect(sent.id).toBeTruthy();
       const seen = await h.visible();
       expect(seen.at(-1)?.text).toContain("hi");
+    });
+
+    test("a platform failing a send is a SendFailed marked transient, so delivery retries it; the next send goes through", async () => {
+      const port = h.adapter.replyPort(h.target);
+      await h.serverErrorNext();
+      const failed = await port.sendText(text("during the outage")).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(failed).toBeInstanceOf(SendFailed);
+      expect((failed as SendFailed).transient).toBe(true);
+      await port.sendText(text("after the outage"));
+      const seen = (await h.visible()).map((m) => m.text);
+      expect(seen.some((t) => t.includes("after the outage"))).toBe(true);
+      expect(seen.some((t) => t.includes("during the outage"))).toBe(false);
     });
 
     test("only messages marked notify ring", async () => {

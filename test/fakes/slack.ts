@@ -160,6 +160,10 @@ export class SlackFake {
       },
     };
   }
+  /** The next `method` call is answered with `status`, as a Slack server in trouble answers. */
+  serverErrorNext(method: string, status = 500, times = 1): void {
+    this.faults.add(method, { status, body: { ok: false, error: "internal_error" } }, times);
+  }
   failUploadNext(status = 500, times = 1): void {
     this.faults.add("upload", { status, body: { ok: false, error: "upload_failed" } }, times);
   }

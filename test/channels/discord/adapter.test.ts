@@ -51,6 +51,7 @@ runAdapterContract("discord", async () => {
     visible: async () => fake.visible(DISCORD_CHANNEL).map((m) => ({ text: m.content, notified: (m.flags & MessageFlags.SuppressNotifications) === 0 })),
     sentMedia: async () => fake.botMessages(DISCORD_CHANNEL).flatMap((m) => m.files.map((f) => ({ filename: f.filename, size: f.size }))),
     rejectFormattingNext: () => fake.rest.faults.add("messages.create", { status: 400, body: INVALID_CONTENT }),
+    serverErrorNext: () => fake.rest.faults.add("messages.create", { status: 502, body: { message: "502: Bad Gateway", code: 0 } }),
     inboundMedia: async (bytes, mime) => {
       const attachment = fake.attachment("inbound.png", bytes, mime, DISCORD_CHANNEL);
       return { kind: "image", mime, declaredSize: attachment.size, filename: attachment.filename, ref: attachment.url };

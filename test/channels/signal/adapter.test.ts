@@ -33,6 +33,8 @@ runAdapterContract("signal", async () => {
       throw new Error("Signal has no formatting to reject");
     },
     formattingRejection: false,
+    // signal-cli's -3: it could not reach Signal's servers.
+    serverErrorNext: () => fake.fail("send", { code: -3, message: "Failed to send message due to a network error" }),
     inboundMedia: async (bytes, mime) => {
       const a = fake.addAttachment(bytes, mime, "inbound.png");
       return { kind: "image", mime, declaredSize: a.size, filename: "inbound.png", ref: a.id };

@@ -43,6 +43,8 @@ runAdapterContract("slack", async () => {
     sentMedia: async () =>
       [...fake.files.uploads.values()].filter((u) => u.completed).map((u) => ({ filename: u.filename, size: u.bytes?.byteLength ?? 0 })),
     rejectFormattingNext: () => fake.failNext("chat.postMessage", "msg_too_long"),
+    // Twice: the Web API client retries one blip itself (SLACK_RETRY_POLICY); what outlasts it is the outbox's to retry.
+    serverErrorNext: () => fake.serverErrorNext("chat.postMessage", 503, 2),
     inboundMedia: async (bytes, mime) => {
       const file = fake.addFile({ name: "inbound.png", bytes, mimetype: mime });
       return { kind: "image", mime, declaredSize: file.size, filename: file.name, ref: file.url_private_download };

@@ -21,6 +21,7 @@ runAdapterContract("telegram", async () => {
     sentMedia: async () =>
       fake.botMessages(chat).flatMap((e) => (e.file ? [{ filename: e.file.filename, size: e.file.size ?? 0 }] : [])),
     rejectFormattingNext: () => fake.rejectEntitiesNext("sendMessage"),
+    serverErrorNext: () => fake.failNext("sendMessage", { error_code: 502, description: "Bad Gateway" }),
     inboundMedia: async (bytes, mime) => {
       const ref = `contract-file-${++files}`;
       fake.addFile(ref, bytes, { kind: "photo", mime_type: mime });

@@ -60,6 +60,7 @@ runAdapterContract("whatsapp", async () => {
           return { filename: (m.payload.filename as string | undefined) ?? media?.filename, size: media?.bytes.byteLength ?? 0 };
         }),
     rejectFormattingNext: () => fake.failNext("messages", TEXT_BODY_REJECTION),
+    serverErrorNext: () => fake.failNext("messages", { status: 500, code: 1, message: "(#1) An unknown error occurred" }),
     inboundMedia: async (bytes, mime) => ({ kind: "image", mime, ref: fake.addMedia(bytes, { mime_type: mime }).id }),
     reaction: "🫡",
     hasReaction: async (id, emoji) => fake.reactionOn(id) === emoji,
