@@ -9,12 +9,14 @@
  * lost without a word, and health that says what is wrong.
  */
 import { expect, test } from "bun:test";
+import { DISCORD_ALICE, DISCORD_DM } from "../fakes/discord.ts";
 import { reply } from "../fakes/model-server.ts";
+import { SIGNAL_ALICE } from "../fakes/signal.ts";
 import { SLACK_ALICE, SLACK_DM, type SlackFake } from "../fakes/slack.ts";
 import { ALICE } from "../fakes/telegram.ts";
 import { WA_USER } from "../fakes/whatsapp.ts";
 import { type RunningDaemon, startDaemon } from "../helpers/binary.ts";
-import { ACP_OFF, CHANNELS_OFF, providerToml, slackToml, telegramToml, tomlTable, whatsappFakeToml } from "../helpers/config.ts";
+import { ACP_OFF, CHANNELS_OFF, discordToml, providerToml, signalToml, slackToml, telegramToml, tomlTable, whatsappFakeToml } from "../helpers/config.ts";
 import { e2eResources, until } from "../helpers/e2e.ts";
 import type { TestHome } from "../helpers/home.ts";
 import { postSlackWebhook, postWhatsAppWebhook } from "../helpers/sign.ts";
@@ -200,6 +202,58 @@ test("SIGKILL while a draft streams on Slack: after restart the partial draft is
   await Bun.sleep(1500);
   const visible = slack.visibleTexts(SLACK_DM).join("\n");
   for (let n = 1; n <= 8; n++) expect(visible.split(`Paragraph ${n}:`).length - 1).toBe(1);
+}, 90_000);
+
+test("SIGKILL while a draft streams on Discord: after restart the partial draft is gone and one complete answer is visible", async () => {
+  const model = await start.model();
+  const discord = start.discord();
+  const home = start.home();
+  home.writeConfig(providerToml(model.url) + CHANNELS_OFF + discordToml({ botToken: discord.token, ownerUserId: DISCORD_ALICE.id, apiBase: discord.apiBase }));
+  const paragraphs = Array.from({ length: 8 }, (_, i) => `Paragraph ${i + 1}: a few words about mountains, passes and the valleys below.\n\n`);
+  model.reply(reply.slow(400, ...paragraphs), reply.text(paragraphs.join("")));
+  const first = await daemonIn(home);
+  await discord.gateway.waitForLive(10_000);
+  discord.userMessage("tell me about mountains");
+  await until("a partial draft", () => discord.visibleTexts(DISCORD_DM).some((t) => t.includes("Paragraph 2")), 15_000);
+  expect(await first.stop("SIGKILL")).not.toBe(0);
+  expect(discord.visibleTexts(DISCORD_DM).some((t) => t.includes("Paragraph 8"))).toBe(false);
+
+  await daemonIn(home);
+  await until("the complete answer", () => discord.visibleTexts(DISCORD_DM).some((t) => t.includes("Paragraph 8")), 20_000);
+  await Bun.sleep(1500);
+  const visible = discord.visibleTexts(DISCORD_DM).join("\n");
+  for (let n = 1; n <= 8; n++) expect(visible.split(`Paragraph ${n}:`).length - 1).toBe(1);
+  expect(model.requests).toHaveLength(2);
+}, 90_000);
+
+test("SIGKILL after one block of two on Signal: after restart the interrupted block is taken back (Signal can delete) and the complete answer is visible once", async () => {
+  const model = await start.model();
+  const signal = start.signal();
+  const home = start.home();
+  home.writeConfig(
+    providerToml(model.url) +
+      CHANNELS_OFF +
+      signalToml({ account: signal.account, cliPath: signal.cliPath, attachmentsDir: signal.attachmentsDir, ownerUserId: SIGNAL_ALICE.number }),
+  );
+  const sentence = (p: number, n: number) => `Sentence ${n} of part ${p} describes one more thing about the harbour.`;
+  const part = (p: number) => `${Array.from({ length: 14 }, (_, i) => sentence(p, i + 1)).join(" ")}\n\n`;
+  const answer = part(1) + part(2);
+  model.reply(reply.slow(350, ...answer.match(/[\s\S]{1,120}/g)!), reply.text(answer));
+  const first = await daemonIn(home);
+  await signal.waitForStarts(1);
+  await signal.receive(signal.envelope.text("describe the harbour"));
+  const seen = () => signal.visible(SIGNAL_ALICE.uuid).map((m) => m.text);
+  await until("the first block", () => seen().some((t) => t.includes(sentence(1, 14))), 20_000);
+  expect(seen().some((t) => t.includes(sentence(2, 14)))).toBe(false);
+  expect(await first.stop("SIGKILL")).not.toBe(0);
+
+  const second = await daemonIn(home);
+  await until("the rest of the answer", () => seen().some((t) => t.includes(sentence(2, 14))), 20_000);
+  await Bun.sleep(1500);
+  const all = seen().join("\n");
+  for (const p of [1, 2]) for (let n = 1; n <= 14; n++) expect(all.split(sentence(p, n)).length - 1).toBe(1);
+  expect(second.logs()).toContain("replayed turn removed what its interrupted attempt had shown");
+  expect(signal.calls("remoteDelete")).toHaveLength(1);
 }, 90_000);
 
 /**
