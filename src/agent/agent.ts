@@ -5,6 +5,7 @@
  * context); the caller commits the answer together with its delivery.
  */
 import type { GatewayChannel } from "../message/index.ts";
+import { type MessageSender, spokenText } from "../message/untrusted.ts";
 import type { ConversationStore, HistoryMessage } from "../store/conversations.ts";
 import { buildInstructions } from "./prompt.ts";
 import { type ContentPart, type ModelInput, type Provider, ProviderError, type ProviderEvent, type ProviderFault, type Usage } from "./providers/types.ts";
@@ -26,6 +27,10 @@ export interface TurnRequest {
   detached?: boolean;
   /** Sections for this request only, after the composition root's (an ultra turn's planner, worker, merge). */
   sections?: PromptSection[];
+  /** Who sent `text`: kept with it in history, and shown to the model (anyone but the owner as untrusted). */
+  sender?: MessageSender;
+  /** The chat is shared with others (a group): every message is shown with who sent it. */
+  shared?: boolean;
 }
 
 export type TurnStatus = "ok" | "empty" | "cancelled" | "failed" | "step_limit";
@@ -60,13 +65,16 @@ export interface AgentDeps {
   maxSteps?: number;
 }
 
-/** History as model input; a summary goes into the instructions instead. */
-export function historyInput(history: HistoryMessage[]): { input: ModelInput[]; summary?: string } {
+/** History as model input (each user message as spokenText shows it); a summary goes into the instructions instead. */
+export function historyInput(history: HistoryMessage[], shared = false): { input: ModelInput[]; summary?: string } {
   const input: ModelInput[] = [];
   let summary: string | undefined;
   for (const message of history) {
     if (message.role === "summary") summary = message.text;
-    else input.push({ type: "message", role: message.role, content: [{ type: "text", text: message.text }] });
+    else {
+      const text = message.role === "user" ? spokenText(message.text, message.sender, shared) : message.text;
+      input.push({ type: "message", role: message.role, content: [{ type: "text", text }] });
+    }
   }
   return summary === undefined ? { input } : { input, summary };
 }
@@ -84,12 +92,13 @@ export class MainAgent {
     // (or the same words resent after a /stop or an empty answer) finds it already last in the window,
     // unanswered: it is this request, not a second one, and the model must see it once.
     const last = history.at(-1);
+    const sender = request.sender ?? { id: request.toolContext.senderId, trusted: request.toolContext.role === "operator" };
     if (last?.role === "user" && last.text === request.text) history = history.slice(0, -1);
-    else if (!request.detached) conversations.append(request.conversation, "user", request.text, request.toolContext.senderId);
+    else if (!request.detached) conversations.append(request.conversation, "user", request.text, sender);
 
-    const { input, summary } = historyInput(history);
+    const { input, summary } = historyInput(history, request.shared);
     const content: ContentPart[] = [];
-    if (request.text !== "") content.push({ type: "text", text: request.text });
+    if (request.text !== "") content.push({ type: "text", text: spokenText(request.text, sender, request.shared ?? false) });
     for (const image of request.images) content.push({ type: "image", mime: image.mime, data: image.data });
     input.push({ type: "message", role: "user", content });
 
@@ -100,6 +109,7 @@ export class MainAgent {
       channel: request.channel,
       now: (this.deps.now ?? (() => new Date()))(),
       canReact: tools.has("react"),
+      shared: request.shared ?? false,
       ...(summary ? { summary } : {}),
       sections: [...(this.deps.sections?.(request) ?? []), ...(request.sections ?? [])],
     });

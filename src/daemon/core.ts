@@ -19,6 +19,7 @@ import { AgentSupervisor } from "../agent/supervisor.ts";
 import { createTranscription } from "../agent/transcription/index.ts";
 import { transcriptionSettings } from "../config/transcription.ts";
 import type { LoadedConfig } from "../config/index.ts";
+import { LiveConfig } from "../config/live.ts";
 import { ownerTimeZone } from "../config/timezone.ts";
 import { BackgroundWork } from "../gateway/background.ts";
 import { Delivery, type Presenter } from "../gateway/delivery.ts";
@@ -74,7 +75,9 @@ export interface CoreOptions {
 
 export interface Core {
   /** The config in force: replaced by reconfigure(). */
-  loaded: LoadedConfig;
+  readonly loaded: LoadedConfig;
+  /** The one live source of the config in force, for consumers that outlive a reload. */
+  live: LiveConfig;
   db: Database;
   log: Logger;
   telemetry: Telemetry;
@@ -110,6 +113,8 @@ export interface Core {
 
 export function buildCore(options: CoreOptions): Core {
   const { loaded, log } = options;
+  const live = new LiveConfig(loaded);
+  // What a reload cannot change (the home's paths); everything else is read from `live` when used.
   const { config, paths } = loaded;
   ensureHome(paths);
   const db = openDatabase(paths.database);
@@ -118,9 +123,9 @@ export function buildCore(options: CoreOptions): Core {
   if (log.enabled("debug")) telemetry.onAny((event) => log.debug("telemetry", { event: event.name, ...event.metadata, ...event.measurements }));
 
   const idempotency = new IdempotencyStore(db);
-  const retention = { outboxDays: config.fermix_core.retention.outbox_days, inboxDays: config.fermix_core.retention.inbox_days };
   const sweepLog = log.child({ component: "retention" });
   const runSweep = (withInbox: boolean) => {
+    const retention = { outboxDays: live.config.fermix_core.retention.outbox_days, inboxDays: live.config.fermix_core.retention.inbox_days };
     try {
       const swept = sweep({ idempotency, outbox, inbox, codes, spoolDir: join(paths.home, "spool"), now: Date.now }, retention, { inbox: withInbox });
       if (swept.inbox > 0) sweepLog.warn("inbox entries that never completed were given up", { entries: swept.inbox, days: retention.inboxDays });
@@ -139,7 +144,6 @@ export function buildCore(options: CoreOptions): Core {
   const conversations = new ConversationStore(db);
   const memory = new MemoryStore(db);
   const jobs = new JobStore(db);
-  const memorySettings = config.fermix_core.memory;
   const channels = new Map<GatewayChannel, ChannelAccess>();
   const delivery = new Delivery({
     outbox,
@@ -166,14 +170,15 @@ export function buildCore(options: CoreOptions): Core {
     store: new SkillStore(db),
     dir: join(paths.workspace, "skills"),
     workspace: paths.workspace,
-    parkAfterMs: () => core.loaded.config.fermix_core.skills.park_after_days * DAY_MS,
+    parkAfterMs: () => live.config.fermix_core.skills.park_after_days * DAY_MS,
     log: log.child({ component: "skills" }),
   });
   // The sections every turn's instructions get, one line per feature.
-  const sectionFeatures = [
-    ...(memorySettings.enabled ? [memorySection(memory, { items: memorySettings.prompt_items, chars: memorySettings.prompt_chars })] : []),
-    skillsSection(skills),
-  ];
+  const memoryPrompt = (request: TurnRequest) => {
+    const settings = live.config.fermix_core.memory;
+    return settings.enabled ? memorySection(memory, { items: settings.prompt_items, chars: settings.prompt_chars })(request) : [];
+  };
+  const sectionFeatures = [memoryPrompt, skillsSection(skills)];
   const sections = (request: TurnRequest) => sectionFeatures.flatMap((section) => section(request));
   const providerLog = log.child({ component: "provider" });
   const agents = new AgentSupervisor({
@@ -208,7 +213,7 @@ export function buildCore(options: CoreOptions): Core {
     soul: () => persona.current(),
     sections,
     settings: () => {
-      const settings = core.loaded.config.fermix_core.ultra;
+      const settings = live.config.fermix_core.ultra;
       return { maxParts: settings.max_parts, concurrency: settings.concurrency, maxTokens: settings.max_tokens };
     },
     log: log.child({ component: "ultra" }),
@@ -216,7 +221,7 @@ export function buildCore(options: CoreOptions): Core {
   const queue = new ConversationQueue();
   const background = new BackgroundWork();
   const sandbox = buildSandbox({
-    loaded,
+    live,
     db,
     codes,
     log,
@@ -225,7 +230,6 @@ export function buildCore(options: CoreOptions): Core {
     ...(options.sandboxBackend !== undefined ? { backend: options.sandboxBackend } : {}),
   });
   const configDependent = (current: LoadedConfig) => ({
-    config: current.config,
     compactor: agents.compactor,
     ...(options.streaming ? { stream: streamFactory({ channels: current.config.fermix_channels, telemetry, log, maxParts: current.config.fermix_core.max_reply_parts }) } : {}),
     vision: agents.primary?.config.vision ?? true,
@@ -233,16 +237,16 @@ export function buildCore(options: CoreOptions): Core {
     waitingNoticeMs: current.config.fermix_core.delivery.waiting_notice_ms,
     transcription: createTranscription(transcriptionSettings(current.config)),
   });
-  const resolveTarget = targetResolver({ config, conversations, running: (channel) => channels.has(channel) });
+  const resolveTarget = targetResolver({ config: () => live.config, conversations, running: (channel) => channels.has(channel) });
   // Tools each feature offers a turn, one line per feature.
   const features: Array<(scope: ToolScope) => Tool[]> = [
     (scope) => sandbox.tools(scope),
-    (scope) => skillTools(skills, scope),
-    () => (memorySettings.enabled ? memoryTools(memory) : []),
+    () => skillTools(skills),
+    () => (live.config.fermix_core.memory.enabled ? memoryTools(memory) : []),
     () =>
       jobTools({
         store: jobs,
-        timezone: ownerTimeZone(config),
+        timezone: ownerTimeZone(live.config),
         now: Date.now,
         resolveTarget,
         changed: () => scheduler.wake(),
@@ -250,6 +254,10 @@ export function buildCore(options: CoreOptions): Core {
       }),
   ];
   const gatewayDeps: GatewayDeps = {
+    // Trust is read from the config in force on every message.
+    get config() {
+      return live.config;
+    },
     onActivity: createSettler(),
     ...(options.onUnknownSender ? { onUnknownSender: options.onUnknownSender } : {}),
     ...configDependent(loaded),
@@ -296,7 +304,10 @@ export function buildCore(options: CoreOptions): Core {
 
   let closed = false;
   const core: Core = {
-    loaded,
+    get loaded() {
+      return live.loaded;
+    },
+    live,
     db,
     log,
     telemetry,
@@ -318,7 +329,7 @@ export function buildCore(options: CoreOptions): Core {
     channels,
     sandbox,
     reconfigure(next) {
-      core.loaded = next;
+      live.replace(next);
       agents.reconfigure(next.config);
       // The gateway reads its deps on every message: the next one sees the new config.
       Object.assign(gatewayDeps, configDependent(next));

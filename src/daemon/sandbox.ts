@@ -15,11 +15,12 @@ import { buildPolicy, isSecretName, usableGrants } from "../agent/sandbox/policy
 import { SandboxRunner } from "../agent/sandbox/runner.ts";
 import type { Tool } from "../agent/tools/types.ts";
 import { workspaceTools } from "../agent/tools/workspace/index.ts";
-import type { LoadedConfig } from "../config/index.ts";
+import type { LiveConfig } from "../config/live.ts";
 import { AccessDesk, grantAccess } from "../gateway/access.ts";
 import { Confirmations } from "../gateway/confirm.ts";
 import type { ToolScope } from "../gateway/deps.ts";
 import { answerPress } from "../gateway/press.ts";
+import { mayUse } from "../gateway/roles.ts";
 import { applyChange, changedBy, type SandboxChange, type SandboxControl } from "../gateway/sandbox-control.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
@@ -28,7 +29,8 @@ import type { ConfirmationStore } from "../store/confirmations.ts";
 import { SandboxStore } from "../store/sandbox.ts";
 
 export interface SandboxOptions {
-  loaded: LoadedConfig;
+  /** The config in force: every setting is read when it is used, so a reload applies to the next command, code or press. */
+  live: LiveConfig;
   db: Database;
   /** Where confirmation codes are kept (the retention sweep deletes old ones). */
   codes: ConfirmationStore;
@@ -49,9 +51,9 @@ export interface Sandbox {
 }
 
 export function buildSandbox(options: SandboxOptions): Sandbox {
-  const { loaded, db, log, telemetry, env } = options;
-  const settings = loaded.config.fermix_core.sandbox;
-  const { paths } = loaded;
+  const { live, db, log, telemetry, env } = options;
+  const settings = () => live.config.fermix_core.sandbox;
+  const { paths } = live.loaded;
   const homeDir = env.HOME && env.HOME !== "" ? env.HOME : homedir();
   const store = new SandboxStore(db);
   const sandboxLog = log.child({ component: "sandbox" });
@@ -70,15 +72,27 @@ export function buildSandbox(options: SandboxOptions): Sandbox {
   // What a confirmed code applies, in whichever process it is answered: a proposal's change, or the grant an access request asked for.
   const confirmations = new Confirmations<SandboxChange>({
     store: options.codes,
-    ttlMs: settings.confirm_ttl_seconds * 1000,
+    get ttlMs() {
+      return settings().confirm_ttl_seconds * 1000;
+    },
     apply: (code) => (code.kind === "access" ? grantAccess(code, { store, log: sandboxLog }) : applyChange(code.grants, control, changedBy(code.channel, code.senderId))),
   });
-  const desk = new AccessDesk({ confirmations, store, timeoutMs: settings.access_request_timeout_seconds * 1000, log: sandboxLog, telemetry });
+  const desk = new AccessDesk({
+    confirmations,
+    store,
+    get timeoutMs() {
+      return settings().access_request_timeout_seconds * 1000;
+    },
+    log: sandboxLog,
+    telemetry,
+  });
   const workspace = realPath(paths.workspace);
   const control: SandboxControl = {
     store,
     confirmations,
-    networkDefault: settings.network,
+    get networkDefault() {
+      return settings().network;
+    },
     fermixHome: paths.home,
     workspace,
     homeDir,
@@ -98,12 +112,16 @@ export function buildSandbox(options: SandboxOptions): Sandbox {
       homeDir,
     }),
     policy: () =>
-      buildPolicy({ state: store.state(), networkDefault: settings.network, workspace, fermixHome: paths.home, homeDir, daemonEnv: env, exists: existsSync }),
+      buildPolicy({ state: store.state(), networkDefault: settings().network, workspace, fermixHome: paths.home, homeDir, daemonEnv: env, exists: existsSync }),
     get runner() {
       return os().runner;
     },
-    commandTimeoutMs: settings.command_timeout_seconds * 1000,
-    outputLimit: settings.command_output_limit_bytes,
+    get commandTimeoutMs() {
+      return settings().command_timeout_seconds * 1000;
+    },
+    get outputLimit() {
+      return settings().command_output_limit_bytes;
+    },
     fermixHome: paths.home,
     workspace,
     access: desk,
@@ -112,8 +130,9 @@ export function buildSandbox(options: SandboxOptions): Sandbox {
   };
   return {
     control,
-    tools: (scope) => workspaceTools(scope, toolDeps),
-    press: async (press) => answerPress(press, { config: loaded.config, sandbox: control, log: sandboxLog }),
+    tools: (scope) => workspaceTools({ canAsk: mayUse("request_access", scope.audience), direct: scope.audience.direct }, toolDeps),
+    // Judged by the config in force when the button is pressed: a former owner's press counts for nothing.
+    press: async (press) => answerPress(press, { config: live.config, sandbox: control, log: sandboxLog }),
   };
 }
 

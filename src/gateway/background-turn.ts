@@ -3,14 +3,17 @@
  * conversation as a request) whose result is posted to the same conversation
  * through the outbox when it finishes — or refused past the daemon-wide cap.
  */
-import { sendAttachmentTool } from "../agent/tools/send_attachment.ts";
 import { BackgroundLimitReached } from "./background.ts";
 import { CommandRefused } from "./commands/index.ts";
 import type { GatewayDeps } from "./deps.ts";
 import type { InboundMessage, ReplyPort, ReplyTarget } from "../message/index.ts";
+import { type Asker, audienceFor, senderOf, toolsForTurn } from "./tools.ts";
+import { roleOf, type Standing } from "./trust.ts";
 
 export interface BackgroundRequest {
   message: InboundMessage;
+  /** Where the sender stands: what the role table offers the work. */
+  standing: Standing;
   conversation: string;
   target: ReplyTarget;
   rawPort: ReplyPort;
@@ -21,6 +24,9 @@ export interface BackgroundRequest {
 /** Start the work and return its task number; throws CommandRefused at the cap or while the agent restarts. */
 export function startBackgroundTurn(deps: GatewayDeps, request: BackgroundRequest): number {
   const { message, conversation, target, rawPort, say, prompt } = request;
+  const asker: Asker = { ...message, standing: request.standing };
+  const audience = audienceFor(asker, "background", (channel, chatId) => deps.sandbox?.store.sharedToolsOn(channel, chatId) ?? false);
+  const role = roleOf(request.standing);
   const agent = deps.agent.current();
   if (!agent) throw new CommandRefused("The assistant is restarting (restart in progress) — try /background again in a moment.");
   try {
@@ -31,17 +37,16 @@ export function startBackgroundTurn(deps: GatewayDeps, request: BackgroundReques
         channel: message.channel,
         text: prompt,
         images: [],
-        tools: [
-          sendAttachmentTool,
-          ...(deps.extraTools?.({ channel: message.channel, conversation, senderId: message.senderId, role: "operator", detached: true }) ?? []),
-        ],
+        sender: senderOf(asker, audience),
+        shared: !audience.direct,
+        tools: toolsForTurn({ channel: message.channel, conversation, senderId: message.senderId, role, audience }, deps),
         // Tool media goes through the outbox like every other send (its own key: the result's `say` records from part 0).
         toolContext: {
           port: deps.delivery.durablePort(message.channel, target, `${key}:media`, rawPort),
           channel: message.channel,
           conversation,
           senderId: message.senderId,
-          role: "operator",
+          role,
           target,
           workspace: deps.workspace,
           idempotency: deps.idempotency,

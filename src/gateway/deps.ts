@@ -23,6 +23,7 @@ import type { Job } from "../store/jobs.ts";
 import type { BackgroundWork } from "./background.ts";
 import type { Delivery, TextFile } from "./delivery.ts";
 import type { ConversationQueue } from "./queue.ts";
+import type { Audience } from "./roles.ts";
 import type { SandboxControl } from "./sandbox-control.ts";
 
 /** Who a turn is for, as features that offer tools see it. */
@@ -30,11 +31,10 @@ export interface ToolScope {
   channel: GatewayChannel;
   conversation: string;
   senderId: string;
+  /** Whose memory and jobs the tools work in: the operator's, or the sender's own. */
   role: "operator" | "user";
-  /** Background work (/background, scheduled jobs): no live conversation to ask questions in. */
-  detached: boolean;
-  /** The chat is one-to-one with the sender (isDirectChat). */
-  direct?: boolean;
+  /** The row of the role table (src/gateway/roles.ts) and the kind of turn: what the turn may be offered. */
+  audience: Audience;
 }
 
 /** The live MainAgent, or null while it restarts. */

@@ -11,7 +11,7 @@ import { parseCommand } from "./commands/parse.ts";
 import { isEmptyMessage, prepareMedia } from "./media.ts";
 import { conversationKey, type InboundMessage, type ReplyButton, type ReplyPort, type ReplyTarget } from "../message/index.ts";
 import { ShutdownInterrupt, TurnCancelled } from "./queue.ts";
-import { type Role, roleFor } from "./trust.ts";
+import { type Role, roleOf, type Standing, standingFor } from "./trust.ts";
 import { type TurnFault, type TurnInput, type TurnOutcome, TurnRunner } from "./turn.ts";
 import { runUltraTurn } from "./ultra.ts";
 
@@ -86,12 +86,13 @@ export class Gateway {
     const { deps } = this;
     const log = deps.log.child({ channel: message.channel });
     // Step 2: authorize. A denied sender gets nothing, and nothing is downloaded.
-    const role = roleFor(deps.config, message.channel, message.senderId, message.senderAliases);
-    if (role === null) {
+    const standing = standingFor(deps.config, message.channel, message.senderId, message.senderAliases);
+    if (standing === null) {
       log.info("message from an unauthorized sender dropped", { sender: message.senderId });
       deps.onUnknownSender?.(message);
       return "dropped";
     }
+    const role = roleOf(standing);
     deps.telemetry.emit("channel.message", { measurements: { count: 1 }, metadata: { channel: message.channel, direction: "inbound" } });
 
     const access = deps.channel(message.channel);
@@ -148,9 +149,9 @@ export class Gateway {
         await say(`/${command.name} needs the owner of this assistant (operator). Send /whoami to see your id.`);
         return "unauthorized_command";
       }
-      const context = { ...this.commandContext(message, role, parsed.args, conversation, say, target, rawPort), invokedAs: parsed.name, sandbox: deps.sandbox ?? null };
+      const context = { ...this.commandContext(message, role, standing, parsed.args, conversation, say, target, rawPort), invokedAs: parsed.name, sandbox: deps.sandbox ?? null };
       // A queued command gets its lane's signal (/stop aborts it) and can run a foreground turn under it (/ultra).
-      const turn = { message, role, conversation, target, replyKey, port, rawPort, say, complete, ...(options.replay ? { replay: true } : {}) };
+      const turn = { message, role, standing, conversation, target, replyKey, port, rawPort, say, complete, ...(options.replay ? { replay: true } : {}) };
       let turnOutcome: TurnOutcome | undefined;
       const ultraTurn = (signal: AbortSignal) => async (prompt: string) => {
         // Photos and voice notes sent with /ultra go to it like to any turn: images seen, audio transcribed.
@@ -217,6 +218,7 @@ export class Gateway {
         return this.turns.run({
           message,
           role,
+          standing,
           conversation,
           target,
           replyKey,
@@ -254,6 +256,7 @@ export class Gateway {
   private commandContext(
     message: InboundMessage,
     role: Role,
+    standing: Standing,
     args: string,
     conversation: string,
     say: (markdown: string) => Promise<void>,
@@ -272,7 +275,7 @@ export class Gateway {
       stopBackground: () => deps.background.stop(conversation),
       newWindow: () => deps.conversations.newWindow(conversation),
       compact: async () => (deps.compactor ? deps.compactor.compact(conversation) : false),
-      startBackground: (prompt) => startBackgroundTurn(deps, { message, conversation, target, rawPort, say, prompt }),
+      startBackground: (prompt) => startBackgroundTurn(deps, { message, standing, conversation, target, rawPort, say, prompt }),
       persona: deps.persona ?? null,
       upcomingJobs: () => deps.upcomingJobs?.(conversation) ?? [],
       skills: deps.skills ?? null,

@@ -21,7 +21,8 @@ export type SandboxChange =
   | { kind: "env"; rule: "allow" | "deny"; name: string }
   | { kind: "env-set"; name: string; value: string }
   | { kind: "preset"; on: boolean; name: string }
-  | { kind: "network"; on: boolean };
+  | { kind: "network"; on: boolean }
+  | { kind: "shared-chat"; channel: GatewayChannel; chatId: string; on: boolean };
 
 export interface SandboxControl {
   store: SandboxStore;
@@ -79,6 +80,13 @@ export function applyChange(change: SandboxChange, control: SandboxControl, by: 
     case "preset": {
       const changed = store.setPreset(change.name, change.on, by);
       return changed ? `Preset ${change.name} is ${change.on ? "on" : "off"}.` : `Preset ${change.name} was already ${change.on ? "on" : "off"}.`;
+    }
+    case "shared-chat": {
+      const changed = store.setSharedTools(change.channel, change.chatId, change.on, by);
+      const now = change.on
+        ? "On: in this chat my owner's requests may now change files, run commands and send things."
+        : "Off: in this chat I only read and answer now; nothing is changed or sent on anyone's word.";
+      return changed ? now : `That was already ${change.on ? "on" : "off"} here.`;
     }
     case "network": {
       store.setNetwork(change.on, by);

@@ -8,6 +8,14 @@ import type { GatewayChannel } from "../message/index.ts";
 
 export type Role = "operator" | "user";
 
+/**
+ * Where a sender stands on a channel: its configured owner, an operator
+ * (`command_allowlist`, or the one entry of a single-entry allowlist when no
+ * owner is set), or an allowed sender. The role table (src/gateway/roles.ts,
+ * docs/security.md) decides from it which tools a turn is offered.
+ */
+export type Standing = "owner" | "operator" | "allowed";
+
 export interface TrustRules {
   owner?: string;
   allowed: readonly string[];
@@ -32,6 +40,19 @@ export function operators(rules: TrustRules): string[] {
 }
 
 /**
+ * Where the sender stands, or null when the sender may not talk to this
+ * channel at all. `aliases` are other ids the platform vouches for as the
+ * same sender; a match on any of them counts as a match on the sender.
+ */
+export function standingOf(rules: TrustRules, senderId: string, aliases: readonly string[] = []): Standing | null {
+  const ids = [senderId, ...aliases];
+  if (rules.owner !== undefined && ids.includes(rules.owner)) return "owner";
+  if (ids.some((id) => operators(rules).includes(id))) return "operator";
+  if (ids.some((id) => rules.allowed.includes(id))) return "allowed";
+  return null;
+}
+
+/**
  * The sender's role, or null when the sender may not talk to this channel at
  * all. `aliases` are other ids the platform vouches for as the same sender
  * (InboundMessage.senderAliases: Signal's phone number beside its UUID); a
@@ -50,3 +71,12 @@ export function roleFor(config: Config, channel: GatewayChannel, senderId: strin
   if (channel === "cli" || channel === "acp") return "operator";
   return authorize(trustRules(config, channel), senderId, aliases);
 }
+
+/** Where the sender stands on any channel: the local command line and ACP are the machine's own user, the owner. */
+export function standingFor(config: Config, channel: GatewayChannel, senderId: string, aliases: readonly string[] = []): Standing | null {
+  if (channel === "cli" || channel === "acp") return "owner";
+  return standingOf(trustRules(config, channel), senderId, aliases);
+}
+
+/** The role a standing gives: the owner and operators are operators (commands, the owner's memory). */
+export const roleOf = (standing: Standing): Role => (standing === "allowed" ? "user" : "operator");

@@ -7,16 +7,15 @@
  * already delivered.
  */
 import type { TurnRequest, TurnResult } from "../agent/agent.ts";
-import { reactTool } from "../agent/tools/react.ts";
-import { sendAttachmentTool } from "../agent/tools/send_attachment.ts";
-import type { Tool } from "../agent/tools/types.ts";
-import { type InboundMessage, isDirectChat, type ReplyButton, type ReplyPort, type ReplyTarget, type SentMessage } from "../message/index.ts";
+import type { InboundMessage, ReplyButton, ReplyPort, ReplyTarget, SentMessage } from "../message/index.ts";
 import { remainderAfter } from "./reconcile.ts";
 import type { ProviderEvent } from "../message/stream.ts";
 import type { OutboxPart } from "../store/outbox.ts";
 import type { GatewayDeps, TurnStream } from "./deps.ts";
 import { faultMessage, WAITING_NOTICE } from "./faults.ts";
 import { ShutdownInterrupt } from "./queue.ts";
+import { type Asker, audienceFor, senderOf, toolsForTurn } from "./tools.ts";
+import type { Standing } from "./trust.ts";
 
 export type TurnOutcome = "answered" | "reacted" | "empty_completion" | "failed" | "cancelled" | "restarting" | "interrupted";
 
@@ -24,6 +23,8 @@ export interface TurnInput {
   message: InboundMessage;
   /** The sender's role: the operator (owner) or an allowed user. */
   role: "operator" | "user";
+  /** Where the sender stands on the channel: what the role table offers them. */
+  standing: Standing;
   conversation: string;
   target: ReplyTarget;
   replyKey: string;
@@ -105,6 +106,9 @@ export class TurnRunner {
     const waiting = turn.runner ? { answered: async () => {} } : this.waitingNotice(turn);
     let shown = false;
     const started = performance.now();
+    const asker: Asker = { ...message, standing: turn.standing };
+    // An ultra turn's tools are its parts' (the planner and the merge get none).
+    const audience = audienceFor(asker, turn.runner ? "ultra_part" : "foreground", (channel, chatId) => deps.sandbox?.store.sharedToolsOn(channel, chatId) ?? false);
     let result: TurnResult;
     try {
       result = await (turn.runner ?? ((request: TurnRequest) => agent.runTurn(request)))({
@@ -112,7 +116,13 @@ export class TurnRunner {
         channel: message.channel,
         text: turn.text,
         images: turn.images,
-        tools: this.toolsFor(turn),
+        sender: senderOf(asker, audience),
+        shared: !audience.direct,
+        tools: toolsForTurn(
+          { channel: message.channel, conversation: turn.conversation, senderId: message.senderId, role: turn.role, audience },
+          deps,
+          turn.port.capabilities.react,
+        ),
         toolContext: {
           port: turn.port,
           channel: message.channel,
@@ -243,20 +253,6 @@ export class TurnRunner {
       }
     }
     this.deps.log.info("replayed turn removed what its interrupted attempt had shown", { channel: turn.message.channel, reply: turn.replyKey, removed });
-  }
-
-  private toolsFor(turn: TurnInput): Tool[] {
-    const react = reactTool(turn.port.capabilities.react);
-    const extra =
-      this.deps.extraTools?.({
-        channel: turn.message.channel,
-        conversation: turn.conversation,
-        senderId: turn.message.senderId,
-        role: turn.role,
-        detached: false,
-        direct: isDirectChat(turn.message),
-      }) ?? [];
-    return [...(react ? [react] : []), sendAttachmentTool, ...extra];
   }
 
   /** Show "typing…" while a turn runs, on channels that have it. */

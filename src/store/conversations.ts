@@ -4,6 +4,7 @@
  * oldest messages of the window by a summary.
  */
 import type { Database, Statement } from "bun:sqlite";
+import type { MessageSender } from "../message/untrusted.ts";
 
 export type HistoryRole = "user" | "assistant" | "summary";
 
@@ -11,6 +12,18 @@ export interface HistoryMessage {
   id: number;
   role: HistoryRole;
   text: string;
+  /** Who said a user message, where it was recorded (absent before senders were kept, and for the assistant's own). */
+  sender?: MessageSender;
+}
+
+type HistoryRow = { id: number; role: HistoryRole; text: string; sender_id: string | null; sender_name: string | null; sender_trusted: number | null };
+
+function historyMessage(row: HistoryRow): HistoryMessage {
+  const message: HistoryMessage = { id: row.id, role: row.role, text: row.text };
+  if (row.sender_id !== null && row.sender_trusted !== null) {
+    message.sender = { id: row.sender_id, trusted: row.sender_trusted === 1, ...(row.sender_name !== null ? { name: row.sender_name } : {}) };
+  }
+  return message;
 }
 
 export class ConversationStore {
@@ -33,10 +46,10 @@ export class ConversationStore {
     );
     this.historyStmt = db.query(
       // A summary stands for everything before the messages it was kept with: it always comes first.
-      "SELECT id, role, content AS text FROM messages WHERE conversation = ?1 AND window = ?2 AND compacted = 0 ORDER BY role = 'summary' DESC, id",
+      "SELECT id, role, content AS text, sender_id, sender_name, sender_trusted FROM messages WHERE conversation = ?1 AND window = ?2 AND compacted = 0 ORDER BY role = 'summary' DESC, id",
     );
     this.appendStmt = db.query(
-      "INSERT INTO messages (conversation, window, role, content, created_at, sender_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
+      "INSERT INTO messages (conversation, window, role, content, created_at, sender_id, sender_name, sender_trusted) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING id",
     );
     this.newWindowStmt = db.query(
       `INSERT INTO conversations (key, window, updated_at) VALUES (?1, 1, ?2)
@@ -57,13 +70,14 @@ export class ConversationStore {
 
   /** The current window's messages, oldest first (a summary, if any, comes first). */
   history(key: string): HistoryMessage[] {
-    return this.historyStmt.all(key, this.window(key)) as HistoryMessage[];
+    return (this.historyStmt.all(key, this.window(key)) as HistoryRow[]).map(historyMessage);
   }
 
-  /** Append a message; a user message names its sender (who said it, in a group). */
-  append(key: string, role: HistoryRole, text: string, senderId?: string): number {
+  /** Append a message; a user message names its sender (who said it, in a group, and whether their words are trusted). */
+  append(key: string, role: HistoryRole, text: string, sender?: MessageSender): number {
     this.touchStmt.run(key, this.now());
-    return (this.appendStmt.get(key, this.window(key), role, text, this.now(), senderId ?? null) as { id: number }).id;
+    const trusted = sender === undefined ? null : sender.trusted ? 1 : 0;
+    return (this.appendStmt.get(key, this.window(key), role, text, this.now(), sender?.id ?? null, sender?.name ?? null, trusted) as { id: number }).id;
   }
 
   /**

@@ -367,4 +367,25 @@ export const MIGRATIONS: readonly Migration[] = [
     CREATE INDEX confirmation_codes_ended ON confirmation_codes (coalesce(decided_at, expires_at));
     `,
   },
+  {
+    version: 13,
+    name: "shared chats: senders shown, tools switched on per chat",
+    sql: `
+    -- Who said each user message, as the model is shown it: the sender's display name, and whether the
+    -- sender was trusted (1: the owner, or an operator in a direct chat) or not (0: anyone else, whose words
+    -- reach the model marked as untrusted). NULL for messages written before this version.
+    ALTER TABLE messages ADD COLUMN sender_name TEXT;
+    ALTER TABLE messages ADD COLUMN sender_trusted INTEGER;
+
+    -- Shared chats where the owner switched on the tools that change or send anything (/sandbox chat on,
+    -- confirmed): absent, the owner's turns there only read. One row per chat that has them on.
+    CREATE TABLE sandbox_shared_chats (
+      channel TEXT NOT NULL,
+      chat_id TEXT NOT NULL,
+      enabled_by TEXT NOT NULL,
+      enabled_at INTEGER NOT NULL,
+      PRIMARY KEY (channel, chat_id)
+    ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];

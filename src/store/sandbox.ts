@@ -131,4 +131,26 @@ export class SandboxStore {
       )
       .run(on ? "on" : "off", by, this.now());
   }
+
+  /** Whether the owner switched the changing and sending tools on for this shared chat. */
+  sharedToolsOn(channel: string, chatId: string): boolean {
+    return this.db.query("SELECT 1 FROM sandbox_shared_chats WHERE channel = ?1 AND chat_id = ?2").get(channel, chatId) !== null;
+  }
+
+  /** Switch them on or off for one shared chat; returns whether anything changed. */
+  setSharedTools(channel: string, chatId: string, on: boolean, by: string): boolean {
+    if (!on) return this.db.query("DELETE FROM sandbox_shared_chats WHERE channel = ?1 AND chat_id = ?2").run(channel, chatId).changes > 0;
+    return (
+      this.db
+        .query("INSERT OR IGNORE INTO sandbox_shared_chats (channel, chat_id, enabled_by, enabled_at) VALUES (?1, ?2, ?3, ?4)")
+        .run(channel, chatId, by, this.now()).changes > 0
+    );
+  }
+
+  /** The shared chats that have them on, as `<channel>:<chat id>`. */
+  sharedChats(): string[] {
+    return (this.db.query("SELECT channel, chat_id FROM sandbox_shared_chats ORDER BY channel, chat_id").all() as Array<{ channel: string; chat_id: string }>).map(
+      (r) => `${r.channel}:${r.chat_id}`,
+    );
+  }
 }

@@ -130,9 +130,11 @@ describe("short circuits", () => {
 
   test("an allowed (non-owner) user gets ordinary turns", async () => {
     h = await startHarness();
-    h.fake.reply((request) => reply.text(`you said: ${userText(request)}`));
+    h.fake.reply(reply.text("pong"));
     expect(await h.ingest({ senderId: TELEGRAM_FRIEND, text: "ping" })).toBe("answered");
-    expect(h.telegram.texts()[0]).toContain("you said: ping");
+    expect(h.telegram.texts()[0]).toContain("pong");
+    // Their words reach the model as theirs, marked: not the owner's instructions.
+    expect(userText(h.fake.requests[0]!)).toBe(`<untrusted source="message from (id ${TELEGRAM_FRIEND}), who is not the owner">\nping\n</untrusted>`);
   });
 });
 

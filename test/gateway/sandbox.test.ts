@@ -184,7 +184,8 @@ describe("request_access in a turn", () => {
     const { outside } = folders();
     h.fake.reply(reply.toolCall("request_access", { path: outside, mode: "ro", reason: "to read it" }), reply.text("Read it."));
     const group = "-100777";
-    const turn = h.ingest({ chatId: group, text: "read my report" });
+    await switchOnGroupTools(buttons, group);
+    const turn = h.ingest({ chatId: group, direct: false, text: "read my report" });
     await buttons.waitForText((t) => t.includes("Access request"));
     const prompt = buttons.actions.find((a) => a.kind === "text" && a.text.includes("Access request"));
     if (prompt?.kind !== "text") throw new Error("no prompt");
@@ -210,10 +211,11 @@ test("a request asked in a group is answered from the owner's DM: /sandbox there
   h = await startHarness({ channels: { telegram: buttons } });
   const { outside } = folders();
   h.fake.reply(reply.toolCall("request_access", { path: outside, mode: "ro", reason: "to read it" }), reply.text("Read it."));
-  const turn = h.ingest({ chatId: "-100777", text: "read my report" });
+  await switchOnGroupTools(buttons, "-100777");
+  const turn = h.ingest({ chatId: "-100777", direct: false, text: "read my report" });
   await buttons.waitForText((t) => t.includes("Access request"));
   // In the group, /sandbox lists the request but not its code.
-  await h.ingest({ chatId: "-100777", text: "/sandbox" });
+  await h.ingest({ chatId: "-100777", direct: false, text: "/sandbox" });
   expect(buttons.texts("-100777").at(-1)).toContain("the assistant asks for read-only access");
   expect(tokenIn(buttons.texts("-100777").at(-1)!)).toBeUndefined();
   // In the owner's DM (chat id = the owner's id), it shows the code, and the code works there.
@@ -224,6 +226,48 @@ test("a request asked in a group is answered from the owner's DM: /sandbox there
   expect(buttons.texts(TELEGRAM_OWNER).at(-1)).toContain("Approved");
   expect(await within(turn, "the waiting turn")).toBe("answered");
   expect(lastToolOutput(h.fake.requests[1]!)).toStartWith("granted");
+});
+
+/** `/sandbox chat on` in a group, confirmed there: the owner's turns in it may ask for access (and change and send things). */
+async function switchOnGroupTools(channel: RecordingChannel, group: string): Promise<void> {
+  await h.ingest({ chatId: group, direct: false, text: "/sandbox chat on" });
+  const token = tokenIn(channel.texts(group).at(-1)!);
+  if (!token) throw new Error("no code in the /sandbox chat on reply");
+  await h.ingest({ chatId: group, direct: false, text: `/confirm ${token}` });
+  expect(channel.texts(group).at(-1)).toContain("On: in this chat");
+}
+
+test("in a group the owner's turn only reads until /sandbox chat on is confirmed there; /sandbox chat off takes it back at once", async () => {
+  h = await startHarness();
+  h.fake.fallback(reply.text("ok"));
+  const group = "-100555";
+  const inGroup = { chatId: group, direct: false };
+  await h.ingest({ ...inGroup, text: "hi" });
+  expect(toolNames(h.fake.requests.at(-1)!.body)).toEqual(expect.arrayContaining(["read_file", "list_dir", "search_files", "remember"]));
+  for (const name of ["write_file", "edit_file", "run_command", "send_attachment", "schedule", "request_access"]) {
+    expect(toolNames(h.fake.requests.at(-1)!.body)).not.toContain(name);
+  }
+  await h.ingest({ ...inGroup, text: "/sandbox" });
+  expect(h.telegram.texts(group).at(-1)).toContain("only reading tools");
+  // Proposed only: still reading tools until the code is confirmed.
+  await h.ingest({ ...inGroup, text: "/sandbox chat on" });
+  const proposal = h.telegram.texts(group).at(-1)!;
+  expect(proposal).toContain("Risky change");
+  await h.ingest({ ...inGroup, text: "hi again" });
+  expect(toolNames(h.fake.requests.at(-1)!.body)).not.toContain("write_file");
+  await h.ingest({ ...inGroup, text: `/confirm ${tokenIn(proposal)}` });
+  await h.ingest({ ...inGroup, text: "and now?" });
+  expect(toolNames(h.fake.requests.at(-1)!.body)).toEqual(expect.arrayContaining(["write_file", "run_command", "send_attachment", "schedule", "request_access"]));
+  // Another group and the owner's direct chat are untouched by it.
+  await h.ingest({ chatId: "-100666", direct: false, text: "elsewhere" });
+  expect(toolNames(h.fake.requests.at(-1)!.body)).not.toContain("write_file");
+  await h.ingest({ ...inGroup, text: "/sandbox chat off" });
+  expect(h.telegram.texts(group).at(-1)).toContain("Off: in this chat");
+  await h.ingest({ ...inGroup, text: "last one" });
+  expect(toolNames(h.fake.requests.at(-1)!.body)).not.toContain("write_file");
+  // In a direct chat there is nothing to switch.
+  await h.ingest({ text: "/sandbox chat on" });
+  expect(h.telegram.texts("c1").at(-1)).toContain("This is a direct chat");
 });
 
 test("run_command is not offered where the machine has no sandbox", async () => {

@@ -204,6 +204,8 @@ ${options.toml ?? DEFAULT_CHANNELS_TOML}
     channel: "telegram",
     chatId: "c1",
     senderId: TELEGRAM_OWNER,
+    // A direct chat unless a test says otherwise (direct: false for a group).
+    direct: true,
     messageId: `msg-${++sequence}`,
     text: "hello",
     media: [],

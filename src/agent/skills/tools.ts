@@ -14,9 +14,8 @@ export const SKILLS_HEADING = "Skills you have learnt";
 
 const text = (args: Record<string, unknown>, key: string): string => (typeof args[key] === "string" ? (args[key] as string) : "");
 
-/** use_skill and propose_skill over one library, for an operator's turn; nothing for anyone else. */
-export function skillTools(library: SkillLibrary, scope: { role: "operator" | "user" }): Tool[] {
-  if (scope.role !== "operator") return [];
+/** use_skill and propose_skill over one library (who is offered them is the role table's business: src/gateway/roles.ts). */
+export function skillTools(library: SkillLibrary): Tool[] {
   const useSkill: Tool = {
     spec: {
       name: "use_skill",

@@ -45,9 +45,6 @@ export interface UltraDeps {
   log?: Logger;
 }
 
-/** Tools a worker is not offered: a reaction is an answer to the owner, which a part is not. */
-const NOT_FOR_WORKERS = new Set(["react"]);
-
 /** Counts every model request and the tokens reported, and calls `over` once the ceiling is reached. */
 class Meter {
   requests = 0;
@@ -107,7 +104,13 @@ export class UltraMode {
       ...(deps.sections ? { sections: deps.sections } : {}),
       ...(deps.now ? { now: deps.now } : {}),
     });
-    const base = { conversation: request.conversation, channel: request.channel, toolContext: request.toolContext };
+    const base = {
+      conversation: request.conversation,
+      channel: request.channel,
+      toolContext: request.toolContext,
+      ...(request.sender ? { sender: request.sender } : {}),
+      ...(request.shared !== undefined ? { shared: request.shared } : {}),
+    };
     const finish = (result: TurnResult): TurnResult => ({ ...result, usage: { ...meter.usage } });
 
     // 1. The plan. The planner is the one request that writes to history: the owner's words, before any work.
@@ -121,7 +124,8 @@ export class UltraMode {
     const parts = plan.parts;
     const outcomes: PartOutcome[] = [];
     const workerSignal = AbortSignal.any([request.signal, budget.signal]);
-    const tools = request.tools.filter((tool) => !NOT_FOR_WORKERS.has(tool.spec.name));
+    // The parts' tools are the turn's: the role table gave them for an ultra part (src/gateway/roles.ts).
+    const tools = request.tools;
     let next = 0;
     let done = 0;
     onProgress({ phase: "working", done, total: parts.length });

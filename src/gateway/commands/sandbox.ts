@@ -16,7 +16,7 @@
 import { grantablePath, within } from "../../agent/sandbox/paths.ts";
 import { activePresets, BASE_ALLOW, effectiveNetwork, isEnvName, isSecretName } from "../../agent/sandbox/policy.ts";
 import { findPreset, PRESETS } from "../../agent/sandbox/presets.ts";
-import type { InboundMessage } from "../../message/index.ts";
+import { type InboundMessage, isDirectChat } from "../../message/index.ts";
 import type { GrantMode } from "../../store/sandbox.ts";
 import type { Answerer } from "../confirm.ts";
 import { answererOf, applyChange, changedBy, type SandboxChange, type SandboxControl } from "../sandbox-control.ts";
@@ -44,6 +44,7 @@ export type SandboxRequest =
   | { kind: "presets" }
   | { kind: "preset"; on: boolean; name: string }
   | { kind: "network"; on: boolean }
+  | { kind: "chat"; on: boolean }
   | { kind: "confirm"; token: string }
   | { kind: "deny"; token: string }
   | { kind: "usage"; problem?: string };
@@ -55,6 +56,7 @@ export const SANDBOX_USAGE = [
   "`/sandbox env allow NAME` · `env deny NAME` · `env set NAME=VALUE` · `env clear NAME`",
   "`/sandbox preset on|off NAME` · `/sandbox preset` lists them",
   "`/sandbox network on|off`",
+  "`/sandbox chat on|off` — in a shared chat: let your requests there change files, run commands and send things",
   "`/confirm TOKEN` · `/sandbox deny TOKEN` — answer a code",
 ].join("\n");
 
@@ -105,6 +107,10 @@ export function parseSandboxArgs(invokedAs: string, args: string): SandboxReques
       const on = onOff(rest[0]?.toLowerCase());
       return on === undefined || rest.length !== 1 ? { kind: "usage", problem: "network takes on or off" } : { kind: "network", on };
     }
+    case "chat": {
+      const on = onOff(rest[0]?.toLowerCase());
+      return on === undefined || rest.length !== 1 ? { kind: "usage", problem: "chat takes on or off" } : { kind: "chat", on };
+    }
     case "confirm":
     case "deny": {
       const token = rest.join("");
@@ -126,6 +132,8 @@ export function riskOf(request: SandboxRequest, homeDir: string, resolvedPath?: 
     }
     case "network":
       return request.on ? "commands could reach the network: download, upload, call services" : null;
+    case "chat":
+      return request.on ? "others in this chat write into the same conversation, and the assistant could change files, run commands and send things here" : null;
     case "env":
       return request.rule === "allow" && isSecretName(request.name) ? `${request.name} looks like a credential: commands would see it` : null;
     case "env-set":
@@ -165,7 +173,7 @@ async function handle(request: SandboxRequest, ctx: SandboxCommandContext, contr
   const who = answererOf(ctx.message, ctx.role, ctx.conversation);
   switch (request.kind) {
     case "show":
-      return status(control, who);
+      return status(control, who, ctx.message);
     case "usage":
       return `${request.problem ? `${request.problem}.\n\n` : ""}**/sandbox**\n${SANDBOX_USAGE}`;
     case "presets":
@@ -205,6 +213,11 @@ async function handle(request: SandboxRequest, ctx: SandboxCommandContext, contr
     }
     case "network":
       return applyOrPropose(riskOf(request, control.homeDir), `the network ${request.on ? "on" : "off"} for commands`, request, ctx, control);
+    case "chat": {
+      if (isDirectChat(ctx.message)) return "This is a direct chat: your requests here have every tool already. `/sandbox chat` is for shared chats.";
+      const change: SandboxChange = { kind: "shared-chat", channel: ctx.message.channel, chatId: ctx.message.chatId, on: request.on };
+      return applyOrPropose(riskOf(request, control.homeDir), `changing and sending tools ${request.on ? "on" : "off"} in this shared chat`, change, ctx, control);
+    }
   }
 }
 
@@ -235,7 +248,7 @@ function grantedPathFor(control: SandboxControl, path: string): string | undefin
   return "path" in resolved ? grants.find((g) => g.path === resolved.path)?.path : undefined;
 }
 
-function status(control: SandboxControl, who: Answerer): string {
+function status(control: SandboxControl, who: Answerer, message: InboundMessage): string {
   const state = control.store.state();
   const network = effectiveNetwork(state, control.networkDefault);
   const chosen = state.network ?? control.networkDefault;
@@ -246,6 +259,7 @@ function status(control: SandboxControl, who: Answerer): string {
     `- Commands: ${control.backend ? `run in ${control.backend}` : `not available (no OS sandbox: ${control.installHint})`}`,
     `- Workspace: \`${control.workspace}\` (read-write; SOUL.md and skills/ read-only)`,
     `- Network for commands: ${network ? "on" : "off"} (${networkWhy})`,
+    `- This chat: ${chatLine(control, message)}`,
     "",
     "**Grants**",
     ...(state.grants.length === 0
@@ -275,6 +289,14 @@ function status(control: SandboxControl, who: Answerer): string {
     }
   }
   return lines.join("\n");
+}
+
+/** Whether the owner's requests in this chat get the tools that change or send anything. */
+function chatLine(control: SandboxControl, message: InboundMessage): string {
+  if (isDirectChat(message)) return "direct — every tool";
+  return control.store.sharedToolsOn(message.channel, message.chatId)
+    ? "shared — changing and sending tools on (`/sandbox chat off`)"
+    : "shared — only reading tools (`/sandbox chat on` to change that)";
 }
 
 function presetList(control: SandboxControl): string {

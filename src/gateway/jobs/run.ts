@@ -6,7 +6,6 @@
  * delivered, or recorded for sending, before a crash) is not run again: the
  * outbox finishes what is left of it, and the user gets it once.
  */
-import { sendAttachmentTool } from "../../agent/tools/send_attachment.ts";
 import { formatLocal } from "../../agent/jobs/when.ts";
 import type { MainAgent } from "../../agent/agent.ts";
 import { type Sleep, sleep as realSleep } from "../../kernel/wait.ts";
@@ -15,6 +14,8 @@ import type { Job } from "../../store/jobs.ts";
 import type { Outbox } from "../../store/outbox.ts";
 import type { AgentHandle, GatewayDeps } from "../deps.ts";
 import { faultMessage } from "../faults.ts";
+import { type Asker, audienceFor, senderOf, toolsForTurn } from "../tools.ts";
+import { roleOf, standingFor } from "../trust.ts";
 import { type JobRun, type RunOutcome, targetConversation } from "./scheduler.ts";
 
 export interface JobRunnerDeps {
@@ -81,21 +82,32 @@ export function jobRunner(deps: JobRunnerDeps): (run: JobRun) => Promise<RunOutc
     const agent = await liveAgent(g.agent, signal, sleep);
     if (!agent) return "stopped";
 
+    // Whoever made the job is judged by the config in force now: a former owner's job runs with no more than they have now.
+    const standing = standingFor(g.config, job.origin.channel, job.origin.senderId);
+    if (standing === null) {
+      log.warn("scheduled job not run: whoever made it may no longer use the assistant", { job: job.id, channel: job.origin.channel });
+      return "failed";
+    }
     const conversation = targetConversation(job);
-    const scope = { channel, conversation, senderId: job.origin.senderId, role: job.origin.role, detached: true };
+    const asker: Asker = { channel, chatId: job.target.chatId, senderId: job.origin.senderId, standing };
+    const audience = audienceFor(asker, "scheduled", (c, chatId) => g.sandbox?.store.sharedToolsOn(c, chatId) ?? false);
+    const role = roleOf(standing);
+    const scope = { channel, conversation, senderId: job.origin.senderId, role, audience };
     let notices = 0;
     const result = await agent.runTurn({
       conversation,
       channel,
       text: runPrompt(job, dueAt, late, now()),
       images: [],
-      tools: [sendAttachmentTool, ...(g.extraTools?.(scope) ?? [])],
+      sender: senderOf(asker, audience),
+      shared: !audience.direct,
+      tools: toolsForTurn(scope, g),
       toolContext: {
         port: g.delivery.durablePort(channel, target, `${key}:media`, rawPort),
         channel,
         conversation,
         senderId: job.origin.senderId,
-        role: job.origin.role,
+        role,
         target,
         workspace: g.workspace,
         idempotency: g.idempotency,

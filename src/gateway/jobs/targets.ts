@@ -18,7 +18,8 @@ const SESSION_CHANNELS: ReadonlySet<GatewayChannel> = new Set(["cli", "acp"]);
 const CHAT_CHANNELS = CHANNEL_NAMES.filter((c): c is ChatChannelName => c !== "acp");
 
 export interface TargetDeps {
-  config: Config;
+  /** The config in force (a reload changes the default target and the owners). */
+  config: () => Config;
   conversations: Pick<ConversationStore, "hasChat">;
   /** Whether a channel is running (its adapter registered): a target on a channel that is not would never be delivered. */
   running: (channel: GatewayChannel) => boolean;
@@ -37,12 +38,13 @@ export function parseTarget(spec: string): { channel: ChatChannelName; chatId: s
 
 /** The resolver the schedule tool calls: where a job made in this turn delivers. */
 export function targetResolver(deps: TargetDeps): (spec: string | undefined, ctx: ToolContext) => JobTarget {
-  const defaultTarget = deps.config.fermix_core.jobs.default_target;
   const running = (target: { channel: ChatChannelName; chatId: string }, what: string): JobTarget => {
     if (!deps.running(target.channel)) throw new ToolError(`${what} is on ${target.channel}, which is not running here`);
     return target;
   };
   return (spec, ctx) => {
+    const config = deps.config();
+    const defaultTarget = config.fermix_core.jobs.default_target;
     if (spec === undefined) {
       if (!SESSION_CHANNELS.has(ctx.channel)) {
         const target: JobTarget = { channel: ctx.channel, chatId: ctx.target.chatId };
@@ -58,7 +60,7 @@ export function targetResolver(deps: TargetDeps): (spec: string | undefined, ctx
     }
     if (ctx.role !== "operator") throw new ToolError("only the owner may send a job's result to another chat; leave target out");
     const target = parseTarget(spec);
-    const owner = (deps.config.fermix_channels[target.channel] as { owner_user_id?: string }).owner_user_id;
+    const owner = (config.fermix_channels[target.channel] as { owner_user_id?: string }).owner_user_id;
     const known =
       target.chatId === owner ||
       (defaultTarget !== undefined && spec.trim() === defaultTarget) ||

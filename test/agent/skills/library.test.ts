@@ -217,11 +217,10 @@ describe("the tools and the prompt section", () => {
     ({ ...OWNER, role: "operator", say: async (text: string) => void said.push(text) }) as unknown as ToolContext;
   const request = (tools: ReturnType<typeof skillTools>) => ({ text: "hi", tools }) as unknown as TurnRequest;
 
-  test("only the owner's turns get the tools, and only turns with use_skill get the section", () => {
+  test("the library makes both tools (the role table offers them), and only turns with use_skill get the section", () => {
     const lib = library();
     drop("tidy", skill("tidy", "Tidy up."));
-    expect(skillTools(lib, { role: "user" })).toEqual([]);
-    const tools = skillTools(lib, { role: "operator" });
+    const tools = skillTools(lib);
     expect(tools.map((t) => t.spec.name)).toEqual(["use_skill", "propose_skill"]);
     const section = skillsSection(lib);
     expect(section(request([]))).toEqual([]);
@@ -231,7 +230,7 @@ describe("the tools and the prompt section", () => {
   test("use_skill returns the text and lists the skill's other files, and counts the use; propose_skill tells the owner", async () => {
     const lib = library();
     drop("deploy", skill("deploy", "Deploy the site."), { "scripts/run.sh": "echo hi", "notes.md": "n" });
-    const [useSkill, proposeSkill] = skillTools(lib, { role: "operator" });
+    const [useSkill, proposeSkill] = skillTools(lib);
     const said: string[] = [];
     const out = await useSkill!.run({ name: "deploy" }, context(said));
     expect(out).toStartWith("---\nname: deploy");

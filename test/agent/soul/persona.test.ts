@@ -191,12 +191,12 @@ describe("review", () => {
     fake.reply(reply.text("```markdown\n", EDITED, "```"), reply.text(EDITED.replace("one", "two")));
     const p = persona();
     for (let i = 1; i <= 25; i++) {
-      conversations.append(OWNER.conversation, "user", `message number ${i}`, OWNER.senderId);
+      conversations.append(OWNER.conversation, "user", `message number ${i}`, { id: OWNER.senderId, trusted: true });
       // In a group, another member's words in the same conversation are not the owner's evidence.
-      conversations.append(OWNER.conversation, "user", `a friend's message ${i}`, "222");
+      conversations.append(OWNER.conversation, "user", `a friend's message ${i}`, { id: "222", trusted: false });
     }
     conversations.append(OWNER.conversation, "assistant", "an answer is not evidence");
-    conversations.append("telegram:other:", "user", "another conversation", OWNER.senderId);
+    conversations.append("telegram:other:", "user", "another conversation", { id: OWNER.senderId, trusted: true });
 
     const plain = await p.proposeReview(OWNER);
     expect(plain.after).toBe(EDITED);

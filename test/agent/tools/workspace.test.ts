@@ -80,7 +80,7 @@ function context(): ToolContext {
   };
 }
 
-function tools(overrides: Partial<WorkspaceDeps> = {}, scope = { role: "operator" as const, detached: false, direct: true }): Map<string, Tool> {
+function tools(overrides: Partial<WorkspaceDeps> = {}, scope = { canAsk: true, direct: true }): Map<string, Tool> {
   return new Map(workspaceTools(scope, deps(overrides)).map((t) => [t.spec.name, t]));
 }
 
@@ -95,15 +95,11 @@ async function call(name: string, args: Record<string, unknown>, set = tools()):
   }
 }
 
-describe("who is offered what", () => {
-  test("the owner gets every tool; anyone else nothing of the workspace", () => {
+describe("what is made (who is offered it is the role table's: test/gateway/roles.test.ts)", () => {
+  test("every workspace tool; a machine without a sandbox gets no run_command, one without an answerer no request_access", () => {
     expect([...tools().keys()]).toEqual(["read_file", "write_file", "edit_file", "list_dir", "search_files", "run_command", "request_access"]);
-    expect(workspaceTools({ role: "user", detached: false }, deps())).toEqual([]);
-  });
-
-  test("background work cannot ask for access; a machine without a sandbox gets no run_command", () => {
-    expect([...tools({}, { role: "operator", detached: true, direct: true }).keys()]).not.toContain("request_access");
     expect([...tools({ runner: null }).keys()]).toEqual(["read_file", "write_file", "edit_file", "list_dir", "search_files", "request_access"]);
+    expect([...tools({ access: undefined }).keys()]).not.toContain("request_access");
   });
 });
 

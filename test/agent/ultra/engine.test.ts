@@ -45,7 +45,6 @@ function ultra(settings: { maxParts?: number; concurrency?: number; maxTokens?: 
 }
 
 const echoTool: Tool = { spec: { name: "echo", description: "echo", parameters: { type: "object", properties: {} } }, run: async () => "echo" };
-const reactTool: Tool = { spec: { name: "react", description: "react", parameters: { type: "object", properties: {} } }, run: async () => "ok" };
 
 function request(text: string, signal: AbortSignal, onEvent?: TurnRequest["onEvent"]): TurnRequest {
   return {
@@ -53,7 +52,7 @@ function request(text: string, signal: AbortSignal, onEvent?: TurnRequest["onEve
     channel: "telegram",
     text,
     images: [],
-    tools: [reactTool, echoTool],
+    tools: [echoTool],
     toolContext: { channel: "telegram", conversation: CONVERSATION, senderId: "111", role: "operator" } as never,
     signal,
     ...(onEvent ? { onEvent } : {}),
@@ -104,7 +103,7 @@ describe("UltraMode", () => {
     // Five planned, four allowed: the fifth joined the fourth.
     expect(workers.map(userText).sort()).toEqual(["task a", "task b", "task c", "- task d\n- task e"].sort());
     expect(mostAtOnce(workers)).toBe(2);
-    // Workers get the turn's tools but the reaction; planner and merge get none.
+    // Workers get the turn's tools (an ultra part's, from the role table: test/gateway/roles.test.ts); planner and merge get none.
     expect(workers[0]!.body.tools.map((t: { name: string }) => t.name)).toEqual(["echo"]);
     expect(progress).toEqual([
       { phase: "planning" },

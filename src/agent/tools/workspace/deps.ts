@@ -49,13 +49,12 @@ export interface WorkspaceDeps {
   telemetry: Telemetry;
 }
 
-/** The turn a tool set is built for, as the workspace tools need to know it. */
+/** The turn a tool set is built for, as the workspace tools need to know it (who may have them is the role table's business). */
 export interface WorkspaceScope {
-  role: "operator" | "user";
-  /** Background work: nobody is waiting in a conversation to answer an access request. */
-  detached: boolean;
-  /** The chat is one-to-one with the sender. */
-  direct?: boolean;
+  /** request_access is offered to this turn: refusals tell the model it can ask. */
+  canAsk: boolean;
+  /** The chat is one-to-one with the sender: an access request's prompt may show its code. */
+  direct: boolean;
 }
 
 /** A path as the model should see it: relative to the workspace inside it, absolute elsewhere. */

@@ -1,8 +1,8 @@
 /**
- * The workspace tools a turn is offered: for the owner (operator) only —
- * anyone else gets nothing of the workspace. `run_command` only where the
- * machine has an OS sandbox; `request_access` only where someone is waiting
- * in the conversation to answer (not for background work). Every call and
+ * The workspace tools: which of them a turn is offered is the role table's
+ * decision (src/gateway/roles.ts, docs/security.md) — the owner's turns only.
+ * `run_command` only where the machine has an OS sandbox; `request_access`
+ * only where someone answers access requests. Every call and
  * its outcome is logged (the logger redacts known secrets; file contents and
  * results are logged by size only) and counted in telemetry.
  */
@@ -21,12 +21,11 @@ export const WORKSPACE_TOOL_NAMES = ["read_file", "write_file", "edit_file", "li
 
 /** The tools for one turn's scope. */
 export function workspaceTools(scope: WorkspaceScope, deps: WorkspaceDeps): Tool[] {
-  if (scope.role !== "operator") return [];
-  const broker = scope.detached ? undefined : deps.access;
-  const reach = () => ({ ...deps.reach(), canAsk: broker !== undefined });
+  const broker = deps.access;
+  const reach = () => ({ ...deps.reach(), canAsk: scope.canAsk && broker !== undefined });
   const tools = [readFileTool(reach), writeFileTool(reach), editFileTool(reach), listDirTool(reach), searchFilesTool(reach)];
   if (deps.runner) tools.push(runCommandTool(deps, reach));
-  if (broker) tools.push(requestAccessTool(deps, broker, scope.direct ?? false));
+  if (broker) tools.push(requestAccessTool(deps, broker, scope.direct));
   return tools.map((tool) => logged(tool, deps));
 }
 
