@@ -46,6 +46,12 @@ test("in a guild channel: Approve and Deny, no code; Bob's press is refused to h
     reply.toolCall("read_file", { path: join(data, "report.txt") }),
     reply.text("Q3 revenue was 42 units."),
   );
+  // In a shared channel the owner's turns ask for nothing until the owner switches that on there.
+  discord.userMessage(`${mention()} /sandbox chat on`, { guildId: DISCORD_GUILD, mentions: [DISCORD_BOT] });
+  await discord.waitForTexts(DISCORD_CHANNEL, (texts) => texts.some((t) => t.includes("/confirm")), 15_000);
+  const code = /\/confirm ([A-Z0-9]{8})/.exec(discord.visible(DISCORD_CHANNEL).find((m) => m.content.includes("/confirm"))!.content)![1];
+  discord.userMessage(`${mention()} /confirm ${code}`, { guildId: DISCORD_GUILD, mentions: [DISCORD_BOT] });
+  await discord.waitForTexts(DISCORD_CHANNEL, (texts) => texts.some((t) => t.startsWith("On: in this chat")), 15_000);
   discord.userMessage(`${mention()} how did Q3 go?`, { guildId: DISCORD_GUILD, mentions: [DISCORD_BOT] });
 
   const prompt = await accessPrompt(discord, DISCORD_CHANNEL);

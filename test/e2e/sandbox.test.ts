@@ -72,6 +72,11 @@ test("Telegram, in a group: the prompt has Approve and Deny and no code; Bob's t
     reply.text("Q3 revenue was 42 units."),
   );
   const group = groupChat();
+  // In a group the owner's turns ask for nothing until the owner switches that on there.
+  telegram.pushMessage(telegram.message.text("/sandbox chat on", { chat: group }));
+  const proposal = await waitForBotMessage(telegram, group.id, (text) => text.includes("/confirm"));
+  telegram.pushMessage(telegram.message.text(`/confirm ${/\/confirm ([A-Z0-9]{8})/.exec(proposal.text!)![1]}`, { chat: group }));
+  await waitForBotMessage(telegram, group.id, (text) => text.startsWith("On: in this chat"));
   telegram.pushMessage(telegram.message.text("how did Q3 go?", { chat: group }));
 
   const prompt = await waitForBotMessage(telegram, group.id, (text) => text.includes("Access request"));
