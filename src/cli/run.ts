@@ -12,6 +12,13 @@ export async function main(args: string[], ctx: CliContext): Promise<number> {
   // stays in the interpreter; from here on, what gets hot compiles as usual.
   Bun.unsafe.setJITPolicy(1);
   ctx.onReload?.(() => void daemon.reload());
+  const dashboard = daemon.dashboardLink();
+  if (dashboard) {
+    // On stdout, not in the log, like the setup link: the token opens the status page and /metrics for whoever has it.
+    ctx.stdout(
+      `The status page is open to the network and needs a token. Open this link in your browser once (it sets a cookie):\n  ${dashboard}\nScrapers of /metrics send the token in \`Authorization: Bearer <token>\`. It lasts until fermix stops; [fermix_core.http] dashboard_token sets one that stays.\n`,
+    );
+  }
   if (daemon.report().status === "setup_required") {
     // On stdout, not in the log: the link opens the setup page once, for whoever has it.
     const link = daemon.setupLink();

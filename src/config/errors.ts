@@ -10,7 +10,7 @@ export interface ConfigIssue {
 }
 
 /** Key leaves whose values are credentials: never shown in messages. */
-const SECRET_LEAVES = new Set(["api_key", "bot_token", "access_token", "verify_token", "app_secret", "signing_secret"]);
+const SECRET_LEAVES = new Set(["api_key", "bot_token", "access_token", "verify_token", "app_secret", "signing_secret", "dashboard_token"]);
 
 /** The config could not be loaded: a TOML syntax error, or values the schema rejects. */
 export class ConfigError extends Error {

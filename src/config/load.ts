@@ -194,10 +194,12 @@ export function allowedFor(schema: TSchema): string {
       if (typeof schema.pattern === "string" && schema.pattern.startsWith("^https?://")) {
         return schema.pattern.includes("[^/") ? "an http(s) URL without a trailing /" : "an http(s) URL";
       }
+      if (schema.format === "hostname") return "a host name such as fermix.example (no scheme, no port)";
       if (schema.pattern) return `a string matching ${schema.pattern}`;
+      if (typeof schema.minLength === "number" && schema.minLength > 1) return `a string of at least ${schema.minLength} characters`;
       return "a non-empty string";
     case "array":
-      return "a list of non-empty strings";
+      return (schema.items as TSchema | undefined)?.format === "hostname" ? "a list of host names" : "a list of non-empty strings";
     case "object":
       return "a table";
     default:

@@ -4,10 +4,13 @@
  * here, with its default.
  */
 import { FormatRegistry, type SchemaOptions, type Static, type TLiteral, type TSchema, type TUnion, Type } from "@sinclair/typebox";
+import { isHostName } from "./hostname.ts";
 import { isTimeZone } from "./timezone.ts";
 
 // `[fermix_core] timezone` is checked against the zones the runtime knows, so a typo stops the load naming the key.
 FormatRegistry.Set("timezone", isTimeZone);
+// `[fermix_core.http] allowed_hosts`: a name with a scheme or a port would never match a Host header; say so at load.
+FormatRegistry.Set("hostname", isHostName);
 
 /** A union of string literals, typed as the union of its values. */
 const literals = <const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnion<TLiteral<T[number]>[]> =>
@@ -279,7 +282,7 @@ const SoulSchema = Type.Object(
 const HttpSchema = Type.Object(
   {
     bind: Type.Optional(
-      Type.String({ minLength: 1, description: "Address the HTTP server binds (default 127.0.0.1); FERMIX_HTTP_BIND overrides it. Changing it needs a restart." }),
+      Type.String({ minLength: 1, description: "Address the HTTP server binds (default 127.0.0.1); FERMIX_HTTP_BIND overrides it. Beyond loopback (anything but 127.0.0.0/8, ::1, localhost) the status page, /events, /metrics and the health report need the dashboard token. Changing it needs a restart." }),
     ),
     port: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 65_535, description: "Port of the HTTP server (default 4030); PORT overrides it. Changing it needs a restart." }),
@@ -297,8 +300,20 @@ const HttpSchema = Type.Object(
       default: 120,
       description: "How long the setup page's Telegram pairing waits for a message to the bot, in seconds, before it leaves the owner id to be typed by hand.",
     }),
+    allowed_hosts: Type.Array(Type.String({ format: "hostname" }), {
+      default: [],
+      description:
+        "Host names, besides IP addresses and localhost, that the status page, /events, /metrics, the health probes and the setup page answer to (e.g. the name a reverse proxy forwards with); any other Host is refused with 421. Names only: no scheme, no port, no wildcard; case does not matter. Webhooks answer under any name. A reload applies it.",
+    }),
+    dashboard_token: Type.Optional(
+      Type.String({
+        minLength: 16,
+        description:
+          "A fixed dashboard token (at least 16 characters) that lasts across restarts, e.g. for a /metrics scraper sending Authorization: Bearer. Used only when bind is beyond loopback, where it opens what the token `fermix run` prints at each start opens. A credential: keep it in the keychain or secrets.toml; never logged. A reload applies it.",
+      }),
+    ),
   },
-  { default: {}, description: "Where the HTTP server (dashboard, health, metrics, webhooks, setup page) listens, and its setup links. The environment wins over bind and port." },
+  { default: {}, description: "Where the HTTP server (dashboard, health, metrics, webhooks, setup page) listens, who it answers, and its setup links. The environment wins over bind and port." },
 );
 
 const owned = {
@@ -455,6 +470,7 @@ export const SECRET_KEYS: ReadonlyArray<readonly [section: string, key: string]>
   ["fermix_channels.slack", "bot_token"],
   ["fermix_channels.slack", "signing_secret"],
   ["fermix_channels.discord", "bot_token"],
+  ["fermix_core.http", "dashboard_token"],
 ];
 
 /** The schema at a dotted path, for error messages; undefined when no such key exists. */

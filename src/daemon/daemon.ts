@@ -11,7 +11,7 @@ import { startControlServer } from "../channels/cli/server.ts";
 import { ADAPTERS } from "../channels/registry.ts";
 import type { ChannelAdapter } from "../channels/types.ts";
 import { channelReadiness } from "../config/channels.ts";
-import { resolveHttp } from "../config/http.ts";
+import { isLoopbackBind, resolveHttp } from "../config/http.ts";
 import { currentMtime, type LoadedConfig, loadConfig } from "../config/index.ts";
 import type { Env } from "../config/load.ts";
 import { CHANNEL_NAMES, type ChannelName, type Config } from "../config/schema.ts";
@@ -53,6 +53,8 @@ export interface Daemon {
   reload(): Promise<ReloadResult>;
   /** A one-time link to the setup page (what `fermix run` prints while setup is required, and `fermix setup --web`). */
   setupLink(): SetupLink;
+  /** Bound beyond loopback: the link with this start's dashboard token, which `fermix run` prints once. Undefined on loopback. */
+  dashboardLink(): string | undefined;
   /** Close the server, the channels and the database; remove the sockets. Idempotent. */
   stop(): Promise<void>;
 }
@@ -187,8 +189,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       if (!adapters.has(channel as ChannelName)) return Promise.reject(new Error(`${channel} is not running in the daemon`));
       return pairing.next(channel, signal);
     };
-    web = buildWeb({ core, env, log, loaded: () => loaded, report, reload, awaitSender });
+    web = buildWeb({ core, env, log, loaded: () => loaded, http, report, reload, awaitSender });
     const app = createApp({
+      access: web.access,
       report,
       setupGate: web.gate,
       setup: web.setup,
@@ -226,6 +229,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await core.recover();
     core.scheduler.start();
     phase("recover");
+    if (!isLoopbackBind(http.hostname)) {
+      log.warn("HTTP server reachable beyond loopback: the status page, /events, /metrics and the health report need the dashboard token", {
+        bind: http.hostname,
+        how: "open the link fermix run prints on stdout, or send Authorization: Bearer <token> ([fermix_core.http] dashboard_token sets a fixed one)",
+      });
+    }
     log.info("fermix listening", { url: server.url.href, version: VERSION, home: loaded.paths.home });
     log.debug("start-up phases", { ...Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, Math.round(v * 10) / 10])), total_ms: Math.round(phaseStart * 10) / 10 });
 
@@ -240,6 +249,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       report,
       reload,
       setupLink,
+      dashboardLink: () => web!.dashboardLink(listening),
       stop: () =>
         (stopping ??= closeAll().then(() => {
           log.info("fermix stopped");

@@ -16,6 +16,7 @@ import { defaultServiceContext, servicePlatform, serviceStatus } from "../setup/
 import { MIGRATIONS } from "../store/migrations.ts";
 import { findSignalCli } from "../channels/signal/files.ts";
 import { discordDoctorRows } from "./doctor-discord.ts";
+import { bindDoctorRow } from "./doctor-http.ts";
 import { memoryAndJobRows } from "./doctor-memory.ts";
 import { detectBackend, INSTALL_BWRAP, probeBackend } from "../agent/sandbox/detect.ts";
 import { formatMb } from "../kernel/sizes.ts";
@@ -91,6 +92,8 @@ export async function runDoctor({ env, probeDaemon = isFermixListening }: Doctor
 
   rows.push(sandboxRow(env));
   rows.push(await portRow(env, loaded?.config.fermix_core.http ?? {}, probeDaemon));
+  const bind = bindDoctorRow(env, loaded?.config.fermix_core.http ?? {});
+  if (bind) rows.push(bind);
   rows.push(await serviceRow(env));
   return rows;
 }
@@ -222,7 +225,8 @@ function portIsFree({ hostname, port }: HttpSettings): boolean {
 async function isFermixListening({ hostname, port }: HttpSettings): Promise<boolean> {
   const host = hostname === "0.0.0.0" ? "127.0.0.1" : hostname.includes(":") ? `[${hostname}]` : hostname;
   try {
-    const response = await fetch(`http://${host}:${port}/health/live`, { signal: AbortSignal.timeout(1000) });
+    // Host: localhost, which the server always answers (a bind by name is not one it need know).
+    const response = await fetch(`http://${host}:${port}/health/live`, { headers: { host: "localhost" }, signal: AbortSignal.timeout(1000) });
     const body = (await response.json()) as { app?: string };
     return body.app === "fermix";
   } catch {

@@ -2,14 +2,19 @@
  * What the daemon hands its web face: the metrics (one subscription to the
  * telemetry bus, read by `/metrics` and the dashboard alike), the
  * dashboard's view of the running daemon, the setup page's service (read
- * what is on disk, apply it through the daemon's reload) and the gate that
- * issues one-time setup links. The HTTP layer gets these as data and
- * functions; it never sees the core.
+ * what is on disk, apply it through the daemon's reload), the gate that
+ * issues one-time setup links, and who may ask at all: the Host names
+ * answered and, when the server listens beyond loopback, the dashboard
+ * tokens (one made at each start, plus `[fermix_core.http] dashboard_token`
+ * when set). The HTTP layer gets these as data and functions; it never sees
+ * the core.
  */
+import { type HttpSettings, isLoopbackBind } from "../config/http.ts";
 import type { LoadedConfig } from "../config/index.ts";
 import type { Env } from "../config/load.ts";
+import type { AccessPolicy } from "../http/access.ts";
 import type { DashboardSource, DashboardView } from "../http/dashboard/index.ts";
-import { SetupGate, type SetupService } from "../http/setup/index.ts";
+import { randomToken, SetupGate, type SetupService } from "../http/setup/index.ts";
 import type { HealthReport, ReloadResult } from "../kernel/health.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { DaemonPairing } from "../setup/pairing.ts";
@@ -26,6 +31,8 @@ export interface WebDeps {
   env: Env;
   log: Logger;
   loaded: () => LoadedConfig;
+  /** Where the server listens (fixed until a restart): beyond loopback, pages need the dashboard token. */
+  http: HttpSettings;
   report: () => HealthReport;
   reload: () => Promise<ReloadResult>;
   /** The next message on a running channel from a sender it does not know (the control socket's `await_sender`). */
@@ -43,8 +50,11 @@ export interface Web {
   dashboard: DashboardSource;
   setup: SetupService;
   gate: SetupGate;
+  access: AccessPolicy;
   /** A fresh setup link on the server at `base` (the address the daemon listens on). */
   setupLink(base: URL): SetupLink;
+  /** The link that opens the status page with this start's token (it sets a cookie); undefined on loopback, where none is asked. */
+  dashboardLink(base: URL): string | undefined;
   stop(): void;
 }
 
@@ -149,11 +159,29 @@ export function buildWeb(deps: WebDeps): Web {
     pairThroughDaemon: (token, timeoutMs, signal) => pairThroughThisDaemon(deps, token, timeoutMs, signal),
   };
 
+  // Made at each start and said once (`fermix run` prints the link); the configured token, if any, opens pages too.
+  const startToken = isLoopbackBind(deps.http.hostname) ? undefined : randomToken(32);
+  deps.log.redactor.add(startToken);
+  const httpConfig = () => deps.loaded().config.fermix_core.http;
+  const access: AccessPolicy = {
+    allowedHosts: () => httpConfig().allowed_hosts,
+    ...(startToken
+      ? { dashboardTokens: () => [startToken, ...(httpConfig().dashboard_token ? [httpConfig().dashboard_token!] : [])] }
+      : {}),
+  };
+
   return {
     metrics,
     dashboard,
     setup,
     gate,
+    access,
+    dashboardLink(base) {
+      if (!startToken) return undefined;
+      const url = new URL("/", browsable(base));
+      url.searchParams.set("token", startToken);
+      return url.href;
+    },
     setupLink(base) {
       const ttlMs = gate.tokenLifetimeMs();
       const url = new URL("/setup", browsable(base));

@@ -1,8 +1,10 @@
 /**
  * The one HTTP application: a sub-app per concern mounted on one Elysia
- * instance, and the one place where errors become HTTP responses.
+ * instance, the one place where errors become HTTP responses, and the one
+ * check of who may ask (src/http/access.ts) before any route runs.
  */
 import { Elysia } from "elysia";
+import { type AccessPolicy, checkAccess } from "./access.ts";
 import type { HealthReport } from "../kernel/health.ts";
 import type { Logger } from "../kernel/log.ts";
 import { type DashboardSource, dashboardRoutes } from "./dashboard/index.ts";
@@ -11,6 +13,8 @@ import { type MetricsSource, metricsRoutes } from "./metrics.ts";
 import { type SetupGate, type SetupService, setupRoutes } from "./setup/index.ts";
 
 export interface AppDeps {
+  /** The Host names answered and, beyond loopback, the dashboard tokens; read per request. */
+  access: AccessPolicy;
   report: () => HealthReport;
   setupGate: SetupGate;
   /** What the setup page reads and applies; absent, an authorized session is told to use the terminal. */
@@ -26,6 +30,8 @@ export interface AppDeps {
 
 export function createApp(deps: AppDeps) {
   const app = new Elysia({ name: "fermix", precompile: true })
+    // Before routing, for every route mounted below and for paths that match none.
+    .onRequest(({ request }) => checkAccess(request, deps.access))
     .onError(({ code, error }) => {
       if (code === "NOT_FOUND") return jsonResponse({ error: "Not Found" }, 404);
       if (code === "PARSE" || code === "VALIDATION" || code === "INVALID_COOKIE_SIGNATURE") {

@@ -1,10 +1,14 @@
 /**
  * Serve the app on `Bun.serve`. The body limit is checked first, before any
  * route runs: Bun rejects an oversized Content-Length itself, and a chunked
- * body with no length is read here so the limit applies to it too.
+ * body with no length is read here so the limit applies to it too. A URL
+ * the router would read a different path from (a Host under four
+ * characters, or none) is rebuilt first, so the access check and the
+ * router judge the same path (src/http/access.ts).
  */
 import type { Server } from "bun";
 import type { Logger } from "../kernel/log.ts";
+import { pathAndQuery, routerReadsPath } from "./access.ts";
 import { jsonResponse } from "./health.ts";
 
 export const MAX_BODY_BYTES = 1_000_000;
@@ -19,6 +23,15 @@ export interface HttpServer {
 }
 
 const tooLarge = () => jsonResponse({ error: "Payload Too Large" }, 413);
+
+/**
+ * The request on a URL whose path the router reads as it is. Only the URL's
+ * authority changes (to a name that is never a Host): the Host header,
+ * which the access check reads, stays as sent.
+ */
+function routable(request: Request): Request {
+  return routerReadsPath(request.url) ? request : new Request(`http://fermix.invalid${pathAndQuery(request.url)}`, request);
+}
 
 /** Read a body with no declared length under the limit, so routes see an ordinary buffered request. */
 async function bufferUnsizedBody(request: Request): Promise<Request | Response> {
@@ -43,7 +56,7 @@ export function serveHttp(app: HttpHandler, options: { hostname: string; port: n
     port: options.port,
     maxRequestBodySize: MAX_BODY_BYTES,
     async fetch(request) {
-      const ready = await bufferUnsizedBody(request);
+      const ready = await bufferUnsizedBody(routable(request));
       if (ready instanceof Response) return ready;
       return app.handle(ready);
     },

@@ -85,8 +85,8 @@ describe("fermix run", () => {
       ],
     );
     expect(chunked).toBe(413);
-    // Exactly at the limit is accepted by the body check (and then routed normally).
-    const atLimit = await rawStatus(port, "POST /health/live HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n", [
+    // Exactly at the limit is accepted by the body check (and then routed normally, under a Host the server answers).
+    const atLimit = await rawStatus(port, "POST /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n", [
       new TextEncoder().encode(`${(1_000_000).toString(16)}\r\n`),
       big.subarray(0, 1_000_000),
       new TextEncoder().encode("\r\n0\r\n\r\n"),

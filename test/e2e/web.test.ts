@@ -18,7 +18,7 @@ import { DISCORD_ALICE } from "../fakes/discord.ts";
 import { SIGNAL_ALICE } from "../fakes/signal.ts";
 import { SLACK_ALICE } from "../fakes/slack.ts";
 import { ALICE, BOB } from "../fakes/telegram.ts";
-import { runFermix, type RunningDaemon } from "../helpers/binary.ts";
+import { runFermix, type RunningDaemon, stdoutSoFar } from "../helpers/binary.ts";
 import { DESKTOP, launchBrowser, PHONE } from "../helpers/browser.ts";
 import { ACP_OFF, discordToml, providerToml, signalToml, slackToml, TELEGRAM_OFF, tomlTable, telegramToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
@@ -431,15 +431,6 @@ test("fermix setup --web with no daemon running says how to start one", async ()
 
 /** A probe for `until`: the first match of `pattern` in what the daemon printed on stdout so far. */
 function readLine(d: RunningDaemon, pattern: RegExp): () => string | undefined {
-  let text = "";
-  const reader = d.proc.stdout.getReader();
-  const decoder = new TextDecoder();
-  void (async () => {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      text += decoder.decode(value, { stream: true });
-    }
-  })();
-  return () => pattern.exec(text)?.[0];
+  const printed = stdoutSoFar(d);
+  return () => pattern.exec(printed())?.[0];
 }

@@ -100,3 +100,18 @@ export async function startDaemon(env: Record<string, string | undefined>, timeo
     },
   };
 }
+
+/** Everything `daemon` has printed on stdout so far, read as it comes (call once per daemon: it takes the stream). */
+export function stdoutSoFar(daemon: RunningDaemon): () => string {
+  let text = "";
+  const reader = daemon.proc.stdout.getReader();
+  const decoder = new TextDecoder();
+  void (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      text += decoder.decode(value, { stream: true });
+    }
+  })();
+  return () => text;
+}

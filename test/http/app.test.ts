@@ -13,7 +13,7 @@ function appFor(toml: string | null, gate = new SetupGate()) {
   const loaded = loadedFrom(toml);
   const report = () =>
     buildHealthReport({ version: "t", now: new Date(), loaded, channels: new Map(), databaseReady: true, restartRequired: false });
-  return createApp({ report, setupGate: gate, log: quiet });
+  return createApp({ access: { allowedHosts: () => ["fermix.test"] }, report, setupGate: gate, log: quiet });
 }
 
 const get = (app: ReturnType<typeof appFor>, path: string, init?: RequestInit) => app.handle(new Request(`http://fermix.test${path}`, init));

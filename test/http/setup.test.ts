@@ -49,7 +49,7 @@ function harness(options: { now?: () => number; ttlMs?: number; checks?: SetupSe
     ...(options.checks ? { checks: options.checks } : {}),
     ...options.service,
   };
-  const app = createApp({ report, setupGate: gate, setup: service, log: quiet });
+  const app = createApp({ access: { allowedHosts: () => ["fermix.test"] }, report, setupGate: gate, setup: service, log: quiet });
   const request = (path: string, init?: RequestInit) => app.handle(new Request(`http://fermix.test${path}`, init));
   /** Open a session with a fresh token: the cookie to send and the form's CSRF token. */
   const open = async () => {

@@ -14,8 +14,9 @@ export const SESSION_COOKIE = "fermix_setup";
 export const TOKEN_TTL_MS = 15 * 60_000;
 export const SESSION_TTL_MS = 60 * 60_000;
 
-export function randomToken(): string {
-  return Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
+/** `bytes` random bytes (24 unless given) as base64url: a launch token, a session id, a dashboard token. */
+export function randomToken(bytes = 24): string {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("base64url");
 }
 
 /** Compare two secrets in constant time (for equal lengths). */

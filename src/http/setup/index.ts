@@ -24,6 +24,7 @@ import { planSetup } from "../../setup/plan.ts";
 import { type LocalServer, probeLocalServers, probeTargets } from "../../setup/probe.ts";
 import { telegramGetMe, TelegramSetupError } from "../../setup/telegram.ts";
 import { applySetup, type CurrentSetup } from "../../setup/write.ts";
+import { cookieValue, overHttps } from "../cookies.ts";
 import { html } from "../html.ts";
 import { page, streamedPage } from "../page.ts";
 import { type FormContext, type FormState, formNameFor, initialForm, submittedForm } from "./form.ts";
@@ -38,7 +39,7 @@ export const PAIR_TIMEOUT_MS = 90_000;
 /** How long the page waits on getMe to name the bot on the Pair button. */
 const BOT_NAME_TIMEOUT_MS = 1000;
 
-export { SetupGate } from "./gate.ts";
+export { randomToken, SetupGate } from "./gate.ts";
 
 /** What the composition root hands the page: what is on disk, and how to apply it. */
 export interface SetupService {
@@ -85,20 +86,6 @@ const forbidden = () =>
     status: 403,
     headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
   });
-
-function cookieValue(header: string | null, name: string): string | undefined {
-  for (const part of (header ?? "").split(";")) {
-    const [key, ...rest] = part.trim().split("=");
-    if (key === name) return rest.join("=");
-  }
-  return undefined;
-}
-
-/** Whether the browser reached us over HTTPS (directly, or through a proxy that says so). */
-function overHttps(request: Request): boolean {
-  const forwarded = request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase();
-  return forwarded === "https" || new URL(request.url).protocol === "https:";
-}
 
 function sessionCookie(request: Request, value: string, maxAgeSeconds: number): string {
   return `${SESSION_COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=/setup; Max-Age=${maxAgeSeconds}${overHttps(request) ? "; Secure" : ""}`;
