@@ -1,7 +1,8 @@
 /**
- * The sandbox policy and the two command lines built from it, on data: what
- * bubblewrap is told to bind, what the macOS profile allows, and how the
- * network and the environment are decided.
+ * The sandbox policy and the bubblewrap command line built from it, on data:
+ * what bubblewrap is told to bind, who the command runs as, which /etc it
+ * sees, where its filter comes from, and how the network and the environment
+ * are decided. The macOS profile has its own file (seatbelt.test.ts).
  */
 import { describe, expect, test } from "bun:test";
 import { type BwrapCommand, bwrapArgs, dataFiles, type SystemLayout } from "../../../src/agent/sandbox/bwrap.ts";
@@ -10,7 +11,6 @@ import { sandboxIdentity } from "../../../src/agent/sandbox/identity.ts";
 import { SANDBOX_FILTER_BYTES } from "../../../src/agent/sandbox/seccomp.ts";
 import { buildPolicy, commandEnv, effectiveNetwork, isSecretName, type SandboxPolicy, usableGrants } from "../../../src/agent/sandbox/policy.ts";
 import { findPreset } from "../../../src/agent/sandbox/presets.ts";
-import { sandboxExecArgv, sbplString, seatbeltProfile } from "../../../src/agent/sandbox/seatbelt.ts";
 import type { SandboxState } from "../../../src/store/sandbox.ts";
 
 const WS = "/home/ann/.fermix/workspace";
@@ -131,33 +131,6 @@ describe("bubblewrap", () => {
     const args = bwrapArgs(command({ policy: policy({ network: true }), argv: ["true"], networkPaths: ["/run/systemd/resolve"] }));
     expect(args).toContain("--share-net");
     expect(pairs(args)).toContain("--ro-bind-try /run/systemd/resolve /run/systemd/resolve");
-  });
-});
-
-describe("the macOS profile", () => {
-  test("denies by default; allows the system read-only, the workspace, grants and its temp dir; no network", () => {
-    const profile = seatbeltProfile(policy(), "/private/var/folders/xy/T/fermix-cmd-1");
-    const lines = profile.trim().split("\n");
-    expect(lines.slice(0, 2)).toEqual(["(version 1)", "(deny default)"]);
-    expect(profile).toContain('(allow file-read* (literal "/") (subpath "/usr") (subpath "/bin")');
-    expect(profile).toContain('(allow file-read* file-write* (subpath "/private/var/folders/xy/T/fermix-cmd-1"))');
-    expect(profile).toContain('(allow file-read* (subpath "/home/ann/.gitconfig"))');
-    expect(profile).toContain(`(allow file-read* file-write* (subpath "${WS}"))`);
-    expect(profile).toContain(`(deny file-write* (subpath "${WS}/SOUL.md") (subpath "${WS}/skills"))`);
-    expect(profile).toContain('(allow file-read* (subpath "/srv/data"))\n(deny file-write* (subpath "/srv/data"))\n(allow file-read* file-write* (subpath "/srv/data/out"))');
-    expect(profile).not.toContain("network");
-    expect(profile).not.toContain('(subpath "/home/ann")');
-    // Later rules win: the read-only carve-outs come after the workspace they sit in.
-    expect(profile.indexOf(`(deny file-write* (subpath "${WS}/SOUL.md")`)).toBeGreaterThan(profile.indexOf(`(allow file-read* file-write* (subpath "${WS}"))`));
-  });
-
-  test("network on allows it; paths are quoted so no path can break out of its string", () => {
-    expect(seatbeltProfile(policy({ network: true }), "/tmp/x")).toContain("(allow network*)");
-    expect(sbplString('/tmp/a"b\\c')).toBe('"/tmp/a\\"b\\\\c"');
-    const evil = seatbeltProfile(policy({ grants: [{ path: '/srv/x") (allow default) ("', mode: "ro" }] }), "/tmp/x");
-    expect(evil).not.toContain("(allow default)\n");
-    expect(evil).toContain('(subpath "/srv/x\\") (allow default) (\\"")');
-    expect(sandboxExecArgv("/usr/bin/sandbox-exec", "(version 1)", ["ls"])).toEqual(["/usr/bin/sandbox-exec", "-p", "(version 1)", "ls"]);
   });
 });
 
