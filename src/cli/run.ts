@@ -1,4 +1,5 @@
 /** `fermix run`: the daemon in the foreground until SIGTERM or SIGINT. */
+import { rootWarning } from "../agent/sandbox/identity.ts";
 import { startDaemon } from "../daemon/daemon.ts";
 import { createLogger } from "../kernel/log.ts";
 import { presenter } from "../gateway/presenter.ts";
@@ -7,6 +8,9 @@ import { type CliContext, UsageError } from "./context.ts";
 export async function main(args: string[], ctx: CliContext): Promise<number> {
   if (args.length > 0) throw new UsageError(`unexpected argument "${args[0]}"`);
   const log = createLogger(ctx.env);
+  // Said before anything starts, as doctor's "user" row says it.
+  const asRoot = rootWarning(process.getuid?.() ?? -1, process.platform);
+  if (asRoot) log.warn(asRoot);
   const daemon = await startDaemon({ env: ctx.env, log, presenter });
   // The binary starts with JIT tier-up slowed (build.ts STARTUP_JIT_POLICY) so code that runs once at start
   // stays in the interpreter; from here on, what gets hot compiles as usual.

@@ -19,6 +19,7 @@ import { discordDoctorRows } from "./doctor-discord.ts";
 import { bindDoctorRow } from "./doctor-http.ts";
 import { memoryAndJobRows } from "./doctor-memory.ts";
 import { detectBackend, INSTALL_BWRAP, probeBackend } from "../agent/sandbox/detect.ts";
+import { rootWarning } from "../agent/sandbox/identity.ts";
 import { formatMb } from "../kernel/sizes.ts";
 import { homeExposure, secretsExposure } from "./exposure.ts";
 import { providerHealth } from "./health.ts";
@@ -91,6 +92,7 @@ export async function runDoctor({ env, probeDaemon = isFermixListening }: Doctor
   }
 
   rows.push(sandboxRow(env));
+  rows.push(userRow());
   rows.push(await portRow(env, loaded?.config.fermix_core.http ?? {}, probeDaemon));
   const bind = bindDoctorRow(env, loaded?.config.fermix_core.http ?? {});
   if (bind) rows.push(bind);
@@ -120,6 +122,13 @@ function sandboxRow(env: Env, platform: NodeJS.Platform = process.platform): Doc
   const probe = probeBackend(backend);
   if (!probe.ok) return row("sandbox", "warn", `${backend.path} does not run here (${probe.reason}): run_command is not offered`);
   return row("sandbox", "ok", `${probe.version} (${backend.path}): run_command runs sandboxed`);
+}
+
+/** Who fermix runs as: root is a warning (commands are mapped to an unprivileged id on Linux, but the daemon is not). */
+function userRow(uid: number = process.getuid?.() ?? -1, platform: NodeJS.Platform = process.platform): DoctorRow {
+  const warning = rootWarning(uid, platform);
+  if (warning) return row("user", "warn", warning);
+  return row("user", "ok", `fermix runs as uid ${uid}, not root: run_command's commands run as that user, in the sandbox`);
 }
 
 function homeRow(home: string): DoctorRow {

@@ -1,4 +1,4 @@
-/** Doctor's sandbox row: run_command's OS sandbox found and run once, or how to install it. */
+/** Doctor's sandbox rows: run_command's OS sandbox found and run once, or how to install it; who fermix runs as. */
 import { afterEach, expect, test } from "bun:test";
 import { runDoctor } from "../../src/daemon/doctor.ts";
 import { makeHome, READY_CONFIG, type TestHome } from "../helpers/home.ts";
@@ -23,4 +23,17 @@ test("without it: a warning that run_command is not offered, and how to install 
   expect(row?.status).toBe("warn");
   expect(row?.detail).toContain("run_command is not offered");
   expect(row?.detail).toContain("apt-get install bubblewrap");
+});
+
+test("the user row: root is a warning naming who commands run as; anyone else is ok", async () => {
+  home = makeHome();
+  home.writeConfig(READY_CONFIG);
+  const rows = await runDoctor({ env: home.env, probeDaemon: async () => false });
+  const user = rows.find((r) => r.check === "user");
+  if (process.getuid!() === 0) {
+    expect(user?.status).toBe("warn");
+    expect(user?.detail).toStartWith("fermix runs as root: run_command's commands run as uid 1000 (sandbox) in the sandbox");
+  } else {
+    expect(user?.status).toBe("ok");
+  }
 });

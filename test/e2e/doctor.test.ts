@@ -45,7 +45,7 @@ describe("fermix doctor", () => {
     expect(checks).toEqual([
       "config", "home", "secrets", "database", "provider openai",
       "channel telegram", "channel whatsapp", "channel slack", "channel discord", "channel signal", "channel acp",
-      "transcription", "scheduler", "jobs", "memory", "sandbox", "port", "service",
+      "transcription", "scheduler", "jobs", "memory", "sandbox", "user", "port", "service",
     ]);
     expect(r.rows.filter((row) => row.status === "fail")).toEqual([]);
     expect(r.stdout).not.toContain("sk-test-not-a-real-key");
@@ -184,6 +184,22 @@ describe("fermix doctor", () => {
     expect(fine.byCheck("channel whatsapp streaming")).toEqual([]);
   });
 
+  test("run as root, doctor warns (a warning, not a failure) that commands are mapped to an unprivileged user but the daemon is not", async () => {
+    const r = await doctor(READY_CONFIG);
+    expect(r.exitCode).toBe(0);
+    const [user] = r.byCheck("user");
+    if (process.getuid!() === 0) {
+      expect(user).toEqual({
+        check: "user",
+        status: "warn",
+        detail:
+          "fermix runs as root: run_command's commands run as uid 1000 (sandbox) in the sandbox, but the daemon itself holds every right on this machine; run it as an ordinary user",
+      });
+    } else {
+      expect(user).toEqual({ check: "user", status: "ok", detail: `fermix runs as uid ${process.getuid!()}, not root: run_command's commands run as that user, in the sandbox` });
+    }
+  });
+
   test("the port taken by another program fails", async () => {
     const holder = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("not fermix") });
     try {
@@ -205,6 +221,12 @@ describe("fermix doctor", () => {
     expect(r.stdout).not.toContain("\u001b[");
     expect(r.stdout).toMatch(/^ok {4}config +\S/m);
     expect(r.stdout).toMatch(/^ok {4}transcription +\S/m);
-    expect(r.stdout).toMatch(/^all checks passed$/m);
+    // Run as root (as in CI), the user row warns, and the summary counts it.
+    if (process.getuid!() === 0) {
+      expect(r.stdout).toMatch(/^warn {2}user +fermix runs as root: /m);
+      expect(r.stdout).toMatch(/^all checks passed \(1 warning\)$/m);
+    } else {
+      expect(r.stdout).toMatch(/^all checks passed$/m);
+    }
   });
 });

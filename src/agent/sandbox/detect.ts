@@ -2,12 +2,16 @@
  * Which OS sandbox this machine has for run_command: bubblewrap on Linux,
  * sandbox-exec on macOS, else none (and then run_command is not offered).
  * Also what the bubblewrap command line needs to know about the host (how
- * /bin and /lib* are laid out, where /etc/resolv.conf really lives) and a
- * probe that runs the sandbox once, for `fermix doctor`.
+ * /bin and /lib* are laid out, which of /etc's usual entries it has, where
+ * /etc/resolv.conf really lives, who the daemon runs as) and a probe that
+ * runs the sandbox once, for `fermix doctor`.
  */
-import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname } from "node:path";
-import { SYSTEM_DIRS, type SystemLayout } from "./bwrap.ts";
+import { dataFiles, identityArgs, SYSTEM_DIRS, type SystemLayout } from "./bwrap.ts";
+import { type EtcEntry, etcCandidates } from "./etc.ts";
+import { openDataFiles } from "./fds.ts";
+import { type HostUser, type SandboxIdentity, sandboxIdentity } from "./identity.ts";
 
 export type SandboxBackend = { kind: "bwrap"; path: string } | { kind: "sandbox-exec"; path: string };
 
@@ -42,6 +46,48 @@ export function hostLayout(): SystemLayout {
   return layout;
 }
 
+/** Which of the /etc entries a command may see this host has, and how (etc.ts). */
+export function hostEtc(): EtcEntry[] {
+  let topLevel: string[] = [];
+  try {
+    topLevel = readdirSync("/etc");
+  } catch {
+    // no /etc to list: only the fixed names are looked at
+  }
+  const entries: EtcEntry[] = [];
+  for (const name of etcCandidates(topLevel)) {
+    try {
+      const stat = lstatSync(`/etc/${name}`);
+      if (stat.isSymbolicLink()) entries.push({ name, kind: "symlink", target: readlinkSync(`/etc/${name}`) });
+      else if (stat.isDirectory()) entries.push({ name, kind: "dir" });
+      else if (stat.isFile()) entries.push({ name, kind: "file" });
+    } catch {
+      // not on this host
+    }
+  }
+  return entries;
+}
+
+/** Who the daemon runs as: ids from the process, names from /etc/passwd and /etc/group when they have them. */
+export function hostUser(): HostUser {
+  const uid = process.getuid?.() ?? 0;
+  const gid = process.getgid?.() ?? 0;
+  return { uid, gid, name: accountName("/etc/passwd", uid), group: accountName("/etc/group", gid) };
+}
+
+/** The name of the entry with id `id` in a passwd-format file (name:password:id:…), if it is there. */
+function accountName(file: string, id: number): string | undefined {
+  try {
+    for (const line of readFileSync(file, "utf8").split("\n")) {
+      const [name, , entryId] = line.split(":");
+      if (name && entryId === String(id)) return name;
+    }
+  } catch {
+    // not readable: the identity falls back to a fixed name
+  }
+  return undefined;
+}
+
 /** Where name resolution's configuration lives when /etc/resolv.conf links out of /etc (systemd-resolved): bound with the network on. */
 export function hostNetworkPaths(): string[] {
   try {
@@ -52,17 +98,23 @@ export function hostNetworkPaths(): string[] {
   }
 }
 
-/** Run the sandbox once with nothing in it: ok, or why it does not work here (user namespaces off, a broken install). */
-export function probeBackend(backend: SandboxBackend): { ok: true; version: string } | { ok: false; reason: string } {
-  const argv =
-    backend.kind === "bwrap"
-      ? [backend.path, "--die-with-parent", "--unshare-all", "--ro-bind", "/", "/", "--", "/bin/sh", "-c", "exit 0"]
-      : [backend.path, "-p", "(version 1)(allow default)", "/bin/sh", "-c", "exit 0"];
+/**
+ * Run the sandbox once with nothing in it, as commands will run (the same
+ * user mapping, the same seccomp filter): ok, or why it does not work here
+ * (user namespaces off, seccomp missing, a broken install).
+ */
+export function probeBackend(backend: SandboxBackend, identity: SandboxIdentity = sandboxIdentity(hostUser())): { ok: true; version: string } | { ok: false; reason: string } {
+  const data = backend.kind === "bwrap" ? openDataFiles(dataFiles(identity, "/")) : undefined;
+  const argv = data
+    ? [backend.path, "--die-with-parent", "--unshare-all", ...identityArgs(identity), "--ro-bind", "/", "/", "--seccomp", String(data.fds.seccomp), "--", "/bin/sh", "-c", "exit 0"]
+    : [backend.path, "-p", "(version 1)(allow default)", "/bin/sh", "-c", "exit 0"];
   try {
-    const run = Bun.spawnSync(argv, { env: { PATH: "/usr/bin:/bin" }, stdout: "pipe", stderr: "pipe", timeout: 5000 });
-    if (run.exitCode !== 0) return { ok: false, reason: run.stderr.toString().trim() || `exit code ${run.exitCode}` };
+    const run = Bun.spawnSync(argv, { env: { PATH: "/usr/bin:/bin" }, stdio: ["ignore", "pipe", "pipe", ...(data?.stdio ?? [])], timeout: 5000 });
+    if (run.exitCode !== 0) return { ok: false, reason: run.stderr?.toString().trim() || `exit code ${run.exitCode}` };
   } catch (error) {
     return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+  } finally {
+    data?.close();
   }
   if (backend.kind === "sandbox-exec") return { ok: true, version: "sandbox-exec" };
   const version = Bun.spawnSync([backend.path, "--version"], { stdout: "pipe", stderr: "pipe" }).stdout.toString().trim();

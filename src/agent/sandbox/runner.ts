@@ -9,8 +9,11 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bwrapArgs, type SystemLayout } from "./bwrap.ts";
-import { hostLayout, hostNetworkPaths, type SandboxBackend } from "./detect.ts";
+import { bwrapArgs, dataFiles, type SystemLayout } from "./bwrap.ts";
+import { hostEtc, hostLayout, hostNetworkPaths, hostUser, type SandboxBackend } from "./detect.ts";
+import type { EtcEntry } from "./etc.ts";
+import { openDataFiles } from "./fds.ts";
+import { type SandboxIdentity, sandboxIdentity } from "./identity.ts";
 import type { SandboxPolicy } from "./policy.ts";
 import { sandboxExecArgv, seatbeltProfile } from "./seatbelt.ts";
 
@@ -51,50 +54,67 @@ const DRAIN_GRACE_MS = 1000;
 export interface RunnerOptions {
   layout?: SystemLayout;
   networkPaths?: string[];
+  etc?: EtcEntry[];
+  /** Who commands run as; by default, decided from the daemon's own user (identity.ts). */
+  identity?: SandboxIdentity;
+}
+
+/** How a command is started: its argv and environment, and the descriptors bubblewrap reads its data from. */
+interface Launch {
+  argv: string[];
+  env: Record<string, string>;
+  extraFds: number[];
 }
 
 export class SandboxRunner {
   private readonly layout: SystemLayout;
   private readonly networkPaths: string[];
+  private readonly etc: EtcEntry[];
+  private readonly identity: SandboxIdentity;
 
   constructor(
     readonly backend: SandboxBackend,
     options: RunnerOptions = {},
   ) {
-    this.layout = options.layout ?? (backend.kind === "bwrap" ? hostLayout() : {});
-    this.networkPaths = options.networkPaths ?? (backend.kind === "bwrap" ? hostNetworkPaths() : []);
+    const bwrap = backend.kind === "bwrap";
+    this.layout = options.layout ?? (bwrap ? hostLayout() : {});
+    this.networkPaths = options.networkPaths ?? (bwrap ? hostNetworkPaths() : []);
+    this.etc = options.etc ?? (bwrap ? hostEtc() : []);
+    this.identity = options.identity ?? sandboxIdentity(hostUser());
   }
 
   async run(request: RunRequest): Promise<RunResult> {
     const started = performance.now();
-    let tmp: string | undefined;
-    let argv: string[];
-    let env = request.policy.env;
+    const { policy } = request;
     if (this.backend.kind === "bwrap") {
-      argv = [this.backend.path, ...bwrapArgs({ policy: request.policy, cwd: request.cwd, argv: request.argv, layout: this.layout, networkPaths: this.networkPaths })];
-    } else {
-      // No private /tmp on macOS: each command gets a fresh directory of its own as TMPDIR instead.
-      // The real path: /var is a link to /private/var on macOS, and the profile matches real paths only.
-      tmp = realpathSync(mkdtempSync(join(tmpdir(), "fermix-cmd-")));
-      env = { ...env, TMPDIR: tmp };
-      argv = sandboxExecArgv(this.backend.path, seatbeltProfile(request.policy, tmp), request.argv);
+      const data = openDataFiles(dataFiles(this.identity, policy.env.HOME ?? policy.workspace));
+      try {
+        const args = bwrapArgs({ policy, cwd: request.cwd, argv: request.argv, layout: this.layout, networkPaths: this.networkPaths, etc: this.etc, identity: this.identity, fds: data.fds });
+        return await this.spawn({ argv: [this.backend.path, ...args], env: policy.env, extraFds: data.stdio }, request, started, data.close);
+      } finally {
+        data.close();
+      }
     }
+    // No private /tmp on macOS: each command gets a fresh directory of its own as TMPDIR instead.
+    // The real path: /var is a link to /private/var on macOS, and the profile matches real paths only.
+    const tmp = realpathSync(mkdtempSync(join(tmpdir(), "fermix-cmd-")));
     try {
-      return await this.spawn(argv, env, request, started);
+      const argv = sandboxExecArgv(this.backend.path, seatbeltProfile(policy, tmp), request.argv);
+      return await this.spawn({ argv, env: { ...policy.env, TMPDIR: tmp }, extraFds: [] }, request, started);
     } finally {
-      if (tmp) rmSync(tmp, { recursive: true, force: true });
+      rmSync(tmp, { recursive: true, force: true });
     }
   }
 
-  private async spawn(argv: string[], env: Record<string, string>, request: RunRequest, started: number): Promise<RunResult> {
-    const proc = Bun.spawn(argv, {
+  /** `spawned` runs once the child holds its descriptors (the caller's copies may be closed then). */
+  private async spawn(launch: Launch, request: RunRequest, started: number, spawned?: () => void): Promise<RunResult> {
+    const proc = Bun.spawn(launch.argv, {
       // bwrap changes into request.cwd inside the sandbox; sandbox-exec runs the command where it starts.
       cwd: this.backend.kind === "bwrap" ? "/" : request.cwd,
-      env,
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
+      env: launch.env,
+      stdio: ["ignore", "pipe", "pipe", ...launch.extraFds],
     });
+    spawned?.();
     let timedOut = false;
     let stopped = false;
     const kill = () => {

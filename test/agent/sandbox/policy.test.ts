@@ -1,13 +1,16 @@
 /**
- * The sandbox policy and the two command lines built from it, on data: what
- * bubblewrap is told to bind, what the macOS profile allows, and how the
- * network and the environment are decided.
+ * The sandbox policy and the bubblewrap command line built from it, on data:
+ * what bubblewrap is told to bind, who the command runs as, which /etc it
+ * sees, where its filter comes from, and how the network and the environment
+ * are decided. The macOS profile has its own file (seatbelt.test.ts).
  */
 import { describe, expect, test } from "bun:test";
-import { bwrapArgs, type SystemLayout } from "../../../src/agent/sandbox/bwrap.ts";
+import { type BwrapCommand, bwrapArgs, dataFiles, type SystemLayout } from "../../../src/agent/sandbox/bwrap.ts";
+import type { EtcEntry } from "../../../src/agent/sandbox/etc.ts";
+import { sandboxIdentity } from "../../../src/agent/sandbox/identity.ts";
+import { SANDBOX_FILTER_BYTES } from "../../../src/agent/sandbox/seccomp.ts";
 import { buildPolicy, commandEnv, effectiveNetwork, isSecretName, type SandboxPolicy, usableGrants } from "../../../src/agent/sandbox/policy.ts";
 import { findPreset } from "../../../src/agent/sandbox/presets.ts";
-import { sandboxExecArgv, sbplString, seatbeltProfile } from "../../../src/agent/sandbox/seatbelt.ts";
 import type { SandboxState } from "../../../src/store/sandbox.ts";
 
 const WS = "/home/ann/.fermix/workspace";
@@ -33,9 +36,31 @@ const MERGED: SystemLayout = {
 /** The flag pairs and triples of an argv, joined, for reading. */
 const pairs = (args: string[]) => args.join(" ");
 
+/** A host's /etc entries as detect.ts reports them (Debian-like). */
+const ETC: EtcEntry[] = [
+  { name: "hosts", kind: "file" },
+  { name: "ssl/certs", kind: "dir" },
+  { name: "alternatives", kind: "dir" },
+  { name: "localtime", kind: "symlink", target: "/usr/share/zoneinfo/Europe/Paris" },
+  { name: "resolv.conf", kind: "symlink", target: "../run/systemd/resolve/stub-resolv.conf" },
+];
+const FDS = { passwd: 3, group: 4, nsswitch: 5, seccomp: 6 };
+const OWNER = sandboxIdentity({ uid: 1001, gid: 1001, name: "ann", group: "ann" });
+const ROOT = sandboxIdentity({ uid: 0, gid: 0, name: "root", group: "root" });
+const command = (overrides: Partial<BwrapCommand> = {}): BwrapCommand => ({
+  policy: policy(),
+  cwd: WS,
+  argv: ["ls", "-la"],
+  layout: MERGED,
+  etc: ETC,
+  identity: OWNER,
+  fds: FDS,
+  ...overrides,
+});
+
 describe("bubblewrap", () => {
   test("system read-only, private /proc /dev /tmp, workspace writable with its read-only parts, grants outer before inner, no network", () => {
-    const args = bwrapArgs({ policy: policy(), cwd: WS, argv: ["ls", "-la"], layout: MERGED });
+    const args = bwrapArgs(command());
     const line = pairs(args);
     expect(args.slice(0, 5)).toEqual(["--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL"]);
     expect(args).not.toContain("--share-net");
@@ -45,7 +70,7 @@ describe("bubblewrap", () => {
       "--symlink usr/sbin /sbin",
       "--symlink usr/lib /lib",
       "--ro-bind /lib64 /lib64",
-      "--ro-bind /etc /etc --proc /proc --dev /dev --tmpfs /tmp",
+      "--proc /proc --dev /dev --tmpfs /tmp",
       "--ro-bind /home/ann/.gitconfig /home/ann/.gitconfig",
       `--bind ${WS} ${WS} --ro-bind ${WS}/SOUL.md ${WS}/SOUL.md --ro-bind ${WS}/skills ${WS}/skills`,
       "--ro-bind /srv/data /srv/data --bind /srv/data/out /srv/data/out",
@@ -60,37 +85,52 @@ describe("bubblewrap", () => {
     expect(line.indexOf("--tmpfs /tmp")).toBeLessThan(line.indexOf(`--bind ${WS}`));
   });
 
+  test("/etc is rebuilt from the listed entries (symlinks kept as links) and the generated files; never bound whole", () => {
+    const line = pairs(bwrapArgs(command()));
+    expect(line).not.toContain("--ro-bind /etc /etc");
+    expect(line).not.toMatch(/--(ro-)?bind(-try)? \/etc /);
+    expect(line).toContain("--ro-bind-try /etc/hosts /etc/hosts");
+    expect(line).toContain("--ro-bind-try /etc/ssl/certs /etc/ssl/certs");
+    expect(line).toContain("--ro-bind-try /etc/alternatives /etc/alternatives");
+    expect(line).toContain("--symlink /usr/share/zoneinfo/Europe/Paris /etc/localtime");
+    expect(line).toContain("--perms 0644 --ro-bind-data 3 /etc/passwd --perms 0644 --ro-bind-data 4 /etc/group --perms 0644 --ro-bind-data 5 /etc/nsswitch.conf");
+    // resolv.conf only with the network on.
+    expect(line).not.toContain("resolv.conf");
+    expect(pairs(bwrapArgs(command({ policy: policy({ network: true }) })))).toContain("--symlink ../run/systemd/resolve/stub-resolv.conf /etc/resolv.conf");
+  });
+
+  test("the seccomp filter is read from its descriptor, after every mount and before the command", () => {
+    const args = bwrapArgs(command());
+    const at = args.indexOf("--seccomp");
+    expect(args[at + 1]).toBe("6");
+    expect(at).toBeGreaterThan(args.lastIndexOf("--bind"));
+    expect(at).toBeLessThan(args.indexOf("--"));
+    expect(args.filter((a) => a === "--seccomp")).toHaveLength(1);
+  });
+
+  test("the owner's daemon: commands keep its uid; a root daemon's commands are mapped to the unprivileged id", () => {
+    const own = bwrapArgs(command());
+    expect(own).not.toContain("--uid");
+    expect(own).not.toContain("--unshare-user");
+    const asRoot = bwrapArgs(command({ identity: ROOT }));
+    expect(pairs(asRoot)).toContain("--unshare-all --unshare-user --uid 1000 --gid 1000 --cap-drop ALL");
+    // The identity flags come before anything that runs inside the namespace.
+    expect(asRoot.indexOf("--uid")).toBeLessThan(asRoot.indexOf("--ro-bind"));
+  });
+
+  test("the data files: passwd and group name the command's user with the workspace as home; the filter's bytes", () => {
+    const files = dataFiles(ROOT, WS);
+    expect(files.passwd).toBe(`root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:1000:1000:sandbox:${WS}:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`);
+    expect(files.group).toBe("root:x:0:\nsandbox:x:1000:\nnogroup:x:65534:\n");
+    expect(files.nsswitch).toContain("passwd: files\n");
+    expect(files.nsswitch).toContain("hosts: files dns\n");
+    expect(files.seccomp).toBe(SANDBOX_FILTER_BYTES);
+  });
+
   test("with the network on it shares the network and binds where name resolution lives", () => {
-    const args = bwrapArgs({ policy: policy({ network: true }), cwd: WS, argv: ["true"], layout: MERGED, networkPaths: ["/run/systemd/resolve"] });
+    const args = bwrapArgs(command({ policy: policy({ network: true }), argv: ["true"], networkPaths: ["/run/systemd/resolve"] }));
     expect(args).toContain("--share-net");
     expect(pairs(args)).toContain("--ro-bind-try /run/systemd/resolve /run/systemd/resolve");
-  });
-});
-
-describe("the macOS profile", () => {
-  test("denies by default; allows the system read-only, the workspace, grants and its temp dir; no network", () => {
-    const profile = seatbeltProfile(policy(), "/private/var/folders/xy/T/fermix-cmd-1");
-    const lines = profile.trim().split("\n");
-    expect(lines.slice(0, 2)).toEqual(["(version 1)", "(deny default)"]);
-    expect(profile).toContain('(allow file-read* (literal "/") (subpath "/usr") (subpath "/bin")');
-    expect(profile).toContain('(allow file-read* file-write* (subpath "/private/var/folders/xy/T/fermix-cmd-1"))');
-    expect(profile).toContain('(allow file-read* (subpath "/home/ann/.gitconfig"))');
-    expect(profile).toContain(`(allow file-read* file-write* (subpath "${WS}"))`);
-    expect(profile).toContain(`(deny file-write* (subpath "${WS}/SOUL.md") (subpath "${WS}/skills"))`);
-    expect(profile).toContain('(allow file-read* (subpath "/srv/data"))\n(deny file-write* (subpath "/srv/data"))\n(allow file-read* file-write* (subpath "/srv/data/out"))');
-    expect(profile).not.toContain("network");
-    expect(profile).not.toContain('(subpath "/home/ann")');
-    // Later rules win: the read-only carve-outs come after the workspace they sit in.
-    expect(profile.indexOf(`(deny file-write* (subpath "${WS}/SOUL.md")`)).toBeGreaterThan(profile.indexOf(`(allow file-read* file-write* (subpath "${WS}"))`));
-  });
-
-  test("network on allows it; paths are quoted so no path can break out of its string", () => {
-    expect(seatbeltProfile(policy({ network: true }), "/tmp/x")).toContain("(allow network*)");
-    expect(sbplString('/tmp/a"b\\c')).toBe('"/tmp/a\\"b\\\\c"');
-    const evil = seatbeltProfile(policy({ grants: [{ path: '/srv/x") (allow default) ("', mode: "ro" }] }), "/tmp/x");
-    expect(evil).not.toContain("(allow default)\n");
-    expect(evil).toContain('(subpath "/srv/x\\") (allow default) (\\"")');
-    expect(sandboxExecArgv("/usr/bin/sandbox-exec", "(version 1)", ["ls"])).toEqual(["/usr/bin/sandbox-exec", "-p", "(version 1)", "ls"]);
   });
 });
 

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { detectBackend } from "../../../src/agent/sandbox/detect.ts";
 import { SandboxRunner, type RunResult } from "../../../src/agent/sandbox/runner.ts";
+import { until } from "../../helpers/e2e.ts";
 import { makeMachine, type Machine } from "./fixture.ts";
 
 const backend = detectBackend();
@@ -173,6 +174,79 @@ describe("network", () => {
       expect(server.connections()).toBe(1);
     } finally {
       server.stop();
+    }
+  });
+});
+
+describe("identity and /etc", () => {
+  test("a command never runs as uid 0, and finds no shadow, gshadow, sudoers, ssh host key or TLS private key in /etc", async () => {
+    const ids = await sh("id -u; id -g");
+    const [uid, gid] = ids.stdout.text.split("\n");
+    expect(uid).toBe(process.getuid!() === 0 ? "1000" : String(process.getuid!()));
+    expect(uid).not.toBe("0");
+    expect(gid).not.toBe("0");
+
+    const listing = await sh("find /etc");
+    const seen = listing.stdout.text.trim().split("\n");
+    for (const needed of ["/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/hosts", "/etc/ld.so.cache"]) expect(seen).toContain(needed);
+    for (const path of seen) expect(path).not.toMatch(/^\/etc\/(shadow|gshadow|sudoers|machine-id|ssh\/ssh_host_|ssl\/private|pki\/tls\/private)/);
+    const shadow = await sh("cat /etc/shadow");
+    expect(shadow.exitCode).not.toBe(0);
+    expect(shadow.stderr.text).toContain("No such file or directory");
+  });
+
+  test("ordinary programs work as that user: sh, ls, cat, awk, sed, grep, python3, git (where installed), whoami", async () => {
+    // git is on every machine that cloned this repository, but the sandbox sees only the system's copy.
+    const git = Bun.which("git", { PATH: "/usr/local/bin:/usr/bin:/bin" }) !== null;
+    const run = await sh(
+      [
+        "ls -l notes.txt >/dev/null && echo ls-ok",
+        "cat notes.txt",
+        "awk 'BEGIN { print \"awk\", 6 * 7 }'",
+        "echo sandboxed | sed s/sand/SAND/",
+        "grep workspace notes.txt | grep -c hello",
+        "python3 -c 'import pwd, os; print(\"py\", pwd.getpwuid(os.getuid()).pw_name)'",
+        ...(git ? ["git init -q repo && cd repo && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m one && echo git-commits=$(git rev-list --count HEAD) && cd .."] : []),
+        "echo who=$(whoami)",
+      ].join(" && "),
+    );
+    expect(run.stderr.text).toBe("");
+    expect(run.exitCode).toBe(0);
+    const out = run.stdout.text.split("\n");
+    for (const line of ["ls-ok", "hello from the workspace", "awk 42", "SANDboxed", "1", ...(git ? ["git-commits=1"] : [])]) expect(out).toContain(line);
+    const who = /^who=(\S+)$/m.exec(run.stdout.text)?.[1];
+    expect(who).toBeDefined();
+    expect(out).toContain(`py ${who}`);
+  });
+
+  test("a Unix socket server in a granted folder cannot be reached, read-only or read-write grant alike, network off or on", async () => {
+    m.store.grant(m.outsideRo, "ro", "test");
+    m.store.grant(m.outsideRw, "rw", "test");
+    let connections = 0;
+    const servers = [m.outsideRo, m.outsideRw].map((dir) => Bun.listen({ unix: join(dir, "daemon.sock"), socket: { open: () => void connections++, data() {} } }));
+    const client = (path: string) => `import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect(${JSON.stringify(path)})\nprint("connected")`;
+    try {
+      for (const dir of [m.outsideRo, m.outsideRw]) {
+        for (const network of [false, true]) {
+          const run = await runner.run({
+            policy: m.policy({}, network),
+            argv: ["python3", "-c", client(join(dir, "daemon.sock"))],
+            cwd: m.workspace,
+            timeoutMs: 15_000,
+            outputLimit: 4096,
+            signal: new AbortController().signal,
+          });
+          expect(run.stdout.text).not.toContain("connected");
+          expect(run.stderr.text).toContain("PermissionError");
+        }
+      }
+      // The sockets are there and listening: the same client outside the sandbox gets in, and the server sees it.
+      const outside = Bun.spawn(["python3", "-c", client(join(m.outsideRw, "daemon.sock"))], { stdout: "pipe" });
+      expect(await new Response(outside.stdout).text()).toContain("connected");
+      await until("the server to see the outside client", () => connections === 1);
+      expect(connections).toBe(1);
+    } finally {
+      for (const server of servers) server.stop(true);
     }
   });
 });
