@@ -1,10 +1,14 @@
 /**
- * Where the agent's tools may reach: the workspace (`<home>/workspace`, but
- * not its SOUL.md and skills/, which change only through /soul and /skills)
- * and the granted paths, judged on the real path — after `..` and every
- * symlink are resolved — so a link that points out is refused like the path
- * it points to. Also the rules for what may be granted at all: never a path
+ * Where the agent's tools may reach, described by paths: the workspace
+ * (`<home>/workspace`, but not its SOUL.md and skills/, which change only
+ * through /soul and /skills) and the granted paths; what each refusal tells
+ * the model; and the rules for what may be granted at all — never a path
  * that holds the Fermix home (config, secrets, database) or lies inside it.
+ *
+ * The file tools do not judge a path string and open it again: open.ts
+ * opens it inside this reach through descriptors and judges what it opened.
+ * `resolveToolPath` is left for run_command's working folder, a path handed
+ * on to the OS sandbox, which judges it again.
  */
 import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
@@ -98,9 +102,31 @@ const askHint = (path: string, mode: GrantMode) =>
   ` To use it, ask the owner with request_access (path "${path}", mode "${mode}", and your reason); they decide.`;
 
 /**
- * Resolve a tool's `path` argument and check it may be used for `want`;
- * returns the real path to operate on (never the path as given). Refusals
- * say why and what the model can do.
+ * The refusal of a path out of reach: `path` as the model gave it, `target`
+ * where it leads (real, absolute), and `link` the symbolic link that led
+ * there when one did (the path itself, or a folder on its way).
+ */
+export function outsideRefusal(path: string, target: string, want: Want, reach: Reach, link?: { path: string; isTheArgument: boolean }): PathRefused {
+  const hint = reach.canAsk ? askHint(target, want === "write" ? "rw" : "ro") : "";
+  const why = !link
+    ? `${path} is outside the workspace (${reach.workspace})${reach.grants.length > 0 ? " and the paths granted to you" : ""}.`
+    : link.isTheArgument
+      ? `${path} is a symbolic link that points outside the workspace (to ${target}), where you have no access.`
+      : `${path} goes through a symbolic link (${link.path}) that points outside the workspace (to ${target}), where you have no access.`;
+  return new PathRefused(`${why} Work inside the workspace (paths relative to it).${hint}`);
+}
+
+/** The refusal of a write to a read-only place: SOUL.md and skills/ of the workspace, or a read-only grant (`target` names it). */
+export function readOnlyRefusal(path: string, inWorkspace: boolean, target: string, reach: Reach): PathRefused {
+  if (inWorkspace) return new PathRefused(`${path} is read-only to you: SOUL.md and skills/ change only through the owner's /soul and /skills commands.`);
+  return new PathRefused(`${path} is granted read-only.${reach.canAsk ? askHint(target, "rw") : ""}`);
+}
+
+/**
+ * Resolve a path argument by its real path now and check it may be used for
+ * `want`; returns that real path. Only for what a path string is handed on
+ * to (run_command's working folder, judged again inside the OS sandbox): a
+ * tool that opens files uses open.ts, which judges what it opened.
  */
 export function resolveToolPath(path: unknown, want: Want, reach: Reach): string {
   if (typeof path !== "string" || path.trim() === "") throw new ToolError("path is required (relative to the workspace, or absolute)");
@@ -108,20 +134,11 @@ export function resolveToolPath(path: unknown, want: Want, reach: Reach): string
   const lexical = absoluteFor(path, reach);
   const real = realPath(lexical);
   const access = accessTo(real, reach);
-  const hint = reach.canAsk ? askHint(real, want === "write" ? "rw" : "ro") : "";
   if (access === null) {
     const viaLink = real !== lexical && accessTo(lexical, reach) !== null;
-    const why = viaLink
-      ? `${path} is a symbolic link that points outside the workspace (to ${real}), where you have no access.`
-      : `${path} is outside the workspace (${reach.workspace}) and the paths granted to you.`;
-    throw new PathRefused(`${why} Work inside the workspace (paths relative to it).${hint}`);
+    throw outsideRefusal(path, real, want, reach, viaLink ? { path, isTheArgument: true } : undefined);
   }
-  if (want === "write" && access === "ro") {
-    if (within(reach.workspace, real)) {
-      throw new PathRefused(`${path} is read-only to you: SOUL.md and skills/ change only through the owner's /soul and /skills commands.`);
-    }
-    throw new PathRefused(`${path} is granted read-only.${hint}`);
-  }
+  if (want === "write" && access === "ro") throw readOnlyRefusal(path, within(reach.workspace, real), real, reach);
   return real;
 }
 

@@ -1,27 +1,60 @@
 /**
  * `send_attachment {"path": "...", "caption": "..."}`: send a file from the
- * workspace through the reply port. The same file, caption and chat within
+ * workspace through the reply port. The file is opened inside the workspace
+ * through descriptors (src/agent/sandbox/open.ts) and copied from that
+ * descriptor into a private folder of the spool, and the copy is what goes:
+ * the outbox may send it later (after a retry, or a restart), and by then
+ * the workspace name could stand for something else. Copies are swept with
+ * the spool (src/store/retention.ts). The same file, caption and chat within
  * 60 seconds is sent once (the seed's duplicate-send cache, kept in SQLite).
  */
-import { realpathSync, statSync } from "node:fs";
-import { basename, isAbsolute, join, relative } from "node:path";
+import { randomUUID } from "node:crypto";
+import { mkdirSync, realpathSync, rmSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { mediaKindForMime } from "../../message/index.ts";
+import { copyFd, exclusive, TooLarge } from "../sandbox/fsat.ts";
+import { openInReach } from "../sandbox/open.ts";
+import type { Reach } from "../sandbox/paths.ts";
 import { type Tool, ToolError } from "./types.ts";
 
+/** Above every platform's own limit for a file: nothing larger is copied only to be refused. */
+export const MAX_ATTACHMENT_BYTES = 1024 * 1024 * 1024;
 
-/** Resolve a path the model gave, refusing anything outside the workspace (symlinks included). */
-export function resolveInWorkspace(workspace: string, path: string): string {
-  const root = realpathSync(workspace);
-  let resolved: string;
+/**
+ * The spool beside the workspace: `<home>/spool`, as src/daemon/core.ts hands
+ * it to delivery (the workspace is `<home>/workspace`, src/config/paths.ts).
+ * Out of the tools' and the commands' reach.
+ */
+export function spoolFor(workspace: string): string {
+  return join(dirname(workspace), "spool");
+}
+
+/** The workspace alone, as send_attachment may reach it (grants are for the owner's file tools). */
+function workspaceReach(workspace: string): Reach {
+  return { workspace: realpathSync(workspace), readOnly: [], grants: [], homeDir: "", canAsk: false };
+}
+
+/** A private copy of `path` in the spool, with the SHA-256 of its bytes; the caller removes `dir` when it is not sent. */
+async function privateCopy(path: string, workspace: string): Promise<{ dir: string; copy: string; digest: string }> {
+  const opened = openInReach(path, "read", workspaceReach(workspace));
+  if (!opened) throw new ToolError(`no such file: ${path}`);
   try {
-    resolved = realpathSync(isAbsolute(path) ? path : join(root, path));
-  } catch {
-    throw new ToolError(`no such file: ${path}`);
+    if (opened.kind !== "file") throw new ToolError(`${path} is not a file`);
+    const dir = join(spoolFor(workspace), `attachment-${randomUUID()}`);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const copy = join(dir, basename(opened.path));
+    const hasher = new Bun.CryptoHasher("sha256");
+    try {
+      await exclusive(opened.identity, () => copyFd(opened.fd, copy, MAX_ATTACHMENT_BYTES, (bytes) => hasher.update(bytes)));
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true });
+      if (error instanceof TooLarge) throw new ToolError(`${path} is over ${MAX_ATTACHMENT_BYTES} bytes, too large to send`);
+      throw error;
+    }
+    return { dir, copy, digest: hasher.digest("hex") };
+  } finally {
+    opened.close();
   }
-  const rel = relative(root, resolved);
-  if (rel.startsWith("..") || isAbsolute(rel)) throw new ToolError(`${path} is outside the workspace; only files under ${root} can be sent`);
-  if (!statSync(resolved).isFile()) throw new ToolError(`${path} is not a file`);
-  return resolved;
 }
 
 export const sendAttachmentTool: Tool = {
@@ -41,26 +74,26 @@ export const sendAttachmentTool: Tool = {
   async run(args, ctx) {
     if (typeof args.path !== "string" || args.path === "") throw new ToolError("path is required");
     const caption = typeof args.caption === "string" ? args.caption : "";
-    const path = resolveInWorkspace(ctx.workspace, args.path);
-    const file = Bun.file(path);
-    const mime = (file.type || "application/octet-stream").split(";")[0]!;
-    const filename = basename(path);
+    const { dir, copy, digest } = await privateCopy(args.path, ctx.workspace);
+    const mime = (Bun.file(copy).type || "application/octet-stream").split(";")[0]!;
+    const filename = basename(copy);
     const kind = mediaKindForMime(mime);
-    const digest = new Bun.CryptoHasher("sha256").update(await file.arrayBuffer()).digest("hex");
     const dedupeKey = new Bun.CryptoHasher("sha256")
       .update(JSON.stringify([ctx.target.chatId, ctx.target.threadId ?? "", kind, caption, filename, mime, digest]))
       .digest("hex");
     const key = `media:${dedupeKey}`;
     if (!ctx.idempotency.claim(ctx.channel, key, "outbound_media")) {
+      rmSync(dir, { recursive: true, force: true });
       return `${filename} was already sent here within the last minute; not sent again`;
     }
     if (!ctx.port.capabilities.media) {
+      rmSync(dir, { recursive: true, force: true });
       await ctx.say(`📎 ${filename}${caption ? ` — ${caption}` : ""}`);
       ctx.effects.attachments++;
       return `this channel cannot carry files; told the user the file name instead`;
     }
     try {
-      await ctx.port.sendMedia({ kind, path, filename, mime, notify: false, ...(caption ? { caption } : {}) });
+      await ctx.port.sendMedia({ kind, path: copy, filename, mime, notify: false, ...(caption ? { caption } : {}) });
     } catch (error) {
       // Nothing was sent: forget the key, or the retry the cache exists for would be suppressed for a minute.
       ctx.idempotency.forget(ctx.channel, [key]);

@@ -280,3 +280,82 @@ describe("the log and telemetry", () => {
     ]);
   });
 });
+
+describe("every file tool, on the paths that must not reach through", () => {
+  /** One call of each file tool on `path` (a folder for list_dir and search_files, a file for the rest). */
+  const everyTool = (path: string): Array<[string, Record<string, unknown>]> => [
+    ["read_file", { path }],
+    ["write_file", { path, content: "x" }],
+    ["edit_file", { path, old_string: "a", new_string: "b" }],
+    ["list_dir", { path }],
+    ["search_files", { path, content: "." }],
+  ];
+
+  test("`..` past the workspace and a link on the way out are refused by each, and nothing outside is touched", async () => {
+    symlinkSync(m.home, join(m.workspace, "home-link"));
+    for (const path of ["../../diary.txt", "home-link/diary.txt", "sub/../../config.toml"]) {
+      for (const [name, args] of everyTool(path)) {
+        const out = await call(name, args);
+        expect([name, path, out]).toEqual([name, path, expect.stringMatching(/^error: .*(outside the workspace|symbolic link)/)]);
+        expect(out).not.toContain(m.secretText);
+      }
+    }
+    expect(readFileSync(m.secretFile, "utf8")).toBe(m.secretText);
+  });
+
+  test("a named pipe, a socket and /dev/zero are refused by each at once, with a clear error; a search over them skips them", async () => {
+    expect(Bun.spawnSync(["mkfifo", join(m.workspace, "pipe")]).exitCode).toBe(0);
+    const listener = Bun.listen({ unix: join(m.workspace, "sock"), socket: { data() {} } });
+    m.store.grant("/dev", "rw", "test");
+    try {
+      for (const path of ["pipe", "sock", "/dev/zero"]) {
+        for (const [name, args] of everyTool(path)) {
+          const out = await call(name, args);
+          expect([name, path, out]).toEqual([name, path, expect.stringMatching(/^error: .* is (a named pipe|a socket|a device).*, not a regular file or folder/)]);
+        }
+      }
+      const listing = await call("list_dir", {});
+      expect(listing).toContain("pipe (named pipe)");
+      expect(listing).toContain("sock (socket)");
+      expect(await call("search_files", { content: "workspace" })).toBe("notes.txt:1: hello from the workspace");
+      expect(await call("search_files", { name: "*" })).not.toContain("pipe");
+    } finally {
+      listener.stop(true);
+    }
+  });
+
+  test("edit and search work in a granted folder too; a read-only grant refuses the edit", async () => {
+    m.store.grant(m.outsideRo, "ro", "test");
+    m.store.grant(m.outsideRw, "rw", "test");
+    writeFileSync(join(m.outsideRw, "todo.txt"), "buy milk\n");
+    expect(await call("edit_file", { path: join(m.outsideRw, "todo.txt"), old_string: "milk", new_string: "oat milk" })).toContain("replaced 1 occurrence");
+    expect(readFileSync(join(m.outsideRw, "todo.txt"), "utf8")).toBe("buy oat milk\n");
+    expect(await call("edit_file", { path: join(m.outsideRo, "report.txt"), old_string: "quarterly", new_string: "x" })).toContain("granted read-only");
+    expect(await call("search_files", { path: m.outsideRo, content: "numbers" })).toBe(`${join(m.outsideRo, "report.txt")}:1: quarterly numbers`);
+    expect(await call("list_dir", { path: m.outsideRo })).toBe(`${m.outsideRo}: 1 entry\nreport.txt (18 bytes)`);
+  });
+
+  test("SOUL.md and skills/ stay read-only through a link to the workspace itself", async () => {
+    symlinkSync(m.workspace, join(m.workspace, "e"));
+    expect(await call("write_file", { path: "e/SOUL.md", content: "# Evil" })).toContain("read-only to you");
+    expect(await call("edit_file", { path: "e/SOUL.md", old_string: "Soul", new_string: "Evil" })).toContain("read-only to you");
+    expect(await call("write_file", { path: "e/skills/evil/SKILL.md", content: "x" })).toContain("read-only to you");
+    expect(readFileSync(join(m.workspace, "SOUL.md"), "utf8")).toBe("# Soul\n");
+    expect(existsSync(join(m.workspace, "skills", "evil"))).toBe(false);
+  });
+
+  test("a file over 10 MB is not read whole, and says what to use instead", async () => {
+    writeFileSync(join(m.workspace, "big.log"), Buffer.alloc(10 * 1024 * 1024 + 1, "a"));
+    expect(await call("read_file", { path: "big.log" })).toBe(
+      "error: big.log is 10485761 bytes, too large to read; use search_files or run_command (head, grep) on it",
+    );
+  });
+
+  test("edits of one file at the same time all land: none reads another's half-written file", async () => {
+    writeFileSync(join(m.workspace, "tally.txt"), "end\n");
+    const set = tools();
+    const outs = await Promise.all(Array.from({ length: 20 }, () => call("edit_file", { path: "tally.txt", old_string: "end", new_string: "+end" }, set)));
+    expect(outs.every((o) => o.startsWith("replaced 1 occurrence"))).toBe(true);
+    expect(readFileSync(join(m.workspace, "tally.txt"), "utf8")).toBe(`${"+".repeat(20)}end\n`);
+  });
+});

@@ -1,12 +1,13 @@
 /**
  * The file tools: `read_file`, `write_file`, `edit_file` (exact-match
- * replace) and `list_dir`. Every `path` is resolved to its real path and
- * checked against the reach before anything is touched, and the tool then
- * works on that real path — never on the words the model gave.
+ * replace) and `list_dir`. Every `path` is opened inside the reach through
+ * descriptors (src/agent/sandbox/open.ts): the tool then reads, writes or
+ * lists what it opened — never a name again, which a command running beside
+ * it could have swapped for a link meanwhile. Only regular files and
+ * folders are used; contents and listings move through the thread pool.
  */
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { resolveToolPath } from "../../sandbox/paths.ts";
+import { exclusive, fileSizeBelow, type Kind, linkTarget, listBelow, readFd, replaceFd } from "../../sandbox/fsat.ts";
+import { openInReach, type Opened } from "../../sandbox/open.ts";
 import { type Tool, ToolError } from "../types.ts";
 import { shownPath, type WorkspaceDeps } from "./deps.ts";
 
@@ -53,16 +54,18 @@ export function readFileTool(reach: () => Reach): Tool {
     },
     async run(args) {
       const r = reach();
-      const real = resolveToolPath(args.path, "read", r);
-      if (!existsSync(real)) throw new ToolError(`no such file: ${args.path}`);
-      const stat = statSync(real);
-      if (stat.isDirectory()) throw new ToolError(`${args.path} is a directory; use list_dir`);
-      if (stat.size > READ_MAX_BYTES) throw new ToolError(`${args.path} is ${stat.size} bytes, too large to read; use search_files or run_command (head, grep) on it`);
-      const bytes = readFileSync(real);
-      if (looksBinary(bytes)) return `${shownPath(real, r.workspace)} is a binary file (${bytes.byteLength} bytes); not shown`;
-      const text = bytes.toString("utf8");
       const offset = positive(args.offset, "offset");
       const limit = positive(args.limit, "limit");
+      const opened = openInReach(args.path, "read", r);
+      if (!opened) throw new ToolError(`no such file: ${args.path}`);
+      const bytes = await closingAfter(opened, async () => {
+        if (opened.kind === "folder") throw new ToolError(`${args.path} is a directory; use list_dir`);
+        const read = opened.size > READ_MAX_BYTES ? undefined : await readFd(opened.fd, READ_MAX_BYTES, opened.size);
+        if (!read || read.more) throw new ToolError(`${args.path} is ${Math.max(opened.size, READ_MAX_BYTES + 1)} bytes, too large to read; use search_files or run_command (head, grep) on it`);
+        return read.bytes;
+      });
+      if (looksBinary(bytes)) return `${shownPath(opened.path, r.workspace)} is a binary file (${bytes.byteLength} bytes); not shown`;
+      const text = bytes.toString("utf8");
       const lines = text.split("\n");
       let body = text;
       let first = 1;
@@ -77,6 +80,15 @@ export function readFileTool(reach: () => Reach): Tool {
       return `${cut}\n\n[truncated: showing lines ${first}–${first + shownLines - 1} of ${lines.length}; read on with offset ${first + shownLines - 1}]`;
     },
   };
+}
+
+/** Run `work` on what was opened (a file's content one tool call at a time), closing it afterwards whatever happens. */
+async function closingAfter<T>(opened: Opened, work: () => Promise<T>): Promise<T> {
+  try {
+    return await (opened.kind === "file" ? exclusive(opened.identity, work) : work());
+  } finally {
+    opened.close();
+  }
 }
 
 export function writeFileTool(reach: () => Reach): Tool {
@@ -97,11 +109,10 @@ export function writeFileTool(reach: () => Reach): Tool {
     async run(args) {
       const r = reach();
       const content = str(args.content, "content");
-      const real = resolveToolPath(args.path, "write", r);
-      if (existsSync(real) && statSync(real).isDirectory()) throw new ToolError(`${args.path} is a directory`);
-      mkdirSync(dirname(real), { recursive: true });
-      writeFileSync(real, content);
-      return `wrote ${Buffer.byteLength(content)} bytes to ${shownPath(real, r.workspace)}`;
+      const opened = openInReach(args.path, "write", r);
+      if (!opened) throw new ToolError(`cannot create ${args.path}: its folder vanished meanwhile; try again`);
+      await closingAfter(opened, () => replaceFd(opened.fd, Buffer.from(content)));
+      return `wrote ${Buffer.byteLength(content)} bytes to ${shownPath(opened.path, r.workspace)}`;
     },
   };
 }
@@ -129,17 +140,21 @@ export function editFileTool(reach: () => Reach): Tool {
       const oldString = str(args.old_string, "old_string");
       const newString = str(args.new_string, "new_string");
       if (oldString === "") throw new ToolError("old_string must not be empty; use write_file to create a file");
-      const real = resolveToolPath(args.path, "write", r);
-      if (!existsSync(real)) throw new ToolError(`no such file: ${args.path}`);
-      if (statSync(real).isDirectory()) throw new ToolError(`${args.path} is a directory`);
-      const text = readFileSync(real, "utf8");
-      const count = text.split(oldString).length - 1;
-      if (count === 0) throw new ToolError(`old_string was not found in ${args.path}; read the file and copy the text exactly`);
-      if (count > 1 && args.replace_all !== true) {
-        throw new ToolError(`old_string occurs ${count} times in ${args.path}; include more surrounding text to make it unique, or set replace_all`);
-      }
-      writeFileSync(real, text.split(oldString).join(newString));
-      return `replaced ${count} occurrence${count === 1 ? "" : "s"} in ${shownPath(real, r.workspace)}`;
+      const opened = openInReach(args.path, "edit", r);
+      if (!opened) throw new ToolError(`no such file: ${args.path}`);
+      const count = await closingAfter(opened, async () => {
+        const read = opened.size > READ_MAX_BYTES ? undefined : await readFd(opened.fd, READ_MAX_BYTES, opened.size);
+        if (!read || read.more) throw new ToolError(`${args.path} is over ${READ_MAX_BYTES} bytes, too large to edit; use run_command (sed) on it`);
+        const text = read.bytes.toString("utf8");
+        const found = text.split(oldString).length - 1;
+        if (found === 0) throw new ToolError(`old_string was not found in ${args.path}; read the file and copy the text exactly`);
+        if (found > 1 && args.replace_all !== true) {
+          throw new ToolError(`old_string occurs ${found} times in ${args.path}; include more surrounding text to make it unique, or set replace_all`);
+        }
+        await replaceFd(opened.fd, Buffer.from(text.split(oldString).join(newString)));
+        return found;
+      });
+      return `replaced ${count} occurrence${count === 1 ? "" : "s"} in ${shownPath(opened.path, r.workspace)}`;
     },
   };
 }
@@ -157,37 +172,28 @@ export function listDirTool(reach: () => Reach): Tool {
     },
     async run(args) {
       const r = reach();
-      const real = resolveToolPath(args.path ?? ".", "read", r);
-      if (!existsSync(real)) throw new ToolError(`no such folder: ${args.path ?? "."}`);
-      if (!statSync(real).isDirectory()) throw new ToolError(`${args.path} is a file; use read_file`);
-      const entries = readdirSync(real, { withFileTypes: true }).sort((a, b) =>
-        a.isDirectory() === b.isDirectory() ? a.name.localeCompare(b.name) : a.isDirectory() ? -1 : 1,
-      );
-      const lines = entries.slice(0, LIST_LIMIT).map((entry) => {
-        const path = join(real, entry.name);
-        if (entry.isSymbolicLink()) return `${entry.name} -> ${readlinkSafe(path)}`;
-        if (entry.isDirectory()) return `${entry.name}/`;
-        return `${entry.name} (${sizeOf(path)} bytes)`;
+      const opened = openInReach(args.path ?? ".", "read", r);
+      if (!opened) throw new ToolError(`no such folder: ${args.path ?? "."}`);
+      return closingAfter(opened, async () => {
+        if (opened.kind !== "folder") throw new ToolError(`${args.path} is a file; use read_file`);
+        const entries = (await listBelow(opened.fd)).sort((a, b) =>
+          (a.kind === "folder") === (b.kind === "folder") ? a.name.localeCompare(b.name) : a.kind === "folder" ? -1 : 1,
+        );
+        const shown = entries.slice(0, LIST_LIMIT).map((entry) => entryLine(opened.fd, entry));
+        const header = `${shownPath(opened.path, r.workspace)}: ${entries.length} entr${entries.length === 1 ? "y" : "ies"}`;
+        const more = entries.length > LIST_LIMIT ? `\n[${entries.length - LIST_LIMIT} more not shown]` : "";
+        return `${header}\n${shown.join("\n")}${more}`;
       });
-      const header = `${shownPath(real, r.workspace)}: ${entries.length} entr${entries.length === 1 ? "y" : "ies"}`;
-      const more = entries.length > LIST_LIMIT ? `\n[${entries.length - LIST_LIMIT} more not shown]` : "";
-      return `${header}\n${lines.join("\n")}${more}`;
     },
   };
 }
 
-function readlinkSafe(path: string): string {
-  try {
-    return readlinkSync(path);
-  } catch {
-    return "?";
-  }
-}
+const SPECIAL_WORDS: Partial<Record<Kind, string>> = { fifo: "named pipe", socket: "socket", device: "device", other: "special file" };
 
-function sizeOf(path: string): number {
-  try {
-    return lstatSync(path).size;
-  } catch {
-    return 0;
-  }
+/** One line of a listing, read below the folder's descriptor: folders end in /, links show their target, files their size. */
+function entryLine(dirfd: number, entry: { name: string; kind: Kind }): string {
+  if (entry.kind === "link") return `${entry.name} -> ${linkTarget(dirfd, entry.name) ?? "?"}`;
+  if (entry.kind === "folder") return `${entry.name}/`;
+  if (entry.kind === "file") return `${entry.name} (${fileSizeBelow(dirfd, entry.name) ?? 0} bytes)`;
+  return `${entry.name} (${SPECIAL_WORDS[entry.kind]})`;
 }
