@@ -122,6 +122,16 @@ test("thousands of file-tool calls while a folder is swapped with a link: nothin
   const skillsBefore = tree(join(workspace, "skills"));
   const homeBefore = tree(fermixHome, ["workspace", "spool"]);
 
+  // The owner switches the changing tools on in each group (confirmed there), so every file tool is offered to the turns.
+  const chats = Array.from({ length: CHATS }, (_, i) => groupChat({ id: -1001000000001 - i, title: `race ${i}` }));
+  for (const chat of chats) {
+    telegram.pushMessage(telegram.message.text("/sandbox chat on", { chat }));
+    await telegram.waitForTexts(chat.id, (texts) => texts.some((t) => t.includes("/confirm")), 10_000);
+    const code = /\/confirm ([A-Z0-9]{8})/.exec(telegram.visibleTexts(chat.id).find((t) => t.includes("/confirm"))!)![1];
+    telegram.pushMessage(telegram.message.text(`/confirm ${code}`, { chat }));
+    await telegram.waitForTexts(chat.id, (texts) => texts.some((t) => t.startsWith("On: in this chat")), 10_000);
+  }
+
   // The attacker: swapping until the stop file appears.
   const stopFile = join(home.home, "..", "stop-swapping");
   const swapper = Bun.spawn(
@@ -132,7 +142,6 @@ test("thousands of file-tool calls while a folder is swapped with a link: nothin
     if (swapper.exitCode === null) swapper.kill("SIGKILL");
   });
 
-  const chats = Array.from({ length: CHATS }, (_, i) => groupChat({ id: -1001000000001 - i, title: `race ${i}` }));
   for (const chat of chats) telegram.pushMessage(telegram.message.text("tidy the d folder", { chat }));
   for (const chat of chats) await telegram.waitForTexts(chat.id, (texts) => texts.some((t) => t.includes("race round done")), 120_000);
 
