@@ -34,7 +34,7 @@ import { ConversationQueue, ShutdownInterrupt } from "../gateway/queue.ts";
 import { TaskSupervisor } from "../gateway/supervisor.ts";
 import { ConversationStore } from "../store/conversations.ts";
 import { checkpointEvery, openDatabase } from "../store/db.ts";
-import { IdempotencyStore } from "../store/idempotency.ts";
+import { IdempotencyStore, inboundTtlMs } from "../store/idempotency.ts";
 import { Inbox } from "../store/inbox.ts";
 import { JobStore } from "../store/jobs.ts";
 import { MemoryStore } from "../store/memory.ts";
@@ -117,7 +117,9 @@ export function buildCore(options: CoreOptions): Core {
   const telemetry = new Telemetry();
   if (log.enabled("debug")) telemetry.onAny((event) => log.debug("telemetry", { event: event.name, ...event.metadata, ...event.measurements }));
 
-  const idempotency = new IdempotencyStore(db);
+  // The config in force (reconfigure replaces it): how long a channel's inbound keys live follows it.
+  let inForce = loaded;
+  const idempotency = new IdempotencyStore(db, { inboundTtlMs: (channel) => inboundTtlMs(inForce.config, channel) });
   const retention = { outboxDays: config.fermix_core.retention.outbox_days, inboxDays: config.fermix_core.retention.inbox_days };
   const sweepLog = log.child({ component: "retention" });
   const runSweep = (withInbox: boolean) => {
@@ -319,6 +321,7 @@ export function buildCore(options: CoreOptions): Core {
     sandbox,
     reconfigure(next) {
       core.loaded = next;
+      inForce = next;
       agents.reconfigure(next.config);
       // The gateway reads its deps on every message: the next one sees the new config.
       Object.assign(gatewayDeps, configDependent(next));
