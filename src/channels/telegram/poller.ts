@@ -139,7 +139,7 @@ export class Poller {
         if (signal.aborted) return;
         this.failures++;
         const wait = this.backoffMs();
-        this.degraded(`poller crashed: ${describeError(error, this.options.token)}; restarting`, wait, "telegram poller crashed; restarting");
+        this.degraded("poller crashed; restarting", wait, "telegram poller crashed; restarting", { error: describeError(error, this.options.token) });
         await sleep(wait, signal);
       }
     }
