@@ -14,6 +14,7 @@ import { type RecordedRequest, reply, type Reply, userText } from "../fakes/mode
 import { ALICE } from "../fakes/telegram.ts";
 import type { RunningDaemon } from "../helpers/binary.ts";
 import { ACP_OFF, providerToml, telegramToml } from "../helpers/config.ts";
+import { captureEvents } from "../helpers/events.ts";
 import { e2eResources, until } from "../helpers/e2e.ts";
 
 const start = e2eResources();
@@ -22,23 +23,6 @@ const PHONE = "+15551234567";
 /** What the user writes; the provider's error repeats it. */
 const PHRASE = "the velvet kingfisher nests under the old mill bridge";
 const API_KEY = "sk-upstream-words-test-0000000000";
-
-/** Everything /events sends from now until the test ends. */
-function captureEvents(daemon: RunningDaemon): { text(): string } {
-  const abort = new AbortController();
-  start.defer(() => abort.abort());
-  let text = "";
-  void (async () => {
-    try {
-      const response = await fetch(new URL("/events", daemon.url), { signal: abort.signal });
-      const decoder = new TextDecoder();
-      for await (const chunk of response.body!) text += decoder.decode(chunk, { stream: true });
-    } catch {
-      // Aborted at the end of the test.
-    }
-  })();
-  return { text: () => text };
-}
 
 const page = async (daemon: RunningDaemon, path: string) => (await fetch(new URL(path, daemon.url))).text();
 
@@ -52,7 +36,7 @@ async function failingProvider(failure: Reply) {
     providerToml(model.url, { name: "openai", apiKey: API_KEY }) + ACP_OFF + telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }),
   );
   const daemon = await start.daemon(home);
-  const events = captureEvents(daemon);
+  const events = captureEvents(daemon.url, start.defer);
   await until("the first dashboard event", () => events.text().includes("event: dashboard"));
   telegram.pushMessage(telegram.message.text(`Tell me where ${PHRASE}, and text ${PHONE} when you know.`));
   await until("the fault line in the chat", () => telegram.visibleTexts(ALICE.id).some((t) => t.startsWith("⚠️")), 30_000);
