@@ -6,12 +6,17 @@
  * SOUL.md needs no restart.
  */
 import type { Config, ProviderConfig } from "../config/schema.ts";
+import type { Fault } from "../kernel/fault-line.ts";
+import type { ProviderState } from "../kernel/health.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { ConversationStore } from "../store/conversations.ts";
 import { type AgentDeps, MainAgent } from "./agent.ts";
 import { Compactor } from "./compaction.ts";
 import { createProvider, type ProviderDeps } from "./providers/index.ts";
 import type { Provider } from "./providers/types.ts";
+
+/** Only the class and status of a fault are kept: a caller's object may carry more (a code, the attempts), none of it for a page. */
+const pageFault = (fault: Fault): Fault => (fault.status === undefined ? { fault: fault.fault } : { fault: fault.fault, status: fault.status });
 
 export interface PrimaryProvider {
   name: string;
@@ -45,7 +50,7 @@ export interface AgentSupervisorDeps {
 
 export class AgentSupervisor {
   private agent: MainAgent | null = null;
-  private health: { status: "ready" | "degraded"; detail?: string } = { status: "ready" };
+  private health: ProviderState = { status: "ready" };
   private restarting: Promise<void> | null = null;
   private built: { primary: PrimaryProvider | null; provider: Provider | null; compactor: Compactor | null } = {
     primary: null,
@@ -99,18 +104,23 @@ export class AgentSupervisor {
     return this.primary?.name;
   }
 
-  /** What health shows for the primary provider: degraded, with why, after a turn it failed; ready after one it answered. */
-  providerState(): { status: "ready" | "degraded"; detail?: string } {
+  /** What health shows for the primary provider: degraded, with the fault's class and status, after a turn it failed; ready after one it answered. */
+  providerState(): ProviderState {
     return this.health;
   }
 
-  noteOutcome(ok: boolean, detail?: string): void {
+  /**
+   * A turn's provider outcome. A failure is recorded as its class and HTTP
+   * status only: the provider's own words (which may echo what the user
+   * wrote) are for the log line the turn writes, never for health or a page.
+   */
+  noteOutcome(ok: boolean, fault?: Fault): void {
     if (ok) {
       if (this.health.status === "degraded") this.deps.log.info("model provider answering again", { provider: this.primary?.name });
       this.health = { status: "ready" };
       return;
     }
-    this.health = { status: "degraded", detail: detail ?? "the last request failed" };
+    this.health = fault ? { status: "degraded", fault: pageFault(fault) } : { status: "degraded" };
   }
 
   /** The primary provider and its model, for requests outside a turn (a /soul review); null when none is configured. */

@@ -5,6 +5,7 @@
  * media cap is reported.
  */
 import type { ChannelName } from "../config/schema.ts";
+import { PageSafeError } from "../kernel/fault-line.ts";
 import type { ChannelRuntimeState } from "../kernel/health.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
@@ -51,13 +52,16 @@ export function webhookLifecycle(channel: ChannelName, initialLog?: Logger): Web
 /**
  * Why a start-up credential check failed, in words that send the operator
  * the right way: an outage (5xx, 429, the network) is not a rejected
- * credential — the start is retried and nothing needs changing.
+ * credential — the start is retried and nothing needs changing. The message
+ * is page-safe (our words and the HTTP status); the platform's own reason is
+ * the error's cause, for the log.
  */
-export function startupFailure(platform: string, credential: string, error: unknown): Error {
-  const reason = error instanceof Error ? error.message : String(error);
+export function startupFailure(platform: string, credential: string, error: unknown): PageSafeError {
+  const status = error instanceof SendFailed ? error.status : undefined;
+  const http = status !== undefined ? ` (HTTP ${status})` : "";
   const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
   if ((error instanceof SendFailed && error.transient) || timedOut) {
-    return new Error(`${platform} could not be reached to check the ${credential} (an outage, not the ${credential}): ${reason}; retrying`);
+    return new PageSafeError(`${platform} could not be reached to check the ${credential} (an outage, not the ${credential})${http}; retrying`, { cause: error });
   }
-  return new Error(`${platform} did not accept the ${credential}: ${reason}`);
+  return new PageSafeError(`${platform} did not accept the ${credential}${http}`, { cause: error });
 }

@@ -67,3 +67,25 @@ export function channelReadiness(config: Config, name: ChannelName): ChannelRead
   }
   return { kind: "servable" };
 }
+
+/** Slack's own tolerance for a request's timestamp: more than five minutes from now, either way, is a replay (src/channels/slack/verify.ts). */
+export const SLACK_SIGNATURE_WINDOW_SECONDS = 300;
+
+/**
+ * How old a message a channel still accepts, by the config in force (ms):
+ * WhatsApp's `max_message_age_hours` (a signed capture is replayable that
+ * long), Slack's signature window. Channels that fetch from their platform
+ * (Telegram, Discord, Signal, ACP, the CLI) take no replayed capture: 0.
+ * The idempotency keys of a channel live at least this long, so a replay
+ * inside the window always finds its key.
+ */
+export function acceptanceWindowMs(config: Config, channel: string): number {
+  switch (channel) {
+    case "whatsapp":
+      return config.fermix_channels.whatsapp.max_message_age_hours * 3_600_000;
+    case "slack":
+      return SLACK_SIGNATURE_WINDOW_SECONDS * 1000;
+    default:
+      return 0;
+  }
+}

@@ -357,7 +357,8 @@ const WhatsAppSchema = Type.Object(
       exclusiveMinimum: 0,
       maximum: 24 * 365 * 10,
       default: 24,
-      description: "A message older than this by its own timestamp is acknowledged and dropped with a log line (a replayed capture gets no turn).",
+      description:
+        "A message older than this by its own timestamp is acknowledged and dropped with a log line (a replayed capture gets no turn). WhatsApp's de-duplication keys are kept at least this long (and at least 24 hours), so a capture replayed inside the window is recognised.",
     }),
     graph_api_base: Type.String({ ...Url, default: "https://graph.facebook.com/v21.0", description: "The Graph API root, including its version." }),
   },

@@ -5,6 +5,7 @@
  */
 import type { AdapterContext, ChannelAdapter } from "../channels/types.ts";
 import type { ChannelName } from "../config/schema.ts";
+import { describeForLog, pageSafeMessage } from "../kernel/fault-line.ts";
 import type { ChannelRuntimeState } from "./health.ts";
 import type { Logger } from "../kernel/log.ts";
 
@@ -78,9 +79,10 @@ export class ChannelSupervisor {
     } catch (error) {
       // Replaced or removed by a reload while it was starting: its failure is not the channel's any more.
       if (this.adapters.get(name) !== adapter) return;
-      const detail = `start failed: ${error instanceof Error ? error.message : String(error)}`;
-      this.failures.set(name, detail);
-      this.log.error("channel failed to start; retrying", { channel: name, error: detail, retry_ms: retryMs });
+      // Health gets our words only; the platform's reason (which may echo what a user wrote) is for the log.
+      const safe = pageSafeMessage(error);
+      this.failures.set(name, safe ? `start failed: ${safe}` : "start failed (the log says why)");
+      this.log.error("channel failed to start; retrying", { channel: name, error: describeForLog(error), retry_ms: retryMs });
       await adapter.stop().catch(() => {});
       if (this.stopped || this.adapters.get(name) !== adapter) return;
       this.timers.set(

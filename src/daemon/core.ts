@@ -35,7 +35,7 @@ import { ConversationQueue, ShutdownInterrupt } from "../gateway/queue.ts";
 import { TaskSupervisor } from "../gateway/supervisor.ts";
 import { ConversationStore } from "../store/conversations.ts";
 import { checkpointEvery, openDatabase } from "../store/db.ts";
-import { IdempotencyStore } from "../store/idempotency.ts";
+import { IdempotencyStore, inboundTtlMs } from "../store/idempotency.ts";
 import { Inbox } from "../store/inbox.ts";
 import { JobStore } from "../store/jobs.ts";
 import { MemoryStore } from "../store/memory.ts";
@@ -122,7 +122,8 @@ export function buildCore(options: CoreOptions): Core {
   const telemetry = new Telemetry();
   if (log.enabled("debug")) telemetry.onAny((event) => log.debug("telemetry", { event: event.name, ...event.metadata, ...event.measurements }));
 
-  const idempotency = new IdempotencyStore(db);
+  // How long a channel's inbound keys live follows the config in force.
+  const idempotency = new IdempotencyStore(db, { inboundTtlMs: (channel) => inboundTtlMs(live.config, channel) });
   const sweepLog = log.child({ component: "retention" });
   const runSweep = (withInbox: boolean) => {
     const retention = { outboxDays: live.config.fermix_core.retention.outbox_days, inboxDays: live.config.fermix_core.retention.inbox_days };

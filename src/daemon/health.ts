@@ -6,7 +6,8 @@ import { CHANNEL_MODE, channelReadiness } from "../config/channels.ts";
 import type { LoadedConfig } from "../config/index.ts";
 import { isLocalUrl } from "../config/urls.ts";
 import { CHANNEL_NAMES, type ChannelName, type ProviderConfig } from "../config/schema.ts";
-import type { ChannelHealth, ChannelRuntimeState, HealthReport, OverallStatus, ProviderHealth } from "../kernel/health.ts";
+import { providerFaultLine } from "../kernel/fault-line.ts";
+import type { ChannelHealth, ChannelRuntimeState, HealthReport, OverallStatus, ProviderHealth, ProviderState } from "../kernel/health.ts";
 
 export type { ChannelHealth, ChannelRuntimeState, ChannelStatus, HealthReport, OverallStatus, ProviderHealth } from "../kernel/health.ts";
 
@@ -18,9 +19,9 @@ export interface HealthSnapshot {
   channels: ReadonlyMap<ChannelName, ChannelRuntimeState>;
   databaseReady: boolean;
   restartRequired: boolean;
-  /** What the running daemon knows of each provider beyond its config: a failing one is degraded, with why. */
-  providers?: ReadonlyMap<string, { status: "ready" | "degraded"; detail?: string }>;
-  /** Why a channel's sends are failing right now (retried by the outbox), if they are. */
+  /** What the running daemon knows of each provider beyond its config: a failing one is degraded, with its fault's class and status. */
+  providers?: ReadonlyMap<string, ProviderState>;
+  /** Why a channel's sends are failing right now (retried by the outbox), if they are: a line of our own words and the status. */
   sendTrouble?: (channel: ChannelName) => string | undefined;
   /** The long-term memory store answering a query right now, or why not; absent: not checked (taken as ready). */
   memoryStore?: { ok: true } | { ok: false; error: string };
@@ -57,7 +58,7 @@ export function buildHealthReport(snapshot: HealthSnapshot): HealthReport {
     const live = snapshot.providers?.get(p.name);
     if (live?.status === "degraded") {
       p.status = "degraded";
-      failures.push(`provider ${p.name}: degraded: ${live.detail ?? "failing"}`);
+      failures.push(providerFaultLine(p.name, live.fault));
     }
   }
 

@@ -6,6 +6,7 @@
 import { BackgroundLimitReached } from "./background.ts";
 import { CommandRefused } from "./commands/index.ts";
 import type { GatewayDeps } from "./deps.ts";
+import { faultMessage } from "./faults.ts";
 import type { InboundMessage, ReplyPort, ReplyTarget } from "../message/index.ts";
 import { type Asker, audienceFor, senderOf, toolsForTurn } from "./tools.ts";
 import { roleOf, type Standing } from "./trust.ts";
@@ -56,12 +57,14 @@ export function startBackgroundTurn(deps: GatewayDeps, request: BackgroundReques
         detached: true,
       });
       if (result.status === "cancelled") return;
+      // Health hears how the provider did, as the foreground runner tells it; the provider's words stay in the log.
+      deps.agent.noteOutcome?.(result.status !== "failed", result.failure);
       const body =
         result.status === "ok" || result.status === "step_limit"
           ? result.text
           : result.status === "empty"
             ? "_The model gave an empty answer — try again._"
-            : `_Failed: ${result.error ?? "unknown error"}_`;
+            : `_It failed._ ${faultMessage(result.failure?.fault, false)}`;
       if (result.status === "ok") deps.conversations.append(conversation, "assistant", `[background task #${task.id}] ${result.text}`);
       await deps.delivery.say(message.channel, target, key, `**Background task #${task.id} finished**\n\n${body}`, rawPort);
       if (result.status !== "ok" && result.status !== "step_limit") throw new Error(result.error ?? result.status);

@@ -16,6 +16,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { type Fault, faultLine, statusFault } from "../kernel/fault-line.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
 import { type Sleep, sleep as realSleep } from "../kernel/wait.ts";
@@ -92,8 +93,8 @@ export class Delivery {
   private readonly retrying = new Map<string, Promise<void>>();
   /** Per chat: no send before this time (epoch ms), set by a platform's Retry-After. */
   private readonly gates = new Map<string, number>();
-  /** Channels whose sends are failing right now, with why: health shows it. */
-  private readonly failing = new Map<GatewayChannel, { since: number; reason: string }>();
+  /** Channels whose sends are failing right now, with the fault's class and status (the platform's words are in the log): health shows it. */
+  private readonly failing = new Map<GatewayChannel, { since: number; fault: Fault }>();
   private readonly closing = new AbortController();
   private readonly now: () => number;
   private readonly sleep: Sleep;
@@ -248,7 +249,7 @@ export class Delivery {
     const failing = this.failing.get(channel);
     if (!failing) return undefined;
     const minutes = Math.max(1, Math.round((this.now() - failing.since) / 60_000));
-    return `sends failing for ${minutes} min (${failing.reason}); retrying`;
+    return `sends failing for ${minutes} min: ${faultLine(failing.fault, "the platform")}; retrying`;
   }
 
   /**
@@ -403,7 +404,9 @@ export class Delivery {
     const failure = classifySendError(error);
     const chat = chatKeyOf(part);
     if (failure.retryAfterMs !== undefined) this.gates.set(chat, Math.max(this.gates.get(chat) ?? 0, this.now() + failure.retryAfterMs));
-    if (failure.transient && !this.failing.has(part.channel)) this.failing.set(part.channel, { since: this.now(), reason: failure.reason });
+    if (failure.transient && !this.failing.has(part.channel)) {
+      this.failing.set(part.channel, { since: this.now(), fault: { fault: statusFault(failure.status), ...(failure.status !== undefined ? { status: failure.status } : {}) } });
+    }
     return failure;
   }
 

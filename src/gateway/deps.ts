@@ -12,6 +12,7 @@ import type { UltraMode } from "../agent/ultra/engine.ts";
 import type { Tool } from "../agent/tools/types.ts";
 import type { TranscriptionEngine } from "../agent/transcription/index.ts";
 import type { Config } from "../config/schema.ts";
+import type { Fault } from "../kernel/fault-line.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
 import type { FetchedMedia, GatewayChannel, InboundMedia, InboundMessage, ReplyPort, ReplyTarget } from "../message/index.ts";
@@ -43,8 +44,8 @@ export interface AgentHandle {
   readonly configured: boolean;
   current(): MainAgent | null;
   restart(reason: string): void;
-  /** A turn's provider outcome: a failure marks the provider degraded in health (with why), a success ready again. */
-  noteOutcome?(ok: boolean, detail?: string): void;
+  /** A turn's provider outcome: a failure marks the provider degraded in health (its fault's class and status, never its words), a success ready again. */
+  noteOutcome?(ok: boolean, fault?: Fault): void;
   /** The primary provider's name, for log lines. */
   readonly providerName?: string;
 }

@@ -164,7 +164,7 @@ export class TurnRunner {
         if (shown) await stream?.cut();
         else await stream?.stop();
         const failure = result.failure;
-        deps.agent.noteOutcome?.(false, result.error ?? "the model request failed");
+        deps.agent.noteOutcome?.(false, result.failure);
         deps.log.error("turn failed: the model request failed", {
           channel: message.channel,
           conversation: turn.conversation,

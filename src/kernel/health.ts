@@ -5,6 +5,7 @@
  */
 import type { ChannelMode } from "../config/channels.ts";
 import type { ChannelName } from "../config/schema.ts";
+import type { Fault } from "./fault-line.ts";
 
 export type ChannelStatus = "ready" | "disabled" | "starting" | "degraded" | "failed" | "unconfigured";
 export type OverallStatus = "ready" | "degraded" | "setup_required";
@@ -13,8 +14,20 @@ export type OverallStatus = "ready" | "degraded" | "setup_required";
 export interface ChannelRuntimeState {
   status: ChannelStatus;
   process_alive: boolean;
-  /** Why it is not ready, for `failures`. Never contains a secret. */
+  /**
+   * Why it is not ready, for `failures` and the status page: our own words
+   * and numbers (a status code, a close code, a wait) only. Never a secret,
+   * and never the platform's or a helper process's own words (an error
+   * description, stderr), which can echo what a user wrote: those go to the
+   * log. `faultLine` (src/kernel/fault-line.ts) words a platform's fault.
+   */
   detail?: string;
+}
+
+/** What the running daemon knows of a model provider beyond its config: failing since its last request, and how (class and status, never its words). */
+export interface ProviderState {
+  status: "ready" | "degraded";
+  fault?: Fault;
 }
 
 export interface ProviderHealth {

@@ -388,4 +388,16 @@ export const MIGRATIONS: readonly Migration[] = [
     ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 14,
+    name: "idempotency keys remember when they were seen",
+    sql: `
+    -- An inbound key lives as long as its channel accepts a message (src/store/idempotency.ts): at
+    -- least the time to live in force when it was written (expires_at), and at least the one in force
+    -- when it is swept, counted from seen_at — so a wider window after a reload covers keys already
+    -- written. Rows from before this version were written with the fixed times of then.
+    ALTER TABLE idempotency ADD COLUMN seen_at INTEGER NOT NULL DEFAULT 0;
+    UPDATE idempotency SET seen_at = expires_at - CASE scope WHEN 'inbound' THEN 86400000 ELSE 60000 END;
+    `,
+  },
 ];

@@ -1,6 +1,7 @@
 /**
  * Bounded disk: what the database keeps, and for how long. Idempotency keys
- * live their de-duplication window; finished outbox parts and inbox entries
+ * live their de-duplication window (per channel, by the config in force when
+ * the sweep runs: src/store/idempotency.ts); finished outbox parts and inbox entries
  * that never completed are kept for the configured days, then deleted, with
  * the spooled files of the replies that went; confirmation codes decided
  * or expired longer ago than they are remembered go too. One sweep, run at

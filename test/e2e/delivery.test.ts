@@ -348,7 +348,7 @@ test("a model that never answers: an interim status, the timeout message after t
   const degraded = await health(daemon);
   expect(degraded.status).toBe("degraded");
   expect(degraded.providers[0]!.status).toBe("degraded");
-  expect(degraded.failures.join("\n")).toMatch(/provider fake: degraded: .*no answer/);
+  expect(degraded.failures).toContain("provider fake: no answer in time");
   expect(daemon.logs()).toMatch(/turn failed: the model request failed.*fault=timeout/);
 
   telegram.pushMessage(telegram.message.text("and now?"));

@@ -21,6 +21,7 @@ import { ALICE, BOB } from "../fakes/telegram.ts";
 import { runFermix, type RunningDaemon, stdoutSoFar } from "../helpers/binary.ts";
 import { DESKTOP, launchBrowser, PHONE } from "../helpers/browser.ts";
 import { ACP_OFF, discordToml, providerToml, signalToml, slackToml, TELEGRAM_OFF, tomlTable, telegramToml } from "../helpers/config.ts";
+import { captureEvents } from "../helpers/events.ts";
 import { e2eResources } from "../helpers/e2e.ts";
 import { histogramSeries, parseMetrics, sampleValue } from "../helpers/prometheus.ts";
 
@@ -57,23 +58,6 @@ async function until<T>(what: string, probe: () => Promise<T | undefined> | T | 
   }
 }
 
-/** Everything /events sends from now until the test ends. */
-function captureEvents(d: RunningDaemon): { text(): string } {
-  const abort = new AbortController();
-  start.defer(() => abort.abort());
-  let text = "";
-  void (async () => {
-    try {
-      const response = await fetch(new URL("/events", d.url), { signal: abort.signal });
-      const decoder = new TextDecoder();
-      for await (const chunk of response.body!) text += decoder.decode(chunk, { stream: true });
-    } catch {
-      // Aborted at the end of the test.
-    }
-  })();
-  return { text: () => text };
-}
-
 const SAVE = 'button[name="save"]';
 const OWNER = '[name="fermix_channels.telegram.owner_user_id"]';
 
@@ -90,7 +74,7 @@ test("the status page follows Telegram down and back within 2 s, lists each answ
   );
   const d = await start.daemon(home);
   await until("telegram ready", async () => (await telegramStatus(d)) === "ready");
-  const events = captureEvents(d);
+  const events = captureEvents(d.url, start.defer);
   const before = await metrics(d);
   expect(sampleValue(before, "fermix_messages_total", { channel: "telegram", direction: "inbound" })).toBe(0);
 

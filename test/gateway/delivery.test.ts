@@ -127,6 +127,31 @@ describe("the retrier", () => {
     expect(p.sent[0]!.text).toContain("an answer about the tides");
   });
 
+  test("while sends fail, health hears the status and class; what the platform said (which can quote the message) is not in it", async () => {
+    const time = manualTime();
+    const p = platform();
+    const { delivery } = build(time, p.port);
+    p.failures.push(new SendFailed('HTTP 503: could not deliver "call +15551234567 about the heron" to chat 42', true, 503));
+    expect(delivery.trouble("slack")).toBeUndefined();
+    await delivery.say("slack", TARGET, "r1", "call +15551234567 about the heron");
+    const trouble = delivery.trouble("slack");
+    expect(trouble).toBe("sends failing for 1 min: server error (HTTP 503); retrying");
+    // Its retry goes through: the channel is no longer in trouble.
+    await time.advance(60_000);
+    await delivery.idle();
+    expect(p.sent).toHaveLength(1);
+    expect(delivery.trouble("slack")).toBeUndefined();
+  });
+
+  test("a send that fails on the network is 'could not be reached', with no status", async () => {
+    const time = manualTime();
+    const p = platform();
+    const { delivery } = build(time, p.port);
+    p.failures.push(Object.assign(new Error("Unable to connect. Is the computer able to access the url?"), { code: "ConnectionRefused" }));
+    await delivery.say("telegram", TARGET, "r1", "hello");
+    expect(delivery.trouble("telegram")).toBe("sends failing for 1 min: could not be reached; retrying");
+  });
+
   test("a refusal (403) stops at once: not retried, the rest of the reply not sent", async () => {
     const time = manualTime();
     const p = platform();

@@ -49,11 +49,13 @@ describe("what the health report's failures mean, and what fixes them", () => {
     ["no config.toml: run fermix setup", /no configuration yet/, "fermix setup --web"],
     ["no provider configured", /No model provider/, "fermix setup --web"],
     ["provider openai: no api_key", /“openai” has no API key/, "fermix_core.providers.openai.api_key"],
-    ["provider openai: degraded: HTTP 401", /failing: HTTP 401/, "fermix_core.providers.openai.api_key"],
+    ["provider openai: the provider refused the key (HTTP 401); run `fermix doctor`", /failing: the provider refused the key \(HTTP 401\)/, "fermix_core.providers.openai.api_key"],
+    ["provider openai: server error (HTTP 500)", /“openai” is failing: server error \(HTTP 500\)\./, "fermix_core.providers.openai.base_url"],
     ["channel slack: missing bot_token, signing_secret", /Slack is turned on but bot_token and signing_secret are not set/, "fermix_channels.slack.signing_secret"],
     ["channel discord: refused: no owner_user_id and no allowed_user_ids: nobody may talk to it", /not served/, "fermix_channels.discord.owner_user_id"],
-    ["channel telegram: failed: bot token rejected by Telegram (401); fix bot_token and restart", /refused the bot token/, "fermix_channels.telegram.bot_token"],
-    ["channel slack: degraded: sends failing for 2 min (http 500); retrying", /Replies wait in the outbox/, "fermix doctor"],
+    ["channel telegram: failed: bot token rejected by Telegram (HTTP 401); fix bot_token and restart", /refused the bot token/, "fermix_channels.telegram.bot_token"],
+    ["channel whatsapp: failed: start failed: WhatsApp did not accept the access token (HTTP 401)", /WhatsApp refused the access token/, "fermix_channels.whatsapp.access_token"],
+    ["channel slack: degraded: sends failing for 2 min: server error (HTTP 500); retrying", /Replies wait in the outbox/, "fermix doctor"],
     ["memory store: disk I/O error", /Long-term memory/, "fermix doctor"],
   ])("%s", (line, words, fix) => {
     const explained = explainFailure(line);
@@ -153,7 +155,7 @@ describe("routes", () => {
     };
     await readUntil(() => text.includes('data-status="ready"'));
     expect(text).toStartWith("retry: 2000\n\nevent: dashboard\ndata: ");
-    s.change(report(TELEGRAM_ON, "polling failed: 502; reconnecting"));
+    s.change(report(TELEGRAM_ON, "polling failed: server error (HTTP 502); reconnecting"));
     await readUntil(() => text.includes("polling failed"));
     expect(text.split("event: dashboard").length - 1).toBe(2);
     expect(s.listeners.size).toBe(1);
@@ -199,7 +201,7 @@ account = "+15550000000"
 owner_user_id = "+15550000001"
 `;
 
-const TELEGRAM_REJECTED = "bot token rejected by Telegram (401); fix bot_token and restart";
+const TELEGRAM_REJECTED = "bot token rejected by Telegram (HTTP 401); fix bot_token and restart";
 
 const everyMode = (restartRequired = false) =>
   buildHealthReport({
@@ -295,13 +297,13 @@ describe("each channel's card, in every mode and state", () => {
       channels: new Map([["slack", { status: "ready", process_alive: true }]]),
       databaseReady: true,
       restartRequired: false,
-      sendTrouble: (channel) => (channel === "slack" ? "sends failing for 2 min (http 500); retrying" : undefined),
+      sendTrouble: (channel) => (channel === "slack" ? "sends failing for 2 min: server error (HTTP 500); retrying" : undefined),
     });
     const degraded = String(renderLive(busyView(troubled)));
     expect(degraded).toContain('data-channel="slack" data-status="degraded"');
     const slack = words(cardOf(degraded, 'data-channel="slack"'));
     expect(slack).toStartWith("Slack Degraded Mode webhooks Connected 12:25:00 (2 h 5 min)");
-    expect(slack).toContain("sends failing for 2 min (http 500)");
+    expect(slack).toContain("sends failing for 2 min: server error (HTTP 500)");
   });
 
   test("subprocess (Signal): up for days, and nothing received yet", () => {
@@ -318,11 +320,11 @@ describe("each channel's card, in every mode and state", () => {
     expect(page).toContain('data-channel="telegram" data-status="failed"');
     const telegram = card("telegram");
     expect(telegram).toStartWith("Telegram Failed Mode long polling Connected not connected Last inbound 14:25:00 (5 min ago)");
-    expect(telegram).toContain("Telegram refused the bot token: bot token rejected by Telegram (401); fix bot_token and restart.");
+    expect(telegram).toContain("Telegram refused the bot token: bot token rejected by Telegram (HTTP 401); fix bot_token and restart.");
     // The failure is said once: the older error behind it is not shown as well.
     expect(telegram).not.toContain("old");
     const attention = words(page.slice(page.indexOf('<section class="why'), page.indexOf("</section>", page.indexOf('<section class="why'))));
-    expect(attention).toContain("Telegram refused the bot token: bot token rejected by Telegram (401); fix bot_token and restart. Fix: set fermix_channels.telegram.bot_token or run fermix setup --web");
+    expect(attention).toContain("Telegram refused the bot token: bot token rejected by Telegram (HTTP 401); fix bot_token and restart. Fix: set fermix_channels.telegram.bot_token or run fermix setup --web");
   });
 
   test("enabled but unconfigured (WhatsApp): a card saying so, and each missing key to set", () => {

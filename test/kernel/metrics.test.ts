@@ -124,13 +124,13 @@ describe("ActivityLog", () => {
     clock.advance(5000);
     log.observeChannel("telegram", "ready");
     expect(log.snapshot().channels.telegram!.readySince).toBe(1_001_000);
-    log.observeChannel("telegram", "degraded", "degraded: polling failed: 502; reconnecting");
+    log.observeChannel("telegram", "degraded", "degraded: polling failed: server error (HTTP 502); reconnecting");
     expect(log.snapshot().channels.telegram!.readySince).toBeNull();
     clock.advance(3000);
     log.observeChannel("telegram", "ready");
     expect(log.snapshot().channels.telegram).toMatchObject({
       readySince: 1_009_000,
-      lastError: { at: 1_006_000, detail: "degraded: polling failed: 502; reconnecting" },
+      lastError: { at: 1_006_000, detail: "degraded: polling failed: server error (HTTP 502); reconnecting" },
     });
     // Degraded because replies fail to send, still connected: the connection's start stays.
     clock.advance(4000);

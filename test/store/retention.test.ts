@@ -5,10 +5,11 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../../src/store/db.ts";
-import { IdempotencyStore } from "../../src/store/idempotency.ts";
+import { IdempotencyStore, inboundTtlMs } from "../../src/store/idempotency.ts";
 import { Inbox } from "../../src/store/inbox.ts";
 import { Outbox } from "../../src/store/outbox.ts";
 import { sweep } from "../../src/store/retention.ts";
+import { loadedFrom } from "../helpers/loaded.ts";
 
 const DAY = 24 * 60 * 60_000;
 let root: string;
@@ -67,4 +68,24 @@ test("finished outbox parts and stale inbox entries older than their days go; re
   now += 30 * DAY;
   expect(sweep({ idempotency, outbox, inbox, spoolDir, now: clock }, { outboxDays: 7, inboxDays: 7 }, { inbox: false }).inbox).toBe(0);
   expect(inbox.pending()).toHaveLength(2);
+});
+
+test("with WhatsApp's max age at 48 h, the sweep keeps a 25-hour-old WhatsApp key (a replay inside the window finds it) and drops a Telegram key of the same age", () => {
+  let now = Date.UTC(2026, 10, 1);
+  const clock = () => now;
+  const config = loadedFrom(`[fermix_channels.whatsapp]\nmax_message_age_hours = 48\n`).config;
+  const idempotency = new IdempotencyStore(db, { now: clock, inboundTtlMs: (channel) => inboundTtlMs(config, channel) });
+  const deps = { idempotency, outbox: new Outbox(db, clock), inbox: new Inbox(db, idempotency, clock), spoolDir: join(root, "spool"), now: clock };
+  idempotency.claim("whatsapp", "wamid.HBgL");
+  idempotency.claim("telegram", "update-1");
+
+  now += 25 * 60 * 60_000;
+  expect(sweep(deps, { outboxDays: 7, inboxDays: 7 }).idempotency).toBe(1);
+  expect(idempotency.seen("whatsapp", "wamid.HBgL")).toBe(true);
+  expect(idempotency.claim("whatsapp", "wamid.HBgL")).toBe(false);
+  expect(idempotency.seen("telegram", "update-1")).toBe(false);
+
+  now += 23 * 60 * 60_000;
+  expect(sweep(deps, { outboxDays: 7, inboxDays: 7 }).idempotency).toBe(1);
+  expect(idempotency.seen("whatsapp", "wamid.HBgL")).toBe(false);
 });

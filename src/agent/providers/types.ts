@@ -5,6 +5,7 @@
  */
 import type { ProviderConfig } from "../../config/schema.ts";
 import type { ProviderEvent } from "../../message/stream.ts";
+import { type FaultClass, statusFault } from "../../kernel/fault-line.ts";
 
 export type { ProviderEvent, Usage } from "../../message/stream.ts";
 
@@ -43,13 +44,8 @@ export interface Provider {
   stream(request: ModelRequest): AsyncIterable<ProviderEvent>;
 }
 
-/**
- * What kind of fault a failed model request was, for the user's message and
- * for health: the provider could not be reached, refused our credentials, is
- * out of quota, rate-limits us, failed on its side, took too long to start
- * answering, cut its answer off mid-way, or rejected the request itself.
- */
-export type ProviderFault = "unreachable" | "auth" | "quota" | "rate_limited" | "server" | "timeout" | "cut_off" | "rejected";
+/** What kind of fault a failed model request was (the classes pages and the user's message speak of: src/kernel/fault-line.ts). */
+export type ProviderFault = FaultClass;
 
 const CUT_CODES = new Set(["truncated", "dropped", "idle_timeout", "max_output_tokens", "content_filter", "incomplete"]);
 const NETWORK_CODES = /^(E[A-Z]+|Connection\w*|FailedToOpenSocket|connect_timeout)$/;
@@ -57,10 +53,7 @@ const NETWORK_CODES = /^(E[A-Z]+|Connection\w*|FailedToOpenSocket|connect_timeou
 /** The fault a status and code mean. */
 export function faultOf(status: number | undefined, code: string | undefined): ProviderFault {
   if (code === "insufficient_quota") return "quota";
-  if (status === 401 || status === 403) return "auth";
-  if (status === 429) return "rate_limited";
-  if (status !== undefined && status >= 500) return "server";
-  if (status !== undefined && status >= 400) return "rejected";
+  if (status !== undefined && status >= 400) return statusFault(status);
   if (code === "first_byte_timeout") return "timeout";
   if (code !== undefined && CUT_CODES.has(code)) return "cut_off";
   if (code !== undefined && NETWORK_CODES.test(code)) return "unreachable";

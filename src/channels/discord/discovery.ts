@@ -5,6 +5,7 @@
  * bots). A 401 there means the token is wrong: the adapter stops. When the
  * REST API cannot be reached, the URL from before serves.
  */
+import { faultLine, statusFault } from "../../kernel/fault-line.ts";
 import type { Logger } from "../../kernel/log.ts";
 import type { Sleep } from "../../kernel/wait.ts";
 import { type DiscordApi, DiscordApiError } from "./api.ts";
@@ -37,7 +38,9 @@ export class GatewayDiscovery {
       const why = error instanceof Error ? error.message : String(error);
       if (!this.gatewayUrl) {
         this.log.warn("discord gateway URL not available; retrying", { error: why });
-        return { kind: "retry", detail: `cannot reach Discord: ${why}` };
+        // Health gets the class and status; Discord's (or the network's) own words are in the log line above.
+        const status = error instanceof DiscordApiError ? error.status : undefined;
+        return { kind: "retry", detail: `cannot reach Discord: ${faultLine({ fault: statusFault(status), ...(status !== undefined ? { status } : {}) }, "Discord")}` };
       }
       this.log.warn("GET /gateway/bot failed; using the gateway URL from before", { error: why });
       return this.spaced(this.gatewayUrl, signal);

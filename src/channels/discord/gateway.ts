@@ -139,7 +139,7 @@ export class GatewayClient {
     this.status = { status: "starting", process_alive: false, detail: "connecting to the Discord gateway" };
     const signal = this.controller.signal;
     this.loop = this.run(signal).catch((error) => {
-      this.fail(`the gateway client crashed: ${error instanceof Error ? error.message : String(error)}`);
+      this.fail("the gateway client crashed", { error: error instanceof Error ? error.message : String(error) });
     });
   }
 
@@ -198,7 +198,9 @@ export class GatewayClient {
       try {
         ws = new WebSocket(socketUrl(url));
       } catch (error) {
-        this.reconnecting(`cannot open the gateway socket: ${error instanceof Error ? error.message : String(error)}`);
+        // The URL came from Discord, and the error may quote it: the log has it, health our words.
+        log.warn("discord gateway socket could not be opened", { error: error instanceof Error ? error.message : String(error) });
+        this.reconnecting("cannot open the gateway socket");
         return resolve(mode === "resume" ? { kind: "resume" } : { kind: "identify" });
       }
       const conn: Connection = { ws, mode, acked: true, finished: false, timers: new Set(), chain: Promise.resolve(), awaitingHealthyAck: false };
@@ -230,9 +232,10 @@ export class GatewayClient {
       ws.onclose = (event) => {
         if (conn.decided) return finish(conn.decided);
         const action = closeAction(event.code);
-        const why = `the gateway closed the connection (${event.code}${event.reason ? ` ${event.reason}` : ""})`;
+        // The close code is ours to show; the reason text is Discord's, for the log only.
+        const why = `the gateway closed the connection (${event.code})`;
         if (action.kind === "stop") return finish(action);
-        log.info("discord gateway connection closed; reconnecting", { code: event.code, next: action.kind });
+        log.info("discord gateway connection closed; reconnecting", { code: event.code, ...(event.reason ? { reason: event.reason } : {}), next: action.kind });
         this.reconnecting(why);
         finish(action.kind === "resume" ? this.retryOutcome() : { kind: "identify" });
       };
@@ -394,10 +397,10 @@ export class GatewayClient {
   }
 
   /** Stop for good: a fatal close code or a rejected token. No reconnect follows; the reason is what health shows. */
-  private fail(reason: string): void {
+  private fail(reason: string, logged: Record<string, string> = {}): void {
     this.dropSession();
     this.status = { status: "failed", process_alive: false, detail: reason };
-    this.options.log.error("discord adapter stopped", { reason });
+    this.options.log.error("discord adapter stopped", { reason, ...logged });
   }
 
   private send(conn: Connection, payload: unknown): void {

@@ -141,7 +141,8 @@ export class SignalProcess {
       if (signal.aborted) return;
       this.failures = outcome.wasReadyFor >= STABLE_MS ? 1 : this.failures + 1;
       const wait = Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(this.failures - 1, 30));
-      const why = `signal-cli exited (${outcome.exit})${this.stderrTail.length ? `: ${this.stderrTail.at(-1)}` : ""}`;
+      // signal-cli's stderr can name numbers and quote messages: it is for the log line below, never for health.
+      const why = `signal-cli exited (${outcome.exit})`;
       // Never ready in this run: it is not coming up on its own (an unregistered account, a bad flag); else a hiccup.
       this.status = { status: outcome.wasReadyFor > 0 ? "degraded" : "failed", process_alive: false, detail: `${why}; restarting in ${Math.round(wait / 1000)} s` };
       this.options.log.warn("signal-cli exited; restarting", { exit: outcome.exit, retry_in_ms: wait, attempt: this.failures, stderr: this.stderrTail.join(" | ") });

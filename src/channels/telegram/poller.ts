@@ -16,7 +16,8 @@ import type { Update } from "grammy/types";
 import type { ChannelRuntimeState } from "../../kernel/health.ts";
 import type { Logger } from "../../kernel/log.ts";
 import { HandoffUnavailable } from "../../message/index.ts";
-import { classify, describeError, grammySignal, retryAfterSeconds } from "./api.ts";
+import { faultLine, statusFault } from "../../kernel/fault-line.ts";
+import { classify, describeError, grammySignal, retryAfterSeconds, statusOf } from "./api.ts";
 import { ALLOWED_UPDATES, nextOffset } from "./inbound.ts";
 import { sleep } from "../../kernel/wait.ts";
 
@@ -138,7 +139,7 @@ export class Poller {
         if (signal.aborted) return;
         this.failures++;
         const wait = this.backoffMs();
-        this.degraded(`poller crashed: ${describeError(error, this.options.token)}; restarting`, wait, "telegram poller crashed; restarting");
+        this.degraded("poller crashed; restarting", wait, "telegram poller crashed; restarting", { error: describeError(error, this.options.token) });
         await sleep(wait, signal);
       }
     }
@@ -219,15 +220,18 @@ export class Poller {
     const exponential = this.backoffMs();
     if (error instanceof DeliveryFailed) {
       const capacity = error.cause instanceof HandoffUnavailable;
-      const detail = capacity ? "daemon at capacity: updates will be fetched again" : `hand-off failed: ${describeError(error.cause, token)}`;
-      return this.degraded(detail, exponential, "telegram updates not handed off; polling them again");
+      const detail = capacity ? "daemon at capacity: updates will be fetched again" : "hand-off failed: updates will be fetched again";
+      return this.degraded(detail, exponential, "telegram updates not handed off; polling them again", capacity ? {} : { error: describeError(error.cause, token) });
     }
     const kind = classify(error);
     const reason = describeError(error, token);
     const code = (error as { error_code?: unknown }).error_code;
+    // Health gets the status only: Telegram's description of a failure is for the log.
+    const status = statusOf(error);
+    const http = status !== undefined ? ` (HTTP ${status})` : "";
     if (kind === "unauthorized" || code === 404) {
       // A rejected token does not heal by retrying; it needs a config change and a restart.
-      this.status = { status: "failed", process_alive: false, detail: `bot token rejected by Telegram (${reason}); fix bot_token and restart` };
+      this.status = { status: "failed", process_alive: false, detail: `bot token rejected by Telegram${http}; fix bot_token and restart` };
       log.error("telegram polling stopped: the bot token was rejected", { error: reason });
       return null;
     }
@@ -235,7 +239,7 @@ export class Poller {
       const detail = /webhook/i.test(reason)
         ? "conflict (409): a webhook was set on this bot token elsewhere; retrying"
         : "conflict (409): another getUpdates poller is using this bot token; retrying";
-      return this.degraded(detail, exponential, "telegram polling conflict: is another instance running with this bot token?");
+      return this.degraded(detail, exponential, "telegram polling conflict: is another instance running with this bot token?", { error: reason });
     }
     if (kind === "rate_limited") {
       const seconds = retryAfterSeconds(error) ?? 1;
@@ -243,7 +247,9 @@ export class Poller {
       const wait = Math.min(seconds * 1000, this.options.maxRetryAfterMs ?? MAX_RETRY_AFTER_MS);
       return this.degraded(`rate limited (429): retrying after ${seconds} s`, wait, "telegram polling rate limited");
     }
-    return this.degraded(`polling failed: ${reason}; reconnecting`, exponential, "telegram polling failed; reconnecting");
+    return this.degraded(`polling failed: ${faultLine({ fault: statusFault(status), ...(status !== undefined ? { status } : {}) }, "Telegram")}; reconnecting`, exponential, "telegram polling failed; reconnecting", {
+      error: reason,
+    });
   }
 
   /** Exponential backoff for the current run of failures, capped. */
@@ -252,9 +258,10 @@ export class Poller {
     return Math.min(maxMs, initialMs * 2 ** Math.min(this.failures - 1, 30));
   }
 
-  private degraded(detail: string, waitMs: number, message: string): number {
+  /** `detail` is what health shows (our words); `why` carries Telegram's own words, for the log only. */
+  private degraded(detail: string, waitMs: number, message: string, why: Record<string, string> = {}): number {
     this.status = { status: "degraded", process_alive: true, detail };
-    this.options.log.warn(message, { detail, attempt: this.failures, retry_in_ms: waitMs });
+    this.options.log.warn(message, { detail, ...why, attempt: this.failures, retry_in_ms: waitMs });
     return waitMs;
   }
 }

@@ -123,7 +123,7 @@ export function jobRunner(deps: JobRunnerDeps): (run: JobRun) => Promise<RunOutc
       case "cancelled":
         return "stopped";
       case "failed":
-        g.agent.noteOutcome?.(false, result.error ?? "the model request failed");
+        g.agent.noteOutcome?.(false, result.failure);
         log.error("scheduled job failed: the model request failed", { job: job.id, fault: result.failure?.fault ?? "server", reason: result.error ?? "unknown" });
         await deliver(`_It could not run._ ${faultMessage(result.failure?.fault, false)}`);
         return "failed";

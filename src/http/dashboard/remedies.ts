@@ -53,10 +53,13 @@ export function explainFailure(line: string): Explained {
         fixes: [key(`fermix_core.providers.${name}.api_key`), command("fermix setup --reconfigure --api-key …")],
       };
     }
-    const detail = rest.replace(/^degraded: /, "");
+    // The rest is the fault's class and status (src/kernel/fault-line.ts): the provider's own words never reach health.
+    const refusedKey = /refused the key/.test(rest);
     return {
-      words: `The model provider “${name}” is failing: ${detail}.`,
-      fixes: [key(`fermix_core.providers.${name}.base_url`), key(`fermix_core.providers.${name}.api_key`), DOCTOR],
+      words: `The model provider “${name}” is failing: ${rest}.`,
+      fixes: refusedKey
+        ? [key(`fermix_core.providers.${name}.api_key`), DOCTOR]
+        : [key(`fermix_core.providers.${name}.base_url`), key(`fermix_core.providers.${name}.api_key`), DOCTOR],
     };
   }
   const channel = /^channel ([a-z]+): (.*)$/.exec(line);
@@ -78,8 +81,9 @@ export function explainFailure(line: string): Explained {
     const [status, ...detailParts] = rest.split(": ");
     const detail = detailParts.join(": ");
     const said = detail ? `: ${detail}` : "";
-    if (/token rejected|unauthori[sz]ed|invalid_auth/i.test(detail)) {
-      return { words: `${title} refused the bot token${said}.`, fixes: [key(`fermix_channels.${name}.bot_token`), SETUP] };
+    if (/token rejected|did not accept the (bot|access) token|refused the key/i.test(detail)) {
+      const credential = name === "whatsapp" ? "access_token" : "bot_token";
+      return { words: `${title} refused the ${credential.replace("_", " ")}${said}.`, fixes: [key(`fermix_channels.${name}.${credential}`), SETUP] };
     }
     if (/sends failing/.test(detail)) {
       return { words: `${title} is not accepting replies right now${said}. Replies wait in the outbox and go out when it is back.`, fixes: [DOCTOR] };

@@ -213,6 +213,17 @@ describe("telegram polling", () => {
     expect(ctx.lines.join("")).toContain("telegram poller crashed; restarting");
   });
 
+  test("a failing getUpdates is shown as its class and status; Telegram's description, which can quote a message, is in the log only", async () => {
+    const fake = fakeServer();
+    const ctx = contextFor(fake);
+    fake.failNext("getUpdates", { error_code: 502, description: "Bad Gateway: upstream said 'call +15551234567 about the heron'" }, 100);
+    const adapter = adapterFor(fake);
+    await adapter.start(ctx.context);
+    await eventually(() => adapter.state().status === "degraded", 5000, "degraded");
+    expect(adapter.state().detail).toBe("polling failed: server error (HTTP 502); reconnecting");
+    expect(ctx.lines.some((l) => l.includes("+15551234567"))).toBe(true);
+  });
+
   test("401 (a rejected token) fails the channel and stops polling", async () => {
     const fake = fakeServer();
     const ctx = contextFor(fake);
