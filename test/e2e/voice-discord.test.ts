@@ -58,7 +58,8 @@ test("a voice message, an audio file with a caption, and one in a server channel
   const clip = discord.attachment("standup.m4a", speech("the build is green", "m4a"), "audio/mp4", DISCORD_CHANNEL);
   discord.userMessage(`${mention()} summarise this`, { guildId: DISCORD_GUILD, mentions: [DISCORD_BOT], attachments: [clip] });
   await model.waitForRequests(3, 15_000);
-  expect(userText(model.requests[2]!)).toBe("summarise this\n\n[voice note transcript]\nthe build is green");
+  // In a server channel the owner's words come with who said them.
+  expect(userText(model.requests[2]!)).toBe(`[Alice (id ${DISCORD_ALICE.id}), the owner]\nsummarise this\n\n[voice note transcript]\nthe build is green`);
   await discord.waitForTexts(DISCORD_CHANNEL, (t) => t.some((x) => x.includes("the build is green")), 15_000);
   expect(daemon.logs()).not.toContain(openai.key!);
   expect(daemon.logs()).not.toContain(discord.token);

@@ -146,11 +146,13 @@ test("backend = deepgram, in a group: the AAC voice note as raw bytes with a Tok
   const { model, signal, daemon } = await setup(transcriptionToml({ backend: "deepgram", baseUrl: deepgram.url }), { DEEPGRAM_API_KEY: deepgram.key!, FERMIX_LOG_LEVEL: "debug" });
   await signal.receive(signal.envelope.text("", { groupId: SIGNAL_GROUP, attachments: [voiceNote(signal, "deepgram hears signal")] }));
   await model.waitForRequests(1, 15_000);
-  expect(userText(model.requests[0]!)).toBe("deepgram hears signal");
+  // In a group the owner's words come with who said them.
+  expect(userText(model.requests[0]!)).toBe(`[Alice (id ${SIGNAL_ALICE.uuid}), the owner]\ndeepgram hears signal`);
   const [call] = deepgram.calls;
   expect(call!.request.headers.authorization).toBe(`Token ${deepgram.key}`);
   expect(call!.request.headers["content-type"]).toBe("audio/aac");
   await signal.waitForCall("send", (c) => String(c.request.params?.message ?? "").includes("deepgram hears signal"), 15_000);
-  expect(textsTo(signal, `group:${SIGNAL_GROUP}`)).toEqual(["Noted: deepgram hears signal"]);
+  // The fake model echoes what it read, header included.
+  expect(textsTo(signal, `group:${SIGNAL_GROUP}`)).toEqual([`Noted: [Alice (id ${SIGNAL_ALICE.uuid}), the owner]\ndeepgram hears signal`]);
   expect(daemon.logs()).toMatch(/event=transcription\.message channel=signal backend=deepgram status=ok/);
 }, 60_000);
