@@ -24,7 +24,9 @@ import { ownerTimeZone } from "../config/timezone.ts";
 import { BackgroundWork } from "../gateway/background.ts";
 import { Delivery, type Presenter } from "../gateway/delivery.ts";
 import { Dispatcher } from "../gateway/dispatch.ts";
-import { type ChannelAccess, Gateway, type GatewayDeps } from "../gateway/ingest.ts";
+import { type ChannelAccess, Gateway } from "../gateway/ingest.ts";
+import { startBackgroundTurn } from "../gateway/background-turn.ts";
+import { TurnEngine } from "../gateway/turn/engine.ts";
 import type { ToolScope } from "../gateway/deps.ts";
 import { jobRunner } from "../gateway/jobs/run.ts";
 import { Scheduler, targetConversation } from "../gateway/jobs/scheduler.ts";
@@ -230,14 +232,15 @@ export function buildCore(options: CoreOptions): Core {
     env: options.env ?? process.env,
     ...(options.sandboxBackend !== undefined ? { backend: options.sandboxBackend } : {}),
   });
-  const configDependent = (current: LoadedConfig) => ({
-    compactor: agents.compactor,
-    ...(options.streaming ? { stream: streamFactory({ channels: current.config.fermix_channels, telemetry, log, maxParts: current.config.fermix_core.max_reply_parts }) } : {}),
-    vision: agents.primary?.config.vision ?? true,
-    model: agents.primary?.config.model ?? "none",
-    waitingNoticeMs: current.config.fermix_core.delivery.waiting_notice_ms,
-    transcription: createTranscription(transcriptionSettings(current.config)),
-  });
+  // The transcription backend follows the config in force; made again only when that config changes.
+  let transcription: { config: LoadedConfig["config"]; engine: ReturnType<typeof createTranscription> } | undefined;
+  const transcriptionNow = () => {
+    if (transcription?.config !== live.config) transcription = { config: live.config, engine: createTranscription(transcriptionSettings(live.config)) };
+    return transcription.engine;
+  };
+  const stream = options.streaming
+    ? streamFactory({ channels: () => live.config.fermix_channels, telemetry, log, maxParts: () => live.config.fermix_core.max_reply_parts })
+    : undefined;
   const resolveTarget = targetResolver({ config: () => live.config, conversations, running: (channel) => channels.has(channel) });
   // Tools each feature offers a turn, one line per feature.
   const features: Array<(scope: ToolScope) => Tool[]> = [
@@ -254,38 +257,51 @@ export function buildCore(options: CoreOptions): Core {
         schedulerRunning: () => scheduler.running,
       }),
   ];
-  const gatewayDeps: GatewayDeps = {
-    // Trust is read from the config in force on every message.
-    get config() {
-      return live.config;
+  const upcomingJobs = (conversation: string) => jobs.live().filter((job) => job.origin.conversation === conversation || targetConversation(job) === conversation);
+  const engine = new TurnEngine({
+    agent: agents,
+    conversations,
+    delivery,
+    db,
+    idempotency,
+    workspace: paths.workspace,
+    extraTools: (scope) => features.flatMap((offer) => offer(scope)),
+    sharedToolsOn: (channel, chatId) => sandbox.control.store.sharedToolsOn(channel, chatId),
+    ...(stream ? { stream } : {}),
+    waitingNoticeMs: () => live.config.fermix_core.delivery.waiting_notice_ms,
+    compactor: () => agents.compactor,
+    telemetry,
+    log: log.child({ component: "gateway" }),
+  });
+  const gateway = new Gateway({
+    // Trust, the provider's vision and model and the transcription backend: read from what is in force, message by message.
+    config: () => live.config,
+    channel: (name) => channels.get(name),
+    delivery,
+    inbox,
+    queue,
+    media: () => ({ vision: agents.primary?.config.vision ?? true, model: agents.primary?.config.model ?? "none", transcription: transcriptionNow() }),
+    engine,
+    commands: {
+      background,
+      conversations,
+      compactor: () => agents.compactor,
+      startBackground: (request) => startBackgroundTurn({ engine, background, agent: agents }, request),
+      persona,
+      ultra,
+      skills,
+      sandbox: sandbox.control,
+      upcomingJobs,
     },
     onActivity: createSettler(),
     ...(options.onUnknownSender ? { onUnknownSender: options.onUnknownSender } : {}),
-    ...configDependent(loaded),
-    db,
-    channel: (name) => channels.get(name),
-    agent: agents,
-    conversations,
-    inbox,
-    delivery,
-    idempotency,
-    background,
-    queue,
-    persona,
-    ultra,
-    skills,
-    sandbox: sandbox.control,
-    workspace: paths.workspace,
     telemetry,
     log: log.child({ component: "gateway" }),
-    extraTools: (scope) => features.flatMap((offer) => offer(scope)),
-    upcomingJobs: (conversation) => jobs.live().filter((job) => job.origin.conversation === conversation || targetConversation(job) === conversation),
-  };
-  const gateway = new Gateway(gatewayDeps);
+  });
   const scheduler = new Scheduler({
     jobs,
     background,
-    run: jobRunner({ gateway: gatewayDeps, outbox }),
+    run: jobRunner({ engine, channel: (name) => channels.get(name), config: () => live.config, outbox, log }),
     telemetry,
     log: log.child({ component: "scheduler" }),
   });
@@ -332,8 +348,6 @@ export function buildCore(options: CoreOptions): Core {
     reconfigure(next) {
       live.replace(next);
       agents.reconfigure(next.config);
-      // The gateway reads its deps on every message: the next one sees the new config.
-      Object.assign(gatewayDeps, configDependent(next));
     },
     async recover() {
       delivery.resume();

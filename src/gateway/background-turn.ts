@@ -1,74 +1,52 @@
 /**
- * `/background` work: a detached turn (no streaming, not written into the
- * conversation as a request) whose result is posted to the same conversation
- * through the outbox when it finishes — or refused past the daemon-wide cap.
+ * `/background` work: a detached turn of the one engine (kind `background`:
+ * not streamed, the request not written into the conversation) whose result
+ * is posted to the same conversation through the outbox when it finishes —
+ * or refused past the daemon-wide cap.
  */
-import { BackgroundLimitReached } from "./background.ts";
-import { CommandRefused } from "./commands/index.ts";
-import type { GatewayDeps } from "./deps.ts";
-import { faultMessage } from "./faults.ts";
-import type { InboundMessage, ReplyPort, ReplyTarget } from "../message/index.ts";
-import { type Asker, audienceFor, senderOf, toolsForTurn } from "./tools.ts";
-import { roleOf, type Standing } from "./trust.ts";
+import { BackgroundLimitReached, type BackgroundWork } from "./background.ts";
+import { type BackgroundRequest, CommandRefused } from "./commands/index.ts";
+import type { AgentHandle } from "./deps.ts";
+import { roleOf } from "./trust.ts";
+import type { TurnEngine } from "./turn/engine.ts";
+import { TURN_KINDS } from "./turn/modes.ts";
 
-export interface BackgroundRequest {
-  message: InboundMessage;
-  /** Where the sender stands: what the role table offers the work. */
-  standing: Standing;
-  conversation: string;
-  target: ReplyTarget;
-  rawPort: ReplyPort;
-  say: (markdown: string) => Promise<void>;
-  prompt: string;
+export interface BackgroundServices {
+  engine: TurnEngine;
+  background: BackgroundWork;
+  agent: AgentHandle;
+}
+
+/** The task ended without an answer (a fault or an empty completion, which its message told): /tasks lists it as failed. */
+class BackgroundTurnFailed extends Error {
+  override name = "BackgroundTurnFailed";
 }
 
 /** Start the work and return its task number; throws CommandRefused at the cap or while the agent restarts. */
-export function startBackgroundTurn(deps: GatewayDeps, request: BackgroundRequest): number {
-  const { message, conversation, target, rawPort, say, prompt } = request;
-  const asker: Asker = { ...message, standing: request.standing };
-  const audience = audienceFor(asker, "background", (channel, chatId) => deps.sandbox?.store.sharedToolsOn(channel, chatId) ?? false);
-  const role = roleOf(request.standing);
-  const agent = deps.agent.current();
-  if (!agent) throw new CommandRefused("The assistant is restarting (restart in progress) — try /background again in a moment.");
+export function startBackgroundTurn(services: BackgroundServices, request: BackgroundRequest): number {
+  const { message, conversation, target, rawPort, prompt, standing } = request;
+  if (!services.agent.current()) throw new CommandRefused("The assistant is restarting (restart in progress) — try /background again in a moment.");
   try {
-    return deps.background.start(conversation, prompt, async (signal, task) => {
-      const key = `bg:${task.id}:${message.channel}:${message.messageId}`;
-      const result = await agent.runTurn({
+    return services.background.start(conversation, prompt, async (signal, task) => {
+      const outcome = await services.engine.run({
+        kind: "background",
+        asker: { ...message, standing },
+        role: roleOf(standing),
         conversation,
-        channel: message.channel,
+        target,
+        replyKey: `bg:${task.id}:${message.channel}:${message.messageId}`,
+        rawPort,
         text: prompt,
         images: [],
-        sender: senderOf(asker, audience),
-        shared: !audience.direct,
-        tools: toolsForTurn({ channel: message.channel, conversation, senderId: message.senderId, role, audience }, deps),
-        // Tool media goes through the outbox like every other send (its own key: the result's `say` records from part 0).
-        toolContext: {
-          port: deps.delivery.durablePort(message.channel, target, `${key}:media`, rawPort),
-          channel: message.channel,
-          conversation,
-          senderId: message.senderId,
-          role,
-          target,
-          workspace: deps.workspace,
-          idempotency: deps.idempotency,
-          say,
-        },
         signal,
-        detached: true,
+        frame: {
+          answer: (text) => `**Background task #${task.id} finished**\n\n${text}`,
+          failure: (why) => `**Background task #${task.id} failed**\n\n${why}`,
+          historyTag: `[background task #${task.id}]`,
+        },
       });
-      if (result.status === "cancelled") return;
-      // Health hears how the provider did, as the foreground runner tells it; the provider's words stay in the log.
-      deps.agent.noteOutcome?.(result.status !== "failed", result.failure);
-      const body =
-        result.status === "ok" || result.status === "step_limit"
-          ? result.text
-          : result.status === "empty"
-            ? "_The model gave an empty answer — try again._"
-            : `_It failed._ ${faultMessage(result.failure?.fault, false)}`;
-      if (result.status === "ok") deps.conversations.append(conversation, "assistant", `[background task #${task.id}] ${result.text}`);
-      await deps.delivery.say(message.channel, target, key, `**Background task #${task.id} finished**\n\n${body}`, rawPort);
-      if (result.status !== "ok" && result.status !== "step_limit") throw new Error(result.error ?? result.status);
-    }).id;
+      if (outcome === "failed" || outcome === "empty_completion") throw new BackgroundTurnFailed(outcome);
+    }, TURN_KINDS.background.stoppable).id;
   } catch (error) {
     if (error instanceof BackgroundLimitReached) {
       throw new CommandRefused(`${error.limit} background tasks are already running, the most allowed at once; wait for one to finish or /stop them.`);

@@ -2,7 +2,9 @@
  * Detached background work (`/background`, scheduled job runs): at most 8 at
  * once daemon-wide. Past that, `/background` is refused — not queued — while
  * a scheduled job waits its turn (`startWhenFree`). Each task remembers the
- * conversation it came from, so `/tasks` lists them and `/stop` stops them there.
+ * conversation it came from, so `/tasks` lists them there and `/stop` stops
+ * them — all but a scheduled job's run, which `/stop` never touches (only a
+ * shutdown interrupts it).
  */
 
 export const BACKGROUND_LIMIT = 8;
@@ -13,6 +15,8 @@ export interface BackgroundTask {
   conversation: string;
   prompt: string;
   state: "running" | "done" | "failed" | "stopped";
+  /** `/stop` in its conversation ends it (false for a scheduled job's run). */
+  stoppable: boolean;
   startedAt: number;
   finishedAt?: number;
 }
@@ -37,9 +41,9 @@ export class BackgroundWork {
   ) {}
 
   /** Start a task; throws BackgroundLimitReached when `limit` are already running. */
-  start(conversation: string, prompt: string, work: (signal: AbortSignal, task: BackgroundTask) => Promise<void>): BackgroundTask {
+  start(conversation: string, prompt: string, work: (signal: AbortSignal, task: BackgroundTask) => Promise<void>, stoppable = true): BackgroundTask {
     if (this.running.size >= this.limit) throw new BackgroundLimitReached(this.limit);
-    const task: BackgroundTask = { id: this.nextId++, conversation, prompt, state: "running", startedAt: this.now() };
+    const task: BackgroundTask = { id: this.nextId++, conversation, prompt, state: "running", stoppable, startedAt: this.now() };
     const controller = new AbortController();
     const over = work(controller.signal, task).then(
       () => this.finish(task, controller.signal.aborted ? "stopped" : "done"),
@@ -51,22 +55,23 @@ export class BackgroundWork {
 
   /**
    * Start a task as soon as fewer than `limit` run: work that must not be
-   * dropped (a scheduled job) waits its turn instead of being refused.
+   * dropped (a scheduled job's run) waits its turn instead of being refused.
    * Rejects with the signal's reason if `signal` aborts while it waits.
    */
   startWhenFree(
     conversation: string,
     prompt: string,
     work: (signal: AbortSignal, task: BackgroundTask) => Promise<void>,
-    signal?: AbortSignal,
+    options: { signal?: AbortSignal; stoppable: boolean },
   ): Promise<BackgroundTask> {
+    const { signal, stoppable } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.running.size < this.limit && this.waiting.length === 0) return Promise.resolve(this.start(conversation, prompt, work));
+    if (this.running.size < this.limit && this.waiting.length === 0) return Promise.resolve(this.start(conversation, prompt, work, stoppable));
     return new Promise((resolve, reject) => {
       const entry = {
         start: () => {
           signal?.removeEventListener("abort", onAbort);
-          resolve(this.start(conversation, prompt, work));
+          resolve(this.start(conversation, prompt, work, stoppable));
         },
       };
       const onAbort = () => {
@@ -90,11 +95,15 @@ export class BackgroundWork {
     return [...running, ...this.finished].filter((t) => t.conversation === conversation).sort((a, b) => b.id - a.id);
   }
 
-  /** Stop every running task of a conversation (all of them when none is given): how many, and when they have all wound down. */
+  /**
+   * `/stop` in a conversation: stop its running tasks that `/stop` reaches
+   * (not a scheduled job's run); with no conversation (a shutdown), every
+   * task. How many, and when they have all wound down.
+   */
   stop(conversation?: string): { stopped: number; settled: Promise<void> } {
     const over: Promise<void>[] = [];
     for (const { task, controller, over: done } of this.running.values()) {
-      if (conversation !== undefined && task.conversation !== conversation) continue;
+      if (conversation !== undefined && (task.conversation !== conversation || !task.stoppable)) continue;
       controller.abort();
       over.push(done);
     }

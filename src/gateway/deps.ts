@@ -1,7 +1,10 @@
 /**
- * What the gateway is built from: the services `ingest` and the work it
- * starts (`/background` turns) are handed by the composition root. Its own
- * module so that those pieces share the shape without importing each other.
+ * The shapes the gateway's pieces share without importing each other: who a
+ * turn is for (as the features that offer tools see it), the live agent, a
+ * turn's streaming sink, and how a channel is reached. What each piece needs
+ * of the daemon is its own small interface beside it (`IntakeServices` in
+ * ingest.ts, `TurnServices` in turn/engine.ts, `CommandServices` in
+ * commands/index.ts, `JobRunnerDeps` in jobs/run.ts).
  */
 import type { Database } from "bun:sqlite";
 import type { MainAgent } from "../agent/agent.ts";
@@ -77,49 +80,4 @@ export interface ChannelAccess {
   /** Over `maxBytes` (or the channel's cap), rejects with MediaTooLarge. */
   fetchMedia(media: InboundMedia, signal?: AbortSignal, maxBytes?: number): Promise<FetchedMedia>;
   inboundMediaCap: number;
-}
-
-export interface GatewayDeps {
-  /** Called as each message arrives (the daemon's memory settler). */
-  onActivity?: () => void;
-  /** Called with each message dropped because its sender is not authorized (setup's owner pairing listens). */
-  onUnknownSender?: (message: InboundMessage) => void;
-  config: Config;
-  db: Database;
-  channel: (name: GatewayChannel) => ChannelAccess | undefined;
-  agent: AgentHandle;
-  compactor: Compactor | null;
-  conversations: ConversationStore;
-  inbox: Inbox;
-  delivery: Delivery;
-  idempotency: IdempotencyStore;
-  background: BackgroundWork;
-  queue: ConversationQueue;
-  /** SOUL.md and its revisions, for /soul. */
-  persona?: Persona;
-  /** Ultra mode, for /ultra; absent: /ultra is not available. */
-  ultra?: UltraMode | null;
-  /** The skills the assistant learns, for /skills. */
-  skills?: SkillLibrary | null;
-  /**
-   * Tools the composition root offers besides react and send_attachment
-   * (workspace, memory, jobs, skills…), for one turn: each feature decides
-   * from the scope what it offers (e.g. only to the operator).
-   */
-  extraTools?: (scope: ToolScope) => Tool[];
-  /** Scheduled jobs still to run that were made in, or deliver to, a conversation (/tasks, /stop). */
-  upcomingJobs?: (conversation: string) => Job[];
-  /** The workspace sandbox's state and confirmation codes (/sandbox, /confirm). */
-  sandbox?: SandboxControl | null;
-  /** A streaming engine for a real channel turn, or null when the channel does not stream. */
-  stream?: (request: StreamRequest) => TurnStream | null;
-  vision: boolean;
-  model: string;
-  workspace: string;
-  /** Speech to text for voice notes and audio. */
-  transcription: TranscriptionEngine;
-  /** After this long without a word from the model, the reader sees an interim status (waiting_notice_ms); 0: never. */
-  waitingNoticeMs?: number;
-  telemetry: Telemetry;
-  log: Logger;
 }

@@ -1,22 +1,28 @@
 /**
  * `ingest`: the single inbound entry point. Every message, whatever its
- * channel, goes through the seven steps of DESIGN.md in order: convert
- * (done by the adapter), authorize, media, reply port, commands, queue,
- * deliver to the MainAgent.
+ * channel, goes through the seven steps of docs/architecture.md in order:
+ * convert (done by the adapter), authorize, media, reply port, commands,
+ * queue, deliver to the MainAgent (through the one turn engine).
  */
-import { startBackgroundTurn } from "./background-turn.ts";
-import type { GatewayDeps, TurnStream } from "./deps.ts";
-import { type CommandContext, CommandRefused, findCommand } from "./commands/index.ts";
-import { parseCommand } from "./commands/parse.ts";
-import { isEmptyMessage, prepareMedia } from "./media.ts";
+import type { TranscriptionEngine } from "../agent/transcription/index.ts";
+import type { Config } from "../config/schema.ts";
+import { describeError } from "../kernel/errors.ts";
+import type { Logger } from "../kernel/log.ts";
+import type { Telemetry } from "../kernel/telemetry.ts";
 import { conversationKey, type InboundMessage, type ReplyButton, type ReplyPort, type ReplyTarget } from "../message/index.ts";
-import { ShutdownInterrupt, TurnCancelled } from "./queue.ts";
+import type { Inbox } from "../store/inbox.ts";
+import { type CommandContext, CommandRefused, type CommandServices, findCommand } from "./commands/index.ts";
+import { parseCommand } from "./commands/parse.ts";
+import type { ChannelAccess, TurnStream } from "./deps.ts";
+import type { Delivery } from "./delivery.ts";
+import { isEmptyMessage, prepareMedia } from "./media.ts";
+import { type ConversationQueue, ShutdownInterrupt, TurnCancelled } from "./queue.ts";
 import { type Role, roleOf, type Standing, standingFor } from "./trust.ts";
-import { type TurnFault, type TurnInput, type TurnOutcome, TurnRunner } from "./turn.ts";
+import type { TurnEngine, TurnFault, TurnOutcome, TurnSpec } from "./turn/engine.ts";
 import { runUltraTurn } from "./ultra.ts";
 
-export type { AgentHandle, ChannelAccess, GatewayDeps, StreamRequest, TurnStream } from "./deps.ts";
-export type { TurnFault } from "./turn.ts";
+export type { AgentHandle, ChannelAccess, StreamRequest, TurnStream } from "./deps.ts";
+export type { TurnFault } from "./turn/engine.ts";
 
 export type IngestOutcome =
   | "dropped"
@@ -46,12 +52,37 @@ export interface IngestOptions {
   onFault?: (fault: TurnFault) => void;
 }
 
-export class Gateway {
-  private readonly turns: TurnRunner;
+/** What the media step reads, from the provider and config in force. */
+export interface MediaFacts {
+  /** The primary model accepts images. */
+  vision: boolean;
+  model: string;
+  transcription: TranscriptionEngine;
+}
 
-  constructor(private readonly deps: GatewayDeps) {
-    this.turns = new TurnRunner(deps);
-  }
+/** What intake needs: small, and reading the config and provider in force on every message. */
+export interface IntakeServices {
+  /** The config in force: who may talk, and who is the owner. */
+  config(): Config;
+  channel(name: InboundMessage["channel"]): ChannelAccess | undefined;
+  delivery: Pick<Delivery, "durablePort" | "say">;
+  inbox: Pick<Inbox, "complete" | "completeSoon">;
+  queue: ConversationQueue;
+  /** The provider's vision and model, and the transcription backend, in force. */
+  media(): MediaFacts;
+  engine: TurnEngine;
+  /** What the commands work with. */
+  commands: CommandServices;
+  /** Called as each message arrives (the daemon's memory settler). */
+  onActivity?: () => void;
+  /** Called with each message dropped because its sender is not authorized (setup's owner pairing listens). */
+  onUnknownSender?: (message: InboundMessage) => void;
+  telemetry: Telemetry;
+  log: Logger;
+}
+
+export class Gateway {
+  constructor(private readonly services: IntakeServices) {}
 
   /**
    * The single inbound entry point; resolves when the message's turn (or
@@ -61,14 +92,14 @@ export class Gateway {
    * without ever waiting for a turn (and a /stop is never stuck behind one).
    */
   async ingest(message: InboundMessage, options: IngestOptions = {}): Promise<IngestOutcome> {
-    this.deps.onActivity?.();
+    this.services.onActivity?.();
     const inboxIds = options.inboxIds ?? [];
     let done = false;
     // Inside a turn's commit transaction: the entry is done together with the answer.
     const complete = () => {
       if (done) return;
       done = true;
-      if (inboxIds.length > 0) this.deps.inbox.complete(inboxIds);
+      if (inboxIds.length > 0) this.services.inbox.complete(inboxIds);
     };
     let outcome: IngestOutcome | undefined;
     try {
@@ -77,25 +108,25 @@ export class Gateway {
     } finally {
       if (!done && outcome !== "interrupted" && inboxIds.length > 0) {
         done = true;
-        this.deps.inbox.completeSoon(inboxIds);
+        this.services.inbox.completeSoon(inboxIds);
       }
     }
   }
 
   private async pipeline(message: InboundMessage, options: IngestOptions, complete: () => void): Promise<IngestOutcome> {
-    const { deps } = this;
-    const log = deps.log.child({ channel: message.channel });
-    // Step 2: authorize. A denied sender gets nothing, and nothing is downloaded.
-    const standing = standingFor(deps.config, message.channel, message.senderId, message.senderAliases);
+    const { services } = this;
+    const log = services.log.child({ channel: message.channel });
+    // Step 2: authorize, by the config in force. A denied sender gets nothing, and nothing is downloaded.
+    const standing = standingFor(services.config(), message.channel, message.senderId, message.senderAliases);
     if (standing === null) {
       log.info("message from an unauthorized sender dropped", { sender: message.senderId });
-      deps.onUnknownSender?.(message);
+      services.onUnknownSender?.(message);
       return "dropped";
     }
     const role = roleOf(standing);
-    deps.telemetry.emit("channel.message", { measurements: { count: 1 }, metadata: { channel: message.channel, direction: "inbound" } });
+    services.telemetry.emit("channel.message", { measurements: { count: 1 }, metadata: { channel: message.channel, direction: "inbound" } });
 
-    const access = deps.channel(message.channel);
+    const access = services.channel(message.channel);
     const target: ReplyTarget = { chatId: message.chatId, replyTo: message.messageId };
     if (message.threadId !== undefined) target.threadId = message.threadId;
     const replyKey = `${message.channel}:${message.chatId}:${message.messageId}`;
@@ -105,10 +136,10 @@ export class Gateway {
       return "failed";
     }
     // Step 4 comes early for the short circuits: they too reply through the outbox.
-    const port = deps.delivery.durablePort(message.channel, target, replyKey, rawPort);
+    const port = services.delivery.durablePort(message.channel, target, replyKey, rawPort);
     let notices = 0;
     const say = async (markdown: string, buttons?: ReplyButton[]) => {
-      await deps.delivery.say(message.channel, target, `${replyKey}:n${notices++}`, markdown, rawPort, buttons);
+      await services.delivery.say(message.channel, target, `${replyKey}:n${notices++}`, markdown, rawPort, buttons);
     };
 
     if (isEmptyMessage(message)) {
@@ -122,41 +153,60 @@ export class Gateway {
     const prepare = (signal: AbortSignal, text = message.text) =>
       prepareMedia(text === message.text ? message : { ...message, text }, {
         channel: message.channel,
-        vision: deps.vision,
-        model: deps.model,
+        ...services.media(),
         inboundCap: access?.inboundMediaCap ?? Number.POSITIVE_INFINITY,
         fetch: (m, fetchSignal, maxBytes) => {
           if (!access) throw new Error(`${message.channel} cannot download attachments`);
           return access.fetchMedia(m, fetchSignal, maxBytes);
         },
-        transcription: deps.transcription,
-        telemetry: deps.telemetry,
+        telemetry: services.telemetry,
         log,
         signal,
       });
 
     const conversation = conversationKey(message);
+    /** The turn of this message, as the engine runs it, bar what each kind of turn adds. */
+    const turn = (signal: AbortSignal, text: string, images: TurnSpec["images"]): TurnSpec => ({
+      kind: "conversation",
+      asker: { ...message, standing },
+      role,
+      conversation,
+      target,
+      replyKey,
+      rawPort,
+      port,
+      say,
+      complete,
+      signal,
+      text,
+      images,
+      ...(options.stream ? { stream: options.stream } : {}),
+      ...(options.replay ? { replay: true } : {}),
+      ...(options.onFault ? { onFault: options.onFault } : {}),
+    });
+
     // Step 5: commands. An unknown /word is ordinary text for the agent; ACP has no commands.
     const parsed = message.channel === "acp" ? null : parseCommand(message.text);
     const command = parsed ? findCommand(parsed.name) : undefined;
     if (parsed && command) {
-      deps.telemetry.emit("command.received", { measurements: { count: 1 }, metadata: { channel: message.channel, command: command.name } });
+      services.telemetry.emit("command.received", { measurements: { count: 1 }, metadata: { channel: message.channel, command: command.name } });
       if (command.operator && role !== "operator") {
-        deps.telemetry.emit("command.unauthorized", {
+        services.telemetry.emit("command.unauthorized", {
           measurements: { count: 1 },
           metadata: { channel: message.channel, command: command.name, sender_id: message.senderId },
         });
         await say(`/${command.name} needs the owner of this assistant (operator). Send /whoami to see your id.`);
         return "unauthorized_command";
       }
-      const context = { ...this.commandContext(message, role, standing, parsed.args, conversation, say, target, rawPort), invokedAs: parsed.name, sandbox: deps.sandbox ?? null };
+      const context = { ...this.commandContext(message, role, standing, parsed.args, conversation, say, target, rawPort), invokedAs: parsed.name };
       // A queued command gets its lane's signal (/stop aborts it) and can run a foreground turn under it (/ultra).
-      const turn = { message, role, standing, conversation, target, replyKey, port, rawPort, say, complete, ...(options.replay ? { replay: true } : {}) };
       let turnOutcome: TurnOutcome | undefined;
       const ultraTurn = (signal: AbortSignal) => async (prompt: string) => {
+        const ultra = services.commands.ultra;
+        if (!ultra) throw new CommandRefused("Ultra mode is not available here.");
         // Photos and voice notes sent with /ultra go to it like to any turn: images seen, audio transcribed.
         let text = prompt;
-        let images: Array<{ mime: string; data: string }> = [];
+        let images: TurnSpec["images"] = [];
         if (message.media.length > 0) {
           const media = await prepare(signal, prompt);
           if (signal.aborted) return;
@@ -166,7 +216,7 @@ export class Gateway {
           }
           ({ text, images } = media);
         }
-        turnOutcome = await this.ultraTurn(turn, text, images, signal);
+        turnOutcome = await runUltraTurn(services.engine, ultra, turn(signal, text, images), log);
       };
       const run = async (signal?: AbortSignal) => {
         const started = performance.now();
@@ -183,24 +233,24 @@ export class Gateway {
           if (error instanceof CommandRefused) await reply(error.message);
           else if (signal?.aborted) log.info("command stopped", { command: command.name });
           else {
-            log.error("command failed", { command: command.name, error: error instanceof Error ? error.message : String(error) });
+            log.error("command failed", { command: command.name, error: describeError(error) });
             await reply(`/${command.name} failed: ${error instanceof Error ? error.message : "unexpected error"}`);
           }
         }
-        deps.telemetry.emit("command.dispatch", {
+        services.telemetry.emit("command.dispatch", {
           measurements: { duration_ms: performance.now() - started },
           metadata: { channel: message.channel, command: command.name, ok },
         });
       };
       if (command.immediate) await run();
-      else await deps.queue.enqueue(conversation, (signal) => run(signal)).catch((error) => (error instanceof TurnCancelled ? undefined : Promise.reject(error)));
+      else await services.queue.enqueue(conversation, (signal) => run(signal)).catch((error) => (error instanceof TurnCancelled ? undefined : Promise.reject(error)));
       // An ultra turn cut short by a shutdown stays in the inbox, to run again at the next start like any turn.
       return turnOutcome === "interrupted" ? "interrupted" : "command";
     }
 
     // Steps 6 and 7: queue the turn, then hand it to the MainAgent.
     try {
-      return await deps.queue.enqueue(conversation, async (signal): Promise<IngestOutcome> => {
+      return await services.queue.enqueue(conversation, async (signal): Promise<IngestOutcome> => {
         // A /stop (or shutdown) during a download ends the turn like any other stop: no "couldn't download" reply.
         const stopped = (): IngestOutcome => (signal.reason instanceof ShutdownInterrupt ? "interrupted" : "cancelled");
         let media: Awaited<ReturnType<typeof prepare>>;
@@ -215,42 +265,13 @@ export class Gateway {
           await say(media.reply);
           return "refused";
         }
-        return this.turns.run({
-          message,
-          role,
-          standing,
-          conversation,
-          target,
-          replyKey,
-          port,
-          rawPort,
-          say,
-          complete,
-          signal,
-          text: media.text,
-          images: media.images,
-          ...(options.stream ? { stream: options.stream } : {}),
-          ...(options.replay ? { replay: true } : {}),
-          ...(options.onFault ? { onFault: options.onFault } : {}),
-        });
+        return services.engine.run(turn(signal, media.text, media.images));
       });
     } catch (error) {
       if (error instanceof ShutdownInterrupt) return "interrupted";
       if (error instanceof TurnCancelled) return "cancelled";
       throw error;
     }
-  }
-
-  /** `/ultra`: the prompt as a foreground turn in ultra mode, under the queued command's signal. */
-  private async ultraTurn(
-    turn: Omit<TurnInput, "signal" | "text" | "images">,
-    prompt: string,
-    images: Array<{ mime: string; data: string }>,
-    signal: AbortSignal,
-  ): Promise<TurnOutcome> {
-    const ultra = this.deps.ultra;
-    if (!ultra) throw new CommandRefused("Ultra mode is not available here.");
-    return runUltraTurn(this.turns, ultra, { ...turn, signal, text: prompt, images }, this.deps.log.child({ channel: turn.message.channel }));
   }
 
   private commandContext(
@@ -263,22 +284,23 @@ export class Gateway {
     target: ReplyTarget,
     rawPort: ReplyPort,
   ): CommandContext {
-    const { deps } = this;
+    const { commands, queue } = this.services;
     return {
       message,
       role,
       args,
       conversation,
       reply: say,
-      background: deps.background,
-      stopTurns: () => deps.queue.stop(conversation),
-      stopBackground: () => deps.background.stop(conversation),
-      newWindow: () => deps.conversations.newWindow(conversation),
-      compact: async () => (deps.compactor ? deps.compactor.compact(conversation) : false),
-      startBackground: (prompt) => startBackgroundTurn(deps, { message, standing, conversation, target, rawPort, say, prompt }),
-      persona: deps.persona ?? null,
-      upcomingJobs: () => deps.upcomingJobs?.(conversation) ?? [],
-      skills: deps.skills ?? null,
+      background: commands.background,
+      stopTurns: () => queue.stop(conversation),
+      stopBackground: () => commands.background.stop(conversation),
+      newWindow: () => commands.conversations.newWindow(conversation),
+      compact: async () => commands.compactor()?.compact(conversation) ?? false,
+      startBackground: (prompt) => commands.startBackground({ message, standing, conversation, target, rawPort, prompt }),
+      persona: commands.persona ?? null,
+      upcomingJobs: () => commands.upcomingJobs?.(conversation) ?? [],
+      skills: commands.skills ?? null,
+      sandbox: commands.sandbox ?? null,
     };
   }
 }

@@ -7,7 +7,7 @@ import type { Telemetry } from "../kernel/telemetry.ts";
 import type { ChannelsConfig } from "../config/schema.ts";
 import { createStreamer, plainChunks, renderReply, resolveStreamingMode, turnStreamingMode } from "../present/index.ts";
 import type { Presenter } from "./delivery.ts";
-import type { StreamRequest, TurnStream } from "./ingest.ts";
+import type { StreamRequest, TurnStream } from "./deps.ts";
 
 export const presenter: Presenter = {
   render: (markdown, channel) => renderReply(markdown, channel),
@@ -15,11 +15,12 @@ export const presenter: Presenter = {
 };
 
 export interface StreamFactoryDeps {
-  channels: ChannelsConfig;
+  /** The channels' config in force: each turn reads its `streaming` key when it starts. */
+  channels: () => ChannelsConfig;
   telemetry: Telemetry;
   log: Logger;
-  /** max_reply_parts: past it a streamed reply stops and the whole answer follows as a file. */
-  maxParts?: number;
+  /** max_reply_parts in force: past it a streamed reply stops and the whole answer follows as a file. */
+  maxParts?: () => number;
 }
 
 /**
@@ -31,7 +32,7 @@ export function streamFactory(deps: StreamFactoryDeps): (request: StreamRequest)
   let sessions = 0;
   return ({ channel, port, conversation, signal, fallback, sendFile }) => {
     if (channel === "cli" || channel === "acp") return null;
-    const configured = (deps.channels[channel] as { streaming?: "off" | "draft" | "block" }).streaming;
+    const configured = (deps.channels()[channel] as { streaming?: "off" | "draft" | "block" }).streaming;
     const mode = turnStreamingMode(resolveStreamingMode(configured, port.capabilities).mode, "channel", true);
     if (mode === "off") return null;
     const log = deps.log.child({ component: "stream", channel });
@@ -44,7 +45,7 @@ export function streamFactory(deps: StreamFactoryDeps): (request: StreamRequest)
       logger: log,
       fallback,
       sendAttachment: sendFile,
-      ...(deps.maxParts !== undefined ? { maxParts: deps.maxParts } : {}),
+      ...(deps.maxParts !== undefined ? { maxParts: deps.maxParts() } : {}),
     });
     // A /stop ends the stream the moment it arrives, not when the agent notices: no timer or queued
     // send of the stopped reply goes out after it (the live card and the 💭 status are deleted).

@@ -1,6 +1,6 @@
 /**
- * The gateway side of `/ultra`: the ultra turn runs as a foreground turn of
- * the conversation (the turn runner's delivery, streaming, history and fault
+ * The gateway side of `/ultra`: the ultra turn runs as a turn of kind
+ * `ultra` in the one engine (its delivery, streaming, history and fault
  * messages, with `UltraMode` in the MainAgent's stead), under the queue's
  * signal so `/stop` ends it; while it works, one status message tells the
  * reader the phase ("planning", "3 of 4 parts done", "merging"), edited in
@@ -11,7 +11,7 @@
 import type { UltraMode, UltraProgress } from "../agent/ultra/engine.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { GatewayChannel, ReplyPort, SentMessage } from "../message/index.ts";
-import type { TurnInput, TurnOutcome, TurnRunner } from "./turn.ts";
+import type { TurnEngine, TurnOutcome, TurnSpec } from "./turn/engine.ts";
 
 /** The status line for a phase. */
 export function progressText(progress: UltraProgress): string {
@@ -72,10 +72,10 @@ export class UltraStatus {
 }
 
 /** Run `input` (the owner's request, the queue's signal) as an ultra turn; resolves when it is delivered, or stopped. */
-export async function runUltraTurn(turns: TurnRunner, ultra: UltraMode, input: Omit<TurnInput, "runner">, log: Logger): Promise<TurnOutcome> {
-  const status = new UltraStatus(input.rawPort, input.message.channel, input.signal, log);
+export async function runUltraTurn(engine: TurnEngine, ultra: UltraMode, input: Omit<TurnSpec, "runner" | "kind">, log: Logger): Promise<TurnOutcome> {
+  const status = new UltraStatus(input.rawPort, input.asker.channel, input.signal, log);
   try {
-    return await turns.run({ ...input, runner: (request) => ultra.runTurn(request, (progress) => status.show(progress)) });
+    return await engine.run({ ...input, kind: "ultra", runner: (request) => ultra.runTurn(request, (progress) => status.show(progress)) });
   } finally {
     await status.close();
   }

@@ -54,7 +54,7 @@ export interface TelemetryEvents {
   /** A model request that failed and is tried again. */
   "provider.retry": { measurements: { attempt: number; delay_ms: number }; metadata: { provider: string; reason: string } };
   /** A turn that ended in a fault the user is told about (the class of the fault, never its text). */
-  "turn.failed": { measurements: { duration_ms: number }; metadata: { channel: ChannelName; class: string } };
+  "turn.failed": { measurements: { duration_ms: number }; metadata: { channel: ChannelName; kind: string; class: string } };
   /** A workspace tool call and how it ended: ok, refused (out of reach), error (bad arguments, a failure). */
   "tool.call": { measurements: { duration_ms: number }; metadata: { channel: ChannelName; tool: string; outcome: "ok" | "refused" | "error" } };
   /** A sandbox change or access request decided: what it was, and how it ended. */
@@ -65,7 +65,7 @@ export interface TelemetryEvents {
   /** A turn that ran to an answer (what the dashboard's provider card and charts show). */
   "turn.done": {
     measurements: { duration_ms: number; input_tokens: number; output_tokens: number };
-    metadata: { channel: ChannelName; outcome: string };
+    metadata: { channel: ChannelName; kind: string; outcome: string };
   };
   /** One run of a scheduled job: how it ended, how late it started (0 on time), where its result went. */
   "job.run": {

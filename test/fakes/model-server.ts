@@ -90,6 +90,8 @@ export interface StreamSpec {
   incompleteReason?: "max_output_tokens" | "content_filter";
   /** Pause between writes, in ms (a slow model). */
   delayMs?: number;
+  /** After the write that carries the text chunk `after`, a pause of `ms` before the next write (a model that stalls mid-answer). */
+  stall?: { after: string; ms: number };
   /** Re-cut the body into writes of this many bytes, ignoring frame (and UTF-8) boundaries. */
   byteChunks?: number;
   /** Send the response headers, then not one byte until the client gives up: a model that never starts answering. */
@@ -129,6 +131,11 @@ export const reply = {
   stream: (spec: StreamSpec): ScriptedReply => ({ kind: "stream", spec }),
   /** Text chunks with a pause before each. */
   slow: (delayMs: number, ...chunks: string[]): ScriptedReply => ({ kind: "stream", spec: { text: chunks, delayMs } }),
+  /** A first text chunk at once, then `pauseMs` of silence, then the rest: a model that stalls after its first words. */
+  stutter: (first: string, pauseMs: number, ...rest: string[]): ScriptedReply => ({
+    kind: "stream",
+    spec: { text: [first, ...rest], stall: { after: first, ms: pauseMs } },
+  }),
   /** An HTTP error with an OpenAI-shaped body {error:{message,type,code}}. */
   status: (status: number, message = `fake model: HTTP ${status}`, headers?: Record<string, string>, code?: string): ScriptedReply => ({
     kind: "status",
@@ -340,10 +347,16 @@ function sseResponse(
   let pieces: Uint8Array[] = spec.silent ? [] : writes.map((w) => encoder.encode(w));
   if (spec.byteChunks && spec.byteChunks > 0) pieces = recut(pieces, spec.byteChunks);
   const run = async (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    const stallAt = spec.stall ? JSON.stringify(spec.stall.after).slice(1, -1) : undefined;
+    let stalled = false;
     for (const piece of pieces) {
       if (spec.delayMs) await Bun.sleep(spec.delayMs);
       if (recorded.aborted) return;
       controller.enqueue(piece);
+      if (stallAt !== undefined && !stalled && new TextDecoder().decode(piece).includes(stallAt)) {
+        stalled = true;
+        await Bun.sleep(spec.stall!.ms);
+      }
     }
     if (spec.end === "drop") {
       await Bun.sleep(5); // let the last chunk leave before the cut

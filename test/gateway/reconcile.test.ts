@@ -7,7 +7,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { remainderAfter } from "../../src/gateway/reconcile.ts";
-import { RESTART_INTRO, squared } from "../../src/gateway/turn.ts";
+import { RESTART_INTRO, squared } from "../../src/gateway/turn/replay.ts";
 import type { OutboxPart, OutboxPayload } from "../../src/store/outbox.ts";
 
 /** Delivered live parts of an interrupted reply, one per block source (a media part where `source` is null). */

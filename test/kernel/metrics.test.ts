@@ -16,8 +16,8 @@ describe("Metrics", () => {
     metrics.subscribe(telemetry);
     telemetry.emit("channel.message", { measurements: { count: 1 }, metadata: { channel: "telegram", direction: "inbound" } });
     telemetry.emit("channel.message", { measurements: { count: 2 }, metadata: { channel: "telegram", direction: "outbound" } });
-    telemetry.emit("turn.done", { measurements: { duration_ms: 1500, input_tokens: 300, output_tokens: 40 }, metadata: { channel: "telegram", outcome: "ok" } });
-    telemetry.emit("turn.failed", { measurements: { duration_ms: 90_000 }, metadata: { channel: "slack", class: "timeout" } });
+    telemetry.emit("turn.done", { measurements: { duration_ms: 1500, input_tokens: 300, output_tokens: 40 }, metadata: { channel: "telegram", kind: "conversation", outcome: "ok" } });
+    telemetry.emit("turn.failed", { measurements: { duration_ms: 90_000 }, metadata: { channel: "slack", kind: "conversation", class: "timeout" } });
     telemetry.emit("channel.webhook", { measurements: { fresh: 2, duplicate: 1, duration_ms: 3 }, metadata: { channel: "slack", outcome: "accepted" } });
     telemetry.emit("channel.webhook", { measurements: { fresh: 0, duplicate: 0, duration_ms: 0 }, metadata: { channel: "slack", outcome: "invalid_signature" } });
     telemetry.emit("channel.stream", { measurements: { chars: 30 }, metadata: { channel: "telegram", phase: "open", session_id: "s-1" } });

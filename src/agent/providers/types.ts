@@ -49,11 +49,19 @@ export type ProviderFault = FaultClass;
 
 const CUT_CODES = new Set(["truncated", "dropped", "idle_timeout", "max_output_tokens", "content_filter", "incomplete"]);
 const NETWORK_CODES = /^(E[A-Z]+|Connection\w*|FailedToOpenSocket|connect_timeout)$/;
+/**
+ * A refused key reported inside a stream that began with HTTP 200 (OpenAI's
+ * `invalid_api_key`, Anthropic's `authentication_error`), or an error chunk
+ * that carries the status as its code (OpenRouter): the key, not an outage.
+ */
+const AUTH_CODES = new Set(["invalid_api_key", "authentication_error", "invalid_authentication", "unauthorized", "permission_denied"]);
 
 /** The fault a status and code mean. */
 export function faultOf(status: number | undefined, code: string | undefined): ProviderFault {
   if (code === "insufficient_quota") return "quota";
   if (status !== undefined && status >= 400) return statusFault(status);
+  if (code !== undefined && AUTH_CODES.has(code)) return "auth";
+  if (code !== undefined && /^[45]\d\d$/.test(code)) return statusFault(Number(code));
   if (code === "first_byte_timeout") return "timeout";
   if (code !== undefined && CUT_CODES.has(code)) return "cut_off";
   if (code !== undefined && NETWORK_CODES.test(code)) return "unreachable";

@@ -3,24 +3,58 @@
  * their role gates. Handlers only talk to the services they are given; the
  * gateway decides when each runs (`/stop` at once, ahead of the queue).
  */
-import type { Persona } from "../../agent/soul/persona.ts";
+import type { Compactor } from "../../agent/compaction.ts";
 import { describeJob } from "../../agent/jobs/tools.ts";
+import type { SkillLibrary } from "../../agent/skills/library.ts";
+import type { Persona } from "../../agent/soul/persona.ts";
+import type { UltraMode } from "../../agent/ultra/engine.ts";
 import { sleep } from "../../kernel/wait.ts";
+import type { InboundMessage, ReplyPort, ReplyTarget } from "../../message/index.ts";
+import type { ConversationStore } from "../../store/conversations.ts";
 import type { Job } from "../../store/jobs.ts";
 import type { BackgroundWork } from "../background.ts";
 import type { Stopped } from "../queue.ts";
-import type { InboundMessage } from "../../message/index.ts";
-import type { Role } from "../trust.ts";
-import { SOUL_COMMAND } from "./soul.ts";
 import type { SandboxControl } from "../sandbox-control.ts";
+import type { Role, Standing } from "../trust.ts";
 import { SANDBOX_COMMAND } from "./sandbox.ts";
-import type { SkillLibrary } from "../../agent/skills/library.ts";
 import { SKILLS_COMMAND } from "./skills.ts";
+import { SOUL_COMMAND } from "./soul.ts";
 import { ULTRA_COMMAND } from "./ultra.ts";
 
 /** A command that cannot do what was asked, for a reason the user should read (not a fault): replied, not logged as an error. */
 export class CommandRefused extends Error {
   override name = "CommandRefused";
+}
+
+/** What `/background` starts: a detached turn for this sender in this conversation. */
+export interface BackgroundRequest {
+  message: InboundMessage;
+  /** Where the sender stands: what the role table offers the work. */
+  standing: Standing;
+  conversation: string;
+  target: ReplyTarget;
+  rawPort: ReplyPort;
+  prompt: string;
+}
+
+/** What the commands work with, handed by the composition root (read when a command runs: a reload applies). */
+export interface CommandServices {
+  background: BackgroundWork;
+  conversations: Pick<ConversationStore, "newWindow">;
+  /** The compactor of the provider in force, or null. */
+  compactor(): Compactor | null;
+  /** Start `/background` work; throws CommandRefused at the cap or while the agent restarts. */
+  startBackground(request: BackgroundRequest): number;
+  /** SOUL.md and its revisions, for /soul. */
+  persona?: Persona | null;
+  /** Ultra mode, for /ultra; absent: /ultra is not available. */
+  ultra?: UltraMode | null;
+  /** The skills the assistant learns, for /skills. */
+  skills?: SkillLibrary | null;
+  /** The workspace sandbox's state and confirmation codes (/sandbox, /confirm). */
+  sandbox?: SandboxControl | null;
+  /** Scheduled jobs still to run that were made in, or deliver to, a conversation (/tasks, /stop). */
+  upcomingJobs?(conversation: string): Job[];
 }
 
 export interface CommandContext {

@@ -1,33 +1,44 @@
 /**
- * One run of a scheduled job: a detached turn of the MainAgent (it reads the
- * target conversation's history but does not write the request into it),
- * whose answer is delivered through the outbox under the key
- * `job:<id>:<due time>`. A run that finds its key already recorded (it was
- * delivered, or recorded for sending, before a crash) is not run again: the
- * outbox finishes what is left of it, and the user gets it once.
+ * One run of a scheduled job: a detached turn of the one engine (kind
+ * `scheduled`: it reads the target conversation's history but does not write
+ * the request into it; `/stop` does not reach it), whose answer is delivered
+ * through the outbox under the key `job:<id>:<due time>`. A run that finds
+ * its key already recorded (it was delivered, or recorded for sending, before
+ * a crash) is not run again: the outbox finishes what is left of it, and the
+ * user gets it once.
  */
 import { formatLocal } from "../../agent/jobs/when.ts";
-import type { MainAgent } from "../../agent/agent.ts";
-import { type Sleep, sleep as realSleep } from "../../kernel/wait.ts";
-import type { ReplyTarget } from "../../message/index.ts";
+import type { Config } from "../../config/schema.ts";
+import type { Logger } from "../../kernel/log.ts";
+import type { GatewayChannel, ReplyTarget } from "../../message/index.ts";
 import type { Job } from "../../store/jobs.ts";
 import type { Outbox } from "../../store/outbox.ts";
-import type { AgentHandle, GatewayDeps } from "../deps.ts";
-import { faultMessage } from "../faults.ts";
-import { type Asker, audienceFor, senderOf, toolsForTurn } from "../tools.ts";
+import type { ChannelAccess } from "../deps.ts";
 import { roleOf, standingFor } from "../trust.ts";
+import type { TurnEngine, TurnOutcome } from "../turn/engine.ts";
 import { type JobRun, type RunOutcome, targetConversation } from "./scheduler.ts";
 
 export interface JobRunnerDeps {
-  gateway: GatewayDeps;
+  engine: TurnEngine;
+  channel(name: GatewayChannel): ChannelAccess | undefined;
+  /** The config in force: whoever made a job is judged by it when it runs. */
+  config(): Config;
   /** To see whether a run's delivery was recorded before a crash. */
-  outbox: Outbox;
-  sleep?: Sleep;
+  outbox: Pick<Outbox, "parts">;
+  log: Logger;
   now?: () => number;
 }
 
-/** How often a run due while the agent restarts looks again (ms). */
-const AGENT_POLL_MS = 500;
+/** What a run came to, from what its turn came to. */
+const RUN_OUTCOMES: Readonly<Record<TurnOutcome, RunOutcome>> = {
+  answered: "ok",
+  reacted: "ok",
+  empty_completion: "empty",
+  failed: "failed",
+  restarting: "failed",
+  cancelled: "stopped",
+  interrupted: "stopped",
+};
 
 /** The outbox key of one run's result: one per (job, due time). */
 export const runKey = (jobId: number, dueAt: number) => `job:${jobId}:${dueAt}`;
@@ -52,10 +63,8 @@ export function runPrompt(job: Job, dueAt: number, late: boolean, now: number): 
 
 /** The runner the scheduler calls for each claimed run. */
 export function jobRunner(deps: JobRunnerDeps): (run: JobRun) => Promise<RunOutcome> {
-  const g = deps.gateway;
-  const sleep = deps.sleep ?? realSleep;
   const now = deps.now ?? Date.now;
-  const log = g.log.child({ component: "jobs" });
+  const log = deps.log.child({ component: "jobs" });
 
   return async ({ job, dueAt, late, signal }) => {
     const key = runKey(job.id, dueAt);
@@ -64,99 +73,37 @@ export function jobRunner(deps: JobRunnerDeps): (run: JobRun) => Promise<RunOutc
       return "ok";
     }
     const channel = job.target.channel;
-    const access = g.channel(channel);
+    const access = deps.channel(channel);
     if (!access) {
       log.error("scheduled job not run: its target channel is not running", { job: job.id, channel });
       return "failed";
     }
-    const target: ReplyTarget = { chatId: job.target.chatId };
-    if (job.target.threadId !== undefined) target.threadId = job.target.threadId;
-    const rawPort = access.port(target);
-    const heading = runHeading(job, dueAt, late);
-    const deliver = (body: string) => g.delivery.say(channel, target, key, `${heading}\n\n${body}`, rawPort);
-
-    if (!g.agent.configured) {
-      await deliver("_It could not run: no model provider is configured (run `fermix setup`)._");
-      return "failed";
-    }
-    const agent = await liveAgent(g.agent, signal, sleep);
-    if (!agent) return "stopped";
-
     // Whoever made the job is judged by the config in force now: a former owner's job runs with no more than they have now.
-    const standing = standingFor(g.config, job.origin.channel, job.origin.senderId);
+    const standing = standingFor(deps.config(), job.origin.channel, job.origin.senderId);
     if (standing === null) {
       log.warn("scheduled job not run: whoever made it may no longer use the assistant", { job: job.id, channel: job.origin.channel });
       return "failed";
     }
-    const conversation = targetConversation(job);
-    const asker: Asker = { channel, chatId: job.target.chatId, senderId: job.origin.senderId, standing };
-    const audience = audienceFor(asker, "scheduled", (c, chatId) => g.sandbox?.store.sharedToolsOn(c, chatId) ?? false);
-    const role = roleOf(standing);
-    const scope = { channel, conversation, senderId: job.origin.senderId, role, audience };
-    let notices = 0;
-    const result = await agent.runTurn({
-      conversation,
-      channel,
+    const target: ReplyTarget = { chatId: job.target.chatId };
+    if (job.target.threadId !== undefined) target.threadId = job.target.threadId;
+    const heading = runHeading(job, dueAt, late);
+    const outcome = await deps.engine.run({
+      kind: "scheduled",
+      asker: { channel, chatId: job.target.chatId, senderId: job.origin.senderId, standing },
+      role: roleOf(standing),
+      conversation: targetConversation(job),
+      target,
+      replyKey: key,
+      rawPort: access.port(target),
       text: runPrompt(job, dueAt, late, now()),
       images: [],
-      sender: senderOf(asker, audience),
-      shared: !audience.direct,
-      tools: toolsForTurn(scope, g),
-      toolContext: {
-        port: g.delivery.durablePort(channel, target, `${key}:media`, rawPort),
-        channel,
-        conversation,
-        senderId: job.origin.senderId,
-        role,
-        target,
-        workspace: g.workspace,
-        idempotency: g.idempotency,
-        say: async (markdown) => {
-          await g.delivery.say(channel, target, `${key}:n${notices++}`, markdown, rawPort);
-        },
-      },
       signal,
-      detached: true,
+      frame: {
+        answer: (text) => `${heading}\n\n${text}`,
+        failure: (why) => `${heading}\n\n_It could not run._ ${why}`,
+        historyTag: `[scheduled job #${job.id}]`,
+      },
     });
-
-    switch (result.status) {
-      case "cancelled":
-        return "stopped";
-      case "failed":
-        g.agent.noteOutcome?.(false, result.failure);
-        log.error("scheduled job failed: the model request failed", { job: job.id, fault: result.failure?.fault ?? "server", reason: result.error ?? "unknown" });
-        await deliver(`_It could not run._ ${faultMessage(result.failure?.fault, false)}`);
-        return "failed";
-      case "empty":
-        g.agent.noteOutcome?.(true);
-        await deliver("_The model gave an empty answer._");
-        return "empty";
-    }
-    g.agent.noteOutcome?.(true);
-    const text = result.status === "step_limit" ? `${result.text}\n\n_(I stopped after too many tool steps.)_`.trim() : result.text;
-    if (text === "") return "ok"; // it only sent attachments: they were delivered as it went
-    // The answer joins the conversation and is recorded for delivery together: a crash after this
-    // finds the key recorded and does not run the job again.
-    const parts = g.db.transaction(() => {
-      g.conversations.append(conversation, "assistant", `[scheduled job #${job.id}] ${text}`);
-      return g.delivery.record(channel, target, key, `${heading}\n\n${text}`, 0);
-    })();
-    await g.delivery.send(parts, rawPort);
-    return "ok";
+    return RUN_OUTCOMES[outcome];
   };
 }
-
-/** The live agent, waiting while it restarts; null when the run is stopped first. */
-async function liveAgent(handle: AgentHandle, signal: AbortSignal, sleep: Sleep): Promise<MainAgent | null> {
-  for (;;) {
-    if (signal.aborted) return null;
-    const agent = handle.current();
-    if (agent) return agent;
-    try {
-      await sleep(AGENT_POLL_MS, signal);
-    } catch {
-      return null;
-    }
-  }
-}
-

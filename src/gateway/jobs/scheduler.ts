@@ -23,6 +23,7 @@ import type { Telemetry } from "../../kernel/telemetry.ts";
 import type { Job, JobStore } from "../../store/jobs.ts";
 import { nextRun } from "../../agent/jobs/when.ts";
 import type { BackgroundWork } from "../background.ts";
+import { TURN_KINDS } from "../turn/modes.ts";
 
 /** The time source and timers the scheduler uses: the system's, or a test's. */
 export interface Clock {
@@ -191,7 +192,8 @@ export class Scheduler {
             done();
           }
         },
-        stopping,
+        // /stop in the target conversation does not reach a job's run: only a shutdown interrupts it.
+        { signal: stopping, stoppable: TURN_KINDS.scheduled.stoppable },
       )
       .catch(() => {
         // Stopped while waiting for a slot: the run never started; it is pending again for the same due time.
