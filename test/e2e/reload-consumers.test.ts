@@ -75,3 +75,34 @@ test("after a reload: trust, the time zone, the sandbox settings, the default jo
   await telegram.waitForTexts(ALICE.id, (texts) => texts.some((t) => t.includes("And a third.")), 10_000);
   await until("an edit of the draft", () => telegram.calls("editMessageText").length > edits);
 });
+
+test("after a reload: the waiting status's delay and the model's vision are the new ones", async () => {
+  const model = await start.model();
+  const telegram = start.telegram();
+  const home = start.home();
+  const config = (o: { waitingMs: number; vision: boolean }) =>
+    providerToml(model.url, { vision: o.vision }) +
+    tomlTable("fermix_core.delivery", { waiting_notice_ms: o.waitingMs }) +
+    telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) +
+    ACP_OFF;
+  home.writeConfig(config({ waitingMs: 600_000, vision: true }));
+  await start.daemon(home);
+  // Before: a photo reaches the model.
+  model.reply(reply.text("A cat on a sofa."));
+  telegram.pushMessage(telegram.message.photo({ caption: "what is this?" }));
+  await telegram.waitForTexts(ALICE.id, (texts) => texts.includes("A cat on a sofa."), 10_000);
+
+  home.writeConfig(config({ waitingMs: 500, vision: false }));
+  expect(await controlRequest(home.home, { type: "reload" })).toMatchObject({ type: "reloaded", result: { ok: true } });
+
+  // The waiting status now shows after half a second of silence (before, ten minutes).
+  model.reply(reply.stutter("Hmm,", 2500, " let me answer: yes."));
+  telegram.pushMessage(telegram.message.text("is it?"));
+  await until("the waiting status", () => telegram.visibleTexts(ALICE.id).some((t) => t.includes("Still waiting for the model")), 8000);
+  await telegram.waitForTexts(ALICE.id, (texts) => texts.some((t) => t.includes("let me answer: yes.")), 10_000);
+  // A photo is now refused in plain words, and costs no model request.
+  const requests = model.requests.length;
+  telegram.pushMessage(telegram.message.photo({ caption: "and this?" }));
+  await telegram.waitForTexts(ALICE.id, (texts) => texts.some((t) => t.includes("I can't look at images")), 10_000);
+  expect(model.requests).toHaveLength(requests);
+});

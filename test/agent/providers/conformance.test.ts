@@ -307,6 +307,14 @@ for (const api of ["responses", "chat"] as const) {
       expect((error as Error).message).toContain(`provider "${name}"`);
     });
 
+    test("a refused key reported inside a 200 stream is the auth class, not a server fault", async () => {
+      fake.reply(reply.error("Incorrect API key provided", "invalid_api_key"));
+      const { error } = await failing(provider());
+      expect((error as ProviderError).fault).toBe("auth");
+      fake.reply(reply.error("The model is overloaded", "server_is_overloaded"));
+      expect(((await failing(provider())).error as ProviderError).fault).toBe("server");
+    });
+
     test("a response cut short by the token limit is a ProviderError coded max_output_tokens", async () => {
       fake.reply(reply.incomplete("trunc"));
       const { error } = await failing(provider());
