@@ -29,7 +29,8 @@ import type { ToolScope } from "../gateway/deps.ts";
 import { jobRunner } from "../gateway/jobs/run.ts";
 import { Scheduler, targetConversation } from "../gateway/jobs/scheduler.ts";
 import { targetResolver } from "../gateway/jobs/targets.ts";
-import { streamFactory } from "../gateway/presenter.ts";
+import { presenterFor, streamFactory } from "../gateway/presenter.ts";
+import { profileOf } from "../channels/registry.ts";
 import type { GatewayChannel, InboundMessage } from "../message/index.ts";
 import { ConversationQueue, ShutdownInterrupt } from "../gateway/queue.ts";
 import { TaskSupervisor } from "../gateway/supervisor.ts";
@@ -60,7 +61,8 @@ const CHECKPOINT_EVERY_MS = 1000;
 export interface CoreOptions {
   loaded: LoadedConfig;
   log: Logger;
-  presenter: Presenter;
+  /** How replies are rendered; default: each channel's dialect and limit from its profile. */
+  presenter?: Presenter;
   /** Stream replies on real channel turns (the daemon); off, each reply is delivered whole. */
   streaming?: boolean;
   providerDeps?: ProviderDeps;
@@ -123,7 +125,7 @@ export function buildCore(options: CoreOptions): Core {
   if (log.enabled("debug")) telemetry.onAny((event) => log.debug("telemetry", { event: event.name, ...event.metadata, ...event.measurements }));
 
   // How long a channel's inbound keys live follows the config in force.
-  const idempotency = new IdempotencyStore(db, { inboundTtlMs: (channel) => inboundTtlMs(live.config, channel) });
+  const idempotency = new IdempotencyStore(db, { inboundTtlMs: (channel) => inboundTtlMs(live.config, profileOf(channel as GatewayChannel)) });
   const sweepLog = log.child({ component: "retention" });
   const runSweep = (withInbox: boolean) => {
     const retention = { outboxDays: live.config.fermix_core.retention.outbox_days, inboxDays: live.config.fermix_core.retention.inbox_days };
@@ -148,7 +150,8 @@ export function buildCore(options: CoreOptions): Core {
   const channels = new Map<GatewayChannel, ChannelAccess>();
   const delivery = new Delivery({
     outbox,
-    presenter: options.presenter,
+    presenter: options.presenter ?? presenterFor(profileOf),
+    channels: profileOf,
     rawPort: (channel, target) => channels.get(channel)?.port(target),
     spoolDir: join(paths.home, "spool"),
     telemetry,
@@ -232,13 +235,13 @@ export function buildCore(options: CoreOptions): Core {
   });
   const configDependent = (current: LoadedConfig) => ({
     compactor: agents.compactor,
-    ...(options.streaming ? { stream: streamFactory({ channels: current.config.fermix_channels, telemetry, log, maxParts: current.config.fermix_core.max_reply_parts }) } : {}),
+    ...(options.streaming ? { stream: streamFactory({ channels: current.config.fermix_channels, facts: profileOf, telemetry, log, maxParts: current.config.fermix_core.max_reply_parts }) } : {}),
     vision: agents.primary?.config.vision ?? true,
     model: agents.primary?.config.model ?? "none",
     waitingNoticeMs: current.config.fermix_core.delivery.waiting_notice_ms,
     transcription: createTranscription(transcriptionSettings(current.config)),
   });
-  const resolveTarget = targetResolver({ config: () => live.config, conversations, running: (channel) => channels.has(channel) });
+  const resolveTarget = targetResolver({ config: () => live.config, channels: profileOf, conversations, running: (channel) => channels.has(channel) });
   // Tools each feature offers a turn, one line per feature.
   const features: Array<(scope: ToolScope) => Tool[]> = [
     (scope) => sandbox.tools(scope),
@@ -264,6 +267,7 @@ export function buildCore(options: CoreOptions): Core {
     ...configDependent(loaded),
     db,
     channel: (name) => channels.get(name),
+    profiles: profileOf,
     agent: agents,
     conversations,
     inbox,
@@ -299,6 +303,7 @@ export function buildCore(options: CoreOptions): Core {
       whatsapp: config.fermix_channels.whatsapp.album_debounce_ms,
       telegram: config.fermix_channels.telegram.album_debounce_ms,
     },
+    viaWebhook: (channel) => profileOf(channel).mode === "webhook",
     telemetry,
     log: log.child({ component: "dispatch" }),
   });

@@ -22,6 +22,7 @@ import type { IdempotencyStore } from "../store/idempotency.ts";
 import type { Inbox } from "../store/inbox.ts";
 import type { Job } from "../store/jobs.ts";
 import type { BackgroundWork } from "./background.ts";
+import type { ChannelLookup } from "./channel-facts.ts";
 import type { Delivery, TextFile } from "./delivery.ts";
 import type { ConversationQueue } from "./queue.ts";
 import type { Audience } from "./roles.ts";
@@ -87,6 +88,8 @@ export interface GatewayDeps {
   config: Config;
   db: Database;
   channel: (name: GatewayChannel) => ChannelAccess | undefined;
+  /** What each channel is (its profile): who is authorized on it, whether it has commands, how it shows a turn. */
+  profiles: ChannelLookup;
   agent: AgentHandle;
   compactor: Compactor | null;
   conversations: ConversationStore;

@@ -86,7 +86,7 @@ export class Gateway {
     const { deps } = this;
     const log = deps.log.child({ channel: message.channel });
     // Step 2: authorize. A denied sender gets nothing, and nothing is downloaded.
-    const standing = standingFor(deps.config, message.channel, message.senderId, message.senderAliases);
+    const standing = standingFor(deps.config, deps.profiles(message.channel), message.senderId, message.senderAliases);
     if (standing === null) {
       log.info("message from an unauthorized sender dropped", { sender: message.senderId });
       deps.onUnknownSender?.(message);
@@ -136,8 +136,8 @@ export class Gateway {
       });
 
     const conversation = conversationKey(message);
-    // Step 5: commands. An unknown /word is ordinary text for the agent; ACP has no commands.
-    const parsed = message.channel === "acp" ? null : parseCommand(message.text);
+    // Step 5: commands. An unknown /word is ordinary text for the agent; a channel without commands (an editor) has none.
+    const parsed = deps.profiles(message.channel).commands ? parseCommand(message.text) : null;
     const command = parsed ? findCommand(parsed.name) : undefined;
     if (parsed && command) {
       deps.telemetry.emit("command.received", { measurements: { count: 1 }, metadata: { channel: message.channel, command: command.name } });
@@ -250,7 +250,7 @@ export class Gateway {
   ): Promise<TurnOutcome> {
     const ultra = this.deps.ultra;
     if (!ultra) throw new CommandRefused("Ultra mode is not available here.");
-    return runUltraTurn(this.turns, ultra, { ...turn, signal, text: prompt, images }, this.deps.log.child({ channel: turn.message.channel }));
+    return runUltraTurn(this.turns, ultra, { ...turn, signal, text: prompt, images }, this.deps.log.child({ channel: turn.message.channel }), this.deps.profiles(turn.message.channel).streaming !== null);
   }
 
   private commandContext(

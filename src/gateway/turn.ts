@@ -90,7 +90,7 @@ export class TurnRunner {
     // On a channel that cannot take messages back, a replay does not stream: its answer is squared with what was sent first.
     const stream =
       turn.stream ??
-      (message.channel === "cli" || reconcile
+      (deps.profiles(message.channel).streaming === null || reconcile
         ? null
         : (deps.stream?.({
             channel: message.channel,
@@ -274,7 +274,7 @@ export class TurnRunner {
   private waitingNotice(turn: TurnInput): { answered(): Promise<void> } {
     const ms = this.deps.waitingNoticeMs ?? 0;
     const channel = turn.message.channel;
-    if (ms <= 0 || channel === "cli" || channel === "acp") return { answered: async () => {} };
+    if (ms <= 0 || this.deps.profiles(channel).streaming === null) return { answered: async () => {} };
     let notice: Promise<SentMessage | undefined> | undefined;
     let over = false;
     const timer = setTimeout(() => {

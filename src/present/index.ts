@@ -6,7 +6,10 @@
 export { type Clock, systemClock } from "./clock.ts";
 export { type AttachmentSender, type DeliverOptions, deliverReply, sendRendered, tempFileSender } from "./deliver.ts";
 export { editWithFallback, sendWithFallback } from "./fallback.ts";
-export { measureFor, PLATFORMS, type Platform, telegramLength, utf16Length } from "./measure.ts";
+export { type Dialect, PartRenderer, renderUnits } from "./dialects/base.ts";
+export { markdown } from "./dialects/markdown.ts";
+export { plain } from "./dialects/plain.ts";
+export { measureFor, type TextProfile, utf16Length } from "./measure.ts";
 export { type ParsedReply, parseMarkdown } from "./markdown.ts";
 export {
   plainChunks,

@@ -2,7 +2,8 @@
  * What is configured now, in words, per setup step: each step of the wizard
  * (and of the web page) shows it before asking. Secrets appear only as "set".
  */
-import { allowlistKey, channelReadiness } from "../config/channels.ts";
+import { profileOf } from "../channels/registry.ts";
+import { channelReadiness } from "../config/channels.ts";
 import { resolveHttp } from "../config/http.ts";
 import type { Env } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
@@ -19,11 +20,12 @@ export function describeProvider(config: Config): string {
 }
 
 export function describeChannel(config: Config, name: SetupChannel): string {
-  const readiness = channelReadiness(config, name);
+  const profile = profileOf(name);
+  const readiness = channelReadiness(config, name, profile);
   if (readiness.kind === "disabled") return "off";
   const section = config.fermix_channels[name] as Record<string, unknown>;
   const owner = typeof section.owner_user_id === "string" ? `owner ${section.owner_user_id}` : undefined;
-  const allowed = (section[allowlistKey(name)] as string[] | undefined) ?? [];
+  const allowed = profile.allowlistKey === undefined ? [] : ((section[profile.allowlistKey] as string[] | undefined) ?? []);
   const who = [owner, allowed.length > 0 ? `${allowed.length} allowed` : undefined].filter(Boolean).join(", ");
   if (readiness.kind === "unconfigured") return `on, but missing ${readiness.missing.join(", ")}${who ? ` (${who})` : ""}`;
   if (readiness.kind === "refused") return "on, but nobody may talk to it (no owner or allowlist)";

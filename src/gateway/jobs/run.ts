@@ -83,13 +83,13 @@ export function jobRunner(deps: JobRunnerDeps): (run: JobRun) => Promise<RunOutc
     if (!agent) return "stopped";
 
     // Whoever made the job is judged by the config in force now: a former owner's job runs with no more than they have now.
-    const standing = standingFor(g.config, job.origin.channel, job.origin.senderId);
+    const standing = standingFor(g.config, g.profiles(job.origin.channel), job.origin.senderId);
     if (standing === null) {
       log.warn("scheduled job not run: whoever made it may no longer use the assistant", { job: job.id, channel: job.origin.channel });
       return "failed";
     }
     const conversation = targetConversation(job);
-    const asker: Asker = { channel, chatId: job.target.chatId, senderId: job.origin.senderId, standing };
+    const asker: Asker = { channel, chatId: job.target.chatId, senderId: job.origin.senderId, standing, direct: g.profiles(channel).isDirect({ chatId: job.target.chatId, senderId: job.origin.senderId }) };
     const audience = audienceFor(asker, "scheduled", (c, chatId) => g.sandbox?.store.sharedToolsOn(c, chatId) ?? false);
     const role = roleOf(standing);
     const scope = { channel, conversation, senderId: job.origin.senderId, role, audience };

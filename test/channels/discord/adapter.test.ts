@@ -15,6 +15,7 @@ import { DISCORD_MEDIA_CAP } from "../../../src/channels/discord/outbound.ts";
 import { learntBotIdKey } from "../../../src/channels/discord/session.ts";
 import { MediaTooLarge } from "../../../src/channels/net.ts";
 import { HandoffUnavailable, type OutboundText, type ReplyTarget } from "../../../src/message/index.ts";
+import { discordProfile } from "../../../src/channels/discord/profile.ts";
 import { deliverReply } from "../../../src/present/index.ts";
 import { runAdapterContract } from "../../contract/adapter.contract.ts";
 import {
@@ -213,7 +214,7 @@ describe("discord adapter", () => {
       expect(markdown.length).toBeGreaterThan(2400);
       expect(markdown.length).toBeLessThan(2600);
       const target: ReplyTarget = { chatId: DISCORD_DM };
-      await deliverReply(adapter.replyPort(target), "discord", markdown);
+      await deliverReply(adapter.replyPort(target), discordProfile.text, markdown);
       const sent = fake.visible(DISCORD_DM);
       expect(sent).toHaveLength(2);
       expect(sent.every((m) => m.content.length <= 2000)).toBe(true);
