@@ -31,6 +31,7 @@ import type {
 } from "../message/index.ts";
 import type { Database } from "bun:sqlite";
 import type { IngestOptions, IngestOutcome } from "../gateway/ingest.ts";
+import type { WebhookHandler } from "./webhook.ts";
 
 /** One line of `fermix doctor` a channel adds about itself. */
 export interface DoctorFinding {
@@ -56,6 +57,8 @@ export interface ChannelProfile extends ChannelFacts {
   readonly capabilities: ReplyCapabilities;
   /** Largest inbound attachment it downloads, in bytes. */
   readonly inboundMediaCap: number;
+  /** Its webhook route, where its platform posts to one (src/http/webhooks mounts it). */
+  readonly webhook?: WebhookHandler;
   /** What `fermix doctor` checks besides its config (a helper program on PATH); absent: nothing. */
   doctor?(config: Config, env: Env): DoctorFinding[];
 }

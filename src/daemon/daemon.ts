@@ -204,7 +204,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           config: () => loaded.config,
           submit: (channel, items) => core.dispatcher.submit(channel, items),
           log: log.child({ component: "webhook" }),
-          slackBotInThread: (channel, threadTs) => core.outbox.hasRepliedInThread("slack", channel, threadTs),
+          repliedInThread: (channel, chatId, threadId) => core.outbox.hasRepliedInThread(channel, chatId, threadId),
           telemetry: core.telemetry,
         }),
       ],

@@ -10,6 +10,7 @@ import { utf16Length } from "../../present/measure.ts";
 import type { ChannelProfile } from "../types.ts";
 import { slackDialect } from "./dialect.ts";
 import { SLACK_MAX_SKEW_SECONDS } from "./verify.ts";
+import { slackWebhook } from "./webhook.ts";
 
 /**
  * Common built-in reactions: Slack's shortcode name and the emoji it shows.
@@ -49,4 +50,5 @@ export const slackProfile: ChannelProfile = {
   // A signed request stays acceptable for Slack's signature window.
   acceptanceWindowMs: () => SLACK_MAX_SKEW_SECONDS * 1000,
   inboundMediaCap: 100 * MB,
+  webhook: slackWebhook,
 };

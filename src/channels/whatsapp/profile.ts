@@ -9,6 +9,7 @@ import { MB } from "../../kernel/sizes.ts";
 import { utf16Length } from "../../present/measure.ts";
 import type { ChannelProfile } from "../types.ts";
 import { whatsAppDialect } from "./dialect.ts";
+import { whatsAppWebhook } from "./webhook.ts";
 
 export const whatsAppProfile: ChannelProfile = {
   name: "whatsapp",
@@ -29,4 +30,5 @@ export const whatsAppProfile: ChannelProfile = {
   // A signed capture is replayable as long as a message that old is accepted.
   acceptanceWindowMs: (config) => config.fermix_channels.whatsapp.max_message_age_hours * 3_600_000,
   inboundMediaCap: 25 * MB,
+  webhook: whatsAppWebhook,
 };
