@@ -31,6 +31,7 @@ import type {
 } from "../message/index.ts";
 import type { Database } from "bun:sqlite";
 import type { IngestOptions, IngestOutcome } from "../gateway/ingest.ts";
+import type { ChannelSetup } from "./setup.ts";
 import type { WebhookHandler } from "./webhook.ts";
 
 /** One line of `fermix doctor` a channel adds about itself. */
@@ -57,8 +58,12 @@ export interface ChannelProfile extends ChannelFacts {
   readonly capabilities: ReplyCapabilities;
   /** Largest inbound attachment it downloads, in bytes. */
   readonly inboundMediaCap: number;
+  /** The key of the credential its platform checks at start (health says when it is refused); absent: none. */
+  readonly credentialKey?: string;
   /** Its webhook route, where its platform posts to one (src/http/webhooks mounts it). */
   readonly webhook?: WebhookHandler;
+  /** Its keys, wizard questions and owner pairing for setup (src/channels/<name>/setup.ts); absent: setup leaves it alone. */
+  readonly setup?: ChannelSetup;
   /** What `fermix doctor` checks besides its config (a helper program on PATH); absent: nothing. */
   doctor?(config: Config, env: Env): DoctorFinding[];
 }

@@ -38,12 +38,12 @@ export function describeTranscription(config: Config): string {
   return `${t.backend ?? "openai"}${t.model ? `, ${t.model}` : ""}, ${t.api_key ? "key set" : "no key of its own"}`;
 }
 
-/** Where a webhook channel's platform must send events: the local address, and the public one to register. */
-export function webhookHint(config: Config, env: Env, channel: "whatsapp" | "slack"): string {
+/** Where a webhook channel's platform must send events (its route, `path`): the local address, and the public one to register. */
+export function webhookHint(config: Config, env: Env, path: string): string {
   const { hostname, port } = resolveHttp(env, config.fermix_core.http);
   return (
-    `Register https://<your public host>/webhook/${channel} with the platform, served by a TLS reverse proxy ` +
-    `that forwards to http://${hostname}:${port}/webhook/${channel}. ` +
+    `Register https://<your public host>${path} with the platform, served by a TLS reverse proxy ` +
+    `that forwards to http://${hostname}:${port}${path}. ` +
     `The daemon listens on ${hostname}; set FERMIX_HTTP_BIND (or [fermix_core.http] bind) to an address the proxy reaches.`
   );
 }

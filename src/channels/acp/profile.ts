@@ -9,6 +9,7 @@ import { MB } from "../../kernel/sizes.ts";
 import { markdown } from "../../present/dialects/markdown.ts";
 import { utf16Length } from "../../present/measure.ts";
 import type { ChannelProfile } from "../types.ts";
+import { acpSetup } from "./setup.ts";
 
 export const acpProfile: ChannelProfile = {
   name: "acp",
@@ -26,4 +27,5 @@ export const acpProfile: ChannelProfile = {
   requiredKeys: [],
   acceptanceWindowMs: () => 0,
   inboundMediaCap: 20 * MB,
+  setup: acpSetup,
 };

@@ -8,6 +8,7 @@ import { MB } from "../../kernel/sizes.ts";
 import { markdown } from "../../present/dialects/markdown.ts";
 import { utf16Length } from "../../present/measure.ts";
 import type { ChannelProfile } from "../types.ts";
+import { discordSetup } from "./setup.ts";
 
 export const discordProfile: ChannelProfile = {
   name: "discord",
@@ -22,10 +23,12 @@ export const discordProfile: ChannelProfile = {
   commands: true,
   // A DM channel's id is not its user's: without a message in hand (whose guild_id says), no chat reads as direct.
   isDirect: () => false,
+  credentialKey: "bot_token",
   requiredKeys: ["bot_token"],
   allowlistKey: "allowed_user_ids",
   ownerKey: "owner_user_id",
   // Messages arrive over the Gateway: no replayable capture.
   acceptanceWindowMs: () => 0,
   inboundMediaCap: 25 * MB,
+  setup: discordSetup,
 };

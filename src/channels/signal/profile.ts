@@ -9,6 +9,7 @@ import { MB } from "../../kernel/sizes.ts";
 import { plain } from "../../present/dialects/plain.ts";
 import { utf16Length } from "../../present/measure.ts";
 import type { ChannelProfile } from "../types.ts";
+import { signalSetup } from "./setup.ts";
 import { findSignalCli } from "./files.ts";
 import { GROUP_PREFIX } from "./inbound.ts";
 
@@ -36,4 +37,5 @@ export const signalProfile: ChannelProfile = {
     const found = findSignalCli(config.fermix_channels.signal.cli_path, env);
     return [{ check: "channel signal signal-cli", status: found.ok ? "ok" : "fail", detail: found.ok ? found.path : found.reason }];
   },
+  setup: signalSetup,
 };

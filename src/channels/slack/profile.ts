@@ -8,6 +8,7 @@
 import { MB } from "../../kernel/sizes.ts";
 import { utf16Length } from "../../present/measure.ts";
 import type { ChannelProfile } from "../types.ts";
+import { slackSetup } from "./setup.ts";
 import { slackDialect } from "./dialect.ts";
 import { SLACK_MAX_SKEW_SECONDS } from "./verify.ts";
 import { slackWebhook } from "./webhook.ts";
@@ -44,6 +45,7 @@ export const slackProfile: ChannelProfile = {
   commands: true,
   // A DM channel's id starts with D.
   isDirect: ({ chatId }) => chatId.startsWith("D"),
+  credentialKey: "bot_token",
   requiredKeys: ["bot_token", "signing_secret"],
   allowlistKey: "allowed_user_ids",
   ownerKey: "owner_user_id",
@@ -51,4 +53,5 @@ export const slackProfile: ChannelProfile = {
   acceptanceWindowMs: () => SLACK_MAX_SKEW_SECONDS * 1000,
   inboundMediaCap: 100 * MB,
   webhook: slackWebhook,
+  setup: slackSetup,
 };

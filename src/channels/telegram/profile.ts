@@ -7,6 +7,7 @@
 import type { ReactionTypeEmoji } from "grammy/types";
 import { MB } from "../../kernel/sizes.ts";
 import type { ChannelProfile } from "../types.ts";
+import { telegramSetup } from "./setup.ts";
 import { telegramDialect, telegramLength } from "./dialect.ts";
 
 /** The emoji a bot may react with (Bot API ReactionTypeEmoji). ❤ is U+2764 without FE0F. */
@@ -31,6 +32,7 @@ export const telegramProfile: ChannelProfile = {
   commands: true,
   // A private chat's id is its user's id; a group's is negative.
   isDirect: ({ chatId, senderId }) => chatId === senderId,
+  credentialKey: "bot_token",
   requiredKeys: ["bot_token"],
   allowlistKey: "allowed_user_ids",
   ownerKey: "owner_user_id",
@@ -38,4 +40,5 @@ export const telegramProfile: ChannelProfile = {
   acceptanceWindowMs: () => 0,
   // Bots may download files up to 20 MB (getFile's limit).
   inboundMediaCap: 20 * MB,
+  setup: telegramSetup,
 };

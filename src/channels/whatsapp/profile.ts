@@ -8,6 +8,7 @@
 import { MB } from "../../kernel/sizes.ts";
 import { utf16Length } from "../../present/measure.ts";
 import type { ChannelProfile } from "../types.ts";
+import { whatsAppSetup } from "./setup.ts";
 import { whatsAppDialect } from "./dialect.ts";
 import { whatsAppWebhook } from "./webhook.ts";
 
@@ -24,6 +25,7 @@ export const whatsAppProfile: ChannelProfile = {
   commands: true,
   // The Cloud API has no group chats: every conversation is one sender's.
   isDirect: () => true,
+  credentialKey: "access_token",
   requiredKeys: ["access_token", "phone_number_id", "verify_token", "app_secret"],
   allowlistKey: "allowed_sender_ids",
   ownerKey: "owner_user_id",
@@ -31,4 +33,5 @@ export const whatsAppProfile: ChannelProfile = {
   acceptanceWindowMs: (config) => config.fermix_channels.whatsapp.max_message_age_hours * 3_600_000,
   inboundMediaCap: 25 * MB,
   webhook: whatsAppWebhook,
+  setup: whatsAppSetup,
 };
