@@ -105,12 +105,12 @@ export interface AdapterContext {
    * under the message with each button's `data` as the platform's callback id,
    * and maps a tap to a ButtonPress whose chatId/threadId are what its
    * messages get (so the conversation key matches), `direct` for a DM.
-   * Telegram: callback_query → answerCallbackQuery. Discord: INTERACTION_CREATE
-   * type 3 → press({ channel: "discord", chatId, threadId, senderId:
-   * (member?.user ?? user).id, messageId: message.id, data: data.custom_id,
-   * direct: guild_id === undefined }), then the interaction callback: type 4
-   * with flags 64 (ephemeral) and content = text, or type 7 with components []
-   * once `done`.
+   * Telegram: callback_query → answerCallbackQuery (src/channels/telegram/).
+   * Discord: INTERACTION_CREATE type 3 → a press from (member?.user ?? user).id
+   * on message.id with data.custom_id, direct when guild_id is absent, then
+   * the interaction callback: type 4 with flags 64 (ephemeral) and content =
+   * text, or type 7 with components [] once `done`
+   * (src/channels/discord/interaction.ts).
    */
   press?(press: ButtonPress): Promise<PressResult>;
 }
