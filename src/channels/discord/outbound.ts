@@ -148,7 +148,8 @@ export function discordReplyPort(target: ReplyTarget, deps: DiscordPortDeps): Re
       const caption = media.caption?.trim() ?? "";
       const body: RESTPostAPIChannelMessageJSONBody = {
         ...envelope(media.notify),
-        attachments: [{ id: 0, filename: media.filename }],
+        // The id names the upload's part, files[0]; Discord's OpenAPI spec types it a string (a snowflake), never a number.
+        attachments: [{ id: "0", filename: media.filename }],
         ...(caption && caption.length <= DISCORD_TEXT_LIMIT ? { content: caption } : {}),
       };
       const sent = await deps.api.createMessage(channel, body, [{ filename: media.filename, mime: media.mime, bytes }]);

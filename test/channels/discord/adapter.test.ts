@@ -252,7 +252,7 @@ describe("discord adapter", () => {
       expect(adapter.capabilities).toEqual({ edit: true, delete: true, react: "any", media: true, typing: true, buttons: true });
     });
 
-    test("a file goes out as a multipart upload: payload_json with the attachment, files[0] with the bytes", async () => {
+    test("a file goes out as a multipart upload: payload_json with the attachment (its id the string \"0\", naming files[0]), files[0] with the bytes", async () => {
       await setup({}, {}, false);
       const path = join(scratch, "chart.png");
       const bytes = new Uint8Array(4096).map((_, i) => i % 251);
@@ -263,7 +263,7 @@ describe("discord adapter", () => {
       expect(JSON.parse(String(call.body.payload_json))).toEqual({
         flags: MessageFlags.SuppressEmbeds,
         allowed_mentions: { parse: ["users"], replied_user: false },
-        attachments: [{ id: 0, filename: "chart.png" }],
+        attachments: [{ id: "0", filename: "chart.png" }],
         content: "the chart",
       });
       expect(call.files.map((f) => [f.field, f.filename, f.type, f.size])).toEqual([["files[0]", "chart.png", "image/png", 4096]]);
