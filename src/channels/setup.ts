@@ -125,3 +125,31 @@ export interface ChannelSetup {
   /** Its owner can be paired by a message to the bot. */
   pairing?: OwnerPairing;
 }
+
+/** One question of a channel's wizard step, for channels whose step is a plain sequence. */
+export type Question =
+  /** A credential for `key` (empty keeps the stored one). */
+  | { secret: string; label: string }
+  /** A value for `key`, checked by the config loader; `optional`: empty passes. */
+  | { text: string; label: string; optional?: boolean }
+  /** The owner's id, with how to find it. */
+  | { owner: string }
+  /** A note shown, not asked (where to register a webhook). */
+  | { note: (kit: WizardKit) => string; title: string };
+
+/** A wizard step asking `questions` in turn; a key left as stored is not among the answers. */
+export function askInTurn(questions: readonly Question[]): (kit: WizardKit) => Promise<Record<string, unknown>> {
+  return async (kit) => {
+    const values: Record<string, unknown> = {};
+    const put = (key: string, value: string | undefined) => {
+      if (value !== undefined) values[key] = value;
+    };
+    for (const question of questions) {
+      if ("secret" in question) put(question.secret, await kit.credential(question.secret, question.label));
+      else if ("text" in question) put(question.text, await kit.text(question.text, question.label, question.optional));
+      else if ("owner" in question) put("owner_user_id", await kit.owner(question.owner));
+      else kit.prompts.note(question.note(kit), question.title);
+    }
+    return values;
+  };
+}

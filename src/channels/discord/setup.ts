@@ -3,7 +3,7 @@
  * and the wizard's questions — the bot token, the bot's own id, and the
  * owner's user id.
  */
-import type { ChannelSetup } from "../setup.ts";
+import { askInTurn, type ChannelSetup } from "../setup.ts";
 
 export const discordSetup: ChannelSetup = {
   label: "Discord",
@@ -16,14 +16,9 @@ export const discordSetup: ChannelSetup = {
     { key: "allowed_user_ids", kind: "list", help: "other user ids that may talk to it, comma-separated", label: "Others allowed" },
     { key: "api_base", kind: "string", help: "the REST API root (default https://discord.com/api/v10)", label: "REST API root", advanced: true },
   ],
-  async ask(kit) {
-    const values: Record<string, unknown> = {};
-    const put = (key: string, value: unknown) => {
-      if (value !== undefined) values[key] = value;
-    };
-    put("bot_token", await kit.credential("bot_token", "Bot token"));
-    put("bot_user_id", await kit.text("bot_user_id", "The bot's user id (optional)", true));
-    put("owner_user_id", await kit.owner("For Discord it is your user id (Developer Mode → Copy User ID)."));
-    return values;
-  },
+  ask: askInTurn([
+    { secret: "bot_token", label: "Bot token" },
+    { text: "bot_user_id", label: "The bot's user id (optional)", optional: true },
+    { owner: "For Discord it is your user id (Developer Mode → Copy User ID)." },
+  ]),
 };

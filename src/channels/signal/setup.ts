@@ -3,7 +3,7 @@
  * the wizard's questions — the number registered with signal-cli, where
  * signal-cli is, and the owner's number or UUID.
  */
-import type { ChannelSetup } from "../setup.ts";
+import { askInTurn, type ChannelSetup } from "../setup.ts";
 
 export const signalSetup: ChannelSetup = {
   label: "Signal",
@@ -15,14 +15,9 @@ export const signalSetup: ChannelSetup = {
     { key: "owner_user_id", kind: "string", help: "your Signal number or UUID", flag: "owner", label: "Owner id" },
     { key: "allowed_sender_ids", kind: "list", help: "other numbers or UUIDs that may talk to it, comma-separated", label: "Others allowed" },
   ],
-  async ask(kit) {
-    const values: Record<string, unknown> = {};
-    const put = (key: string, value: unknown) => {
-      if (value !== undefined) values[key] = value;
-    };
-    put("account", await kit.text("account", "The bot's Signal number, registered with signal-cli (e.g. +15550001111)"));
-    put("cli_path", await kit.text("cli_path", "signal-cli executable", true));
-    put("owner_user_id", await kit.owner("For Signal it is your number or your UUID."));
-    return values;
-  },
+  ask: askInTurn([
+    { text: "account", label: "The bot's Signal number, registered with signal-cli (e.g. +15550001111)" },
+    { text: "cli_path", label: "signal-cli executable", optional: true },
+    { owner: "For Signal it is your number or your UUID." },
+  ]),
 };

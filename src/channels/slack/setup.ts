@@ -3,7 +3,7 @@
  * the wizard's questions — the bot token and signing secret, the owner's
  * member id, and where the Events API must send its webhooks.
  */
-import type { ChannelSetup } from "../setup.ts";
+import { askInTurn, type ChannelSetup } from "../setup.ts";
 
 export const slackSetup: ChannelSetup = {
   label: "Slack",
@@ -16,15 +16,10 @@ export const slackSetup: ChannelSetup = {
     { key: "allowed_user_ids", kind: "list", help: "other member ids that may talk to it, comma-separated", label: "Others allowed" },
     { key: "api_url", kind: "string", help: "the Web API root (default https://slack.com/api/)", label: "Web API root", advanced: true },
   ],
-  async ask(kit) {
-    const values: Record<string, unknown> = {};
-    const put = (key: string, value: unknown) => {
-      if (value !== undefined) values[key] = value;
-    };
-    put("bot_token", await kit.credential("bot_token", "Bot token (xoxb-…)"));
-    put("signing_secret", await kit.credential("signing_secret", "Signing secret"));
-    put("owner_user_id", await kit.owner("For Slack it is your member id (U…), under your profile's ⋮ menu."));
-    kit.prompts.note(`${kit.webhookHint()} Subscribe to message.im and app_mention.`, "Slack Events API");
-    return values;
-  },
+  ask: askInTurn([
+    { secret: "bot_token", label: "Bot token (xoxb-…)" },
+    { secret: "signing_secret", label: "Signing secret" },
+    { owner: "For Slack it is your member id (U…), under your profile's ⋮ menu." },
+    { note: (kit) => `${kit.webhookHint()} Subscribe to message.im and app_mention.`, title: "Slack Events API" },
+  ]),
 };

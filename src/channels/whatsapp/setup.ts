@@ -3,7 +3,7 @@
  * and the wizard's questions — the Cloud API credentials, the owner's
  * number, and where Meta must send the webhooks.
  */
-import type { ChannelSetup } from "../setup.ts";
+import { askInTurn, type ChannelSetup } from "../setup.ts";
 
 export const whatsAppSetup: ChannelSetup = {
   label: "WhatsApp",
@@ -18,17 +18,12 @@ export const whatsAppSetup: ChannelSetup = {
     { key: "allowed_sender_ids", kind: "list", help: "other numbers that may talk to it, comma-separated", label: "Others allowed" },
     { key: "graph_api_base", kind: "string", help: "the Graph API root (default https://graph.facebook.com/v21.0)", label: "Graph API root", advanced: true },
   ],
-  async ask(kit) {
-    const values: Record<string, unknown> = {};
-    const put = (key: string, value: unknown) => {
-      if (value !== undefined) values[key] = value;
-    };
-    put("access_token", await kit.credential("access_token", "Cloud API access token"));
-    put("phone_number_id", await kit.text("phone_number_id", "Phone number id"));
-    put("verify_token", await kit.credential("verify_token", "Webhook verify token (any string you choose; the same goes in Meta's app settings)"));
-    put("app_secret", await kit.credential("app_secret", "App secret (signs the webhooks)"));
-    put("owner_user_id", await kit.owner("For WhatsApp it is your number, digits only (e.g. 15550001111)."));
-    kit.prompts.note(kit.webhookHint(), "WhatsApp webhook");
-    return values;
-  },
+  ask: askInTurn([
+    { secret: "access_token", label: "Cloud API access token" },
+    { text: "phone_number_id", label: "Phone number id" },
+    { secret: "verify_token", label: "Webhook verify token (any string you choose; the same goes in Meta's app settings)" },
+    { secret: "app_secret", label: "App secret (signs the webhooks)" },
+    { owner: "For WhatsApp it is your number, digits only (e.g. 15550001111)." },
+    { note: (kit) => kit.webhookHint(), title: "WhatsApp webhook" },
+  ]),
 };
