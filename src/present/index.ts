@@ -6,9 +6,7 @@
 export { type Clock, systemClock } from "./clock.ts";
 export { type AttachmentSender, type DeliverOptions, deliverReply, sendRendered, tempFileSender } from "./deliver.ts";
 export { editWithFallback, sendWithFallback } from "./fallback.ts";
-export { type Dialect, PartRenderer, renderUnits } from "./dialects/base.ts";
-export { markdown } from "./dialects/markdown.ts";
-export { plain } from "./dialects/plain.ts";
+export { type Dialect } from "./dialects/base.ts";
 export { measureFor, type TextProfile, utf16Length } from "./measure.ts";
 export { type ParsedReply, parseMarkdown } from "./markdown.ts";
 export {
