@@ -6,6 +6,7 @@
  */
 import { Lexer } from "marked";
 import type { GatewayChannel } from "../src/message/index.ts";
+import { profileOf } from "../src/channels/registry.ts";
 import { renderReply } from "../src/present/render.ts";
 import { median, printFigure } from "./lib.ts";
 
@@ -62,10 +63,10 @@ export async function benchPresent(): Promise<void> {
   const one = benchDocument(MB);
   const four = benchDocument(4 * MB);
   // Warm the JIT on a smaller document so the first platform is not penalised.
-  renderReply(benchDocument(MB / 10), "telegram");
+  renderReply(benchDocument(MB / 10), profileOf("telegram").text);
   const lex = median([1, 2, 3].map(() => time(() => new Lexer({ gfm: true }).lex(one))));
   for (const channel of CHANNELS) {
-    const perMb = median([1, 2, 3].map(() => time(() => renderReply(one, channel))));
+    const perMb = median([1, 2, 3].map(() => time(() => renderReply(one, profileOf(channel).text))));
     printFigure({
       name: `present: split+render 1 MB for ${channel}`,
       value: perMb,
@@ -74,7 +75,7 @@ export async function benchPresent(): Promise<void> {
       unit: "ms/MB",
       lowerIsBetter: true,
     });
-    const fourMb = time(() => renderReply(four, channel));
+    const fourMb = time(() => renderReply(four, profileOf(channel).text));
     printFigure({
       name: `present: split+render 4 MB for ${channel}`,
       value: fourMb,

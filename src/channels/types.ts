@@ -1,11 +1,18 @@
 /**
- * The one interface every channel adapter implements, and what the daemon
- * hands each adapter when it starts. Adapters turn what their platform
- * delivers into InboundMessages and submit them; they build reply ports on
- * request; nothing else about them is known to the core.
+ * The one interface every channel adapter implements, what the daemon hands
+ * each adapter when it starts, and the profile every channel declares.
+ * Adapters turn what their platform delivers into InboundMessages and submit
+ * them; they build reply ports on request. Everything else the rest of
+ * Fermix knows of a channel is in its profile (src/channels/<name>/profile.ts):
+ * pure data and pure functions, cheap to import, read by name from
+ * src/channels/registry.ts, and handed to the floors below as the slices
+ * they declare (present/'s TextProfile, gateway/'s ChannelFacts, config/'s
+ * ChannelRequirements).
  */
+import type { Env } from "../config/load.ts";
 import type { Paths } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
+import type { ChannelFacts } from "../gateway/channel-facts.ts";
 import type { ChannelRuntimeState } from "../kernel/health.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
@@ -24,6 +31,42 @@ import type {
 } from "../message/index.ts";
 import type { Database } from "bun:sqlite";
 import type { IngestOptions, IngestOutcome } from "../gateway/ingest.ts";
+import type { ChannelSetup } from "./setup.ts";
+import type { WebhookHandler } from "./webhook.ts";
+
+/** One line of `fermix doctor` a channel adds about itself. */
+export interface DoctorFinding {
+  check: string;
+  status: "ok" | "warn" | "fail";
+  detail: string;
+}
+
+/**
+ * A channel, described: what the gateway, the presentation layer, config,
+ * health, doctor, the webhook server and setup need to know of it, so that
+ * none of them names a channel. The adapter itself (index.ts) is imported
+ * only when the channel is served.
+ */
+export interface ChannelProfile extends ChannelFacts {
+  /** The channel's name as a heading (the status page, setup): "Telegram", "The editor socket (ACP)". */
+  readonly title: string;
+  /**
+   * What its reply ports can do: edit, delete, the reaction set, buttons,
+   * media, typing. The adapter's ports declare exactly this; the streaming
+   * default follows from `edit`.
+   */
+  readonly capabilities: ReplyCapabilities;
+  /** Largest inbound attachment it downloads, in bytes. */
+  readonly inboundMediaCap: number;
+  /** The key of the credential its platform checks at start (health says when it is refused); absent: none. */
+  readonly credentialKey?: string;
+  /** Its webhook route, where its platform posts to one (src/http/webhooks mounts it). */
+  readonly webhook?: WebhookHandler;
+  /** Its keys, wizard questions and owner pairing for setup (src/channels/<name>/setup.ts); absent: setup leaves it alone. */
+  readonly setup?: ChannelSetup;
+  /** What `fermix doctor` checks besides its config (a helper program on PATH); absent: nothing. */
+  doctor?(config: Config, env: Env): DoctorFinding[];
+}
 
 export interface AdapterContext {
   config: Config;
@@ -62,12 +105,12 @@ export interface AdapterContext {
    * under the message with each button's `data` as the platform's callback id,
    * and maps a tap to a ButtonPress whose chatId/threadId are what its
    * messages get (so the conversation key matches), `direct` for a DM.
-   * Telegram: callback_query → answerCallbackQuery. Discord: INTERACTION_CREATE
-   * type 3 → press({ channel: "discord", chatId, threadId, senderId:
-   * (member?.user ?? user).id, messageId: message.id, data: data.custom_id,
-   * direct: guild_id === undefined }), then the interaction callback: type 4
-   * with flags 64 (ephemeral) and content = text, or type 7 with components []
-   * once `done`.
+   * Telegram: callback_query → answerCallbackQuery (src/channels/telegram/).
+   * Discord: INTERACTION_CREATE type 3 → a press from (member?.user ?? user).id
+   * on message.id with data.custom_id, direct when guild_id is absent, then
+   * the interaction callback: type 4 with flags 64 (ephemeral) and content =
+   * text, or type 7 with components [] once `done`
+   * (src/channels/discord/interaction.ts).
    */
   press?(press: ButtonPress): Promise<PressResult>;
 }

@@ -2,7 +2,6 @@
 import { rootWarning } from "../agent/sandbox/identity.ts";
 import { startDaemon } from "../daemon/daemon.ts";
 import { createLogger } from "../kernel/log.ts";
-import { presenter } from "../gateway/presenter.ts";
 import { type CliContext, UsageError } from "./context.ts";
 
 export async function main(args: string[], ctx: CliContext): Promise<number> {
@@ -11,7 +10,7 @@ export async function main(args: string[], ctx: CliContext): Promise<number> {
   // Said before anything starts, as doctor's "user" row says it.
   const asRoot = rootWarning(process.getuid?.() ?? -1, process.platform);
   if (asRoot) log.warn(asRoot);
-  const daemon = await startDaemon({ env: ctx.env, log, presenter });
+  const daemon = await startDaemon({ env: ctx.env, log });
   // The binary starts with JIT tier-up slowed (build.ts STARTUP_JIT_POLICY) so code that runs once at start
   // stays in the interpreter; from here on, what gets hot compiles as usual.
   Bun.unsafe.setJITPolicy(1);

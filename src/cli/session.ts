@@ -5,6 +5,7 @@
  */
 import type { Socket } from "bun";
 import { encodeEvent, LineDecoder, type ServerEvent } from "../channels/cli/protocol.ts";
+import { cliProfile } from "../channels/cli/profile.ts";
 import { CLI_CHAT_ID, runCliTurn } from "../channels/cli/turn.ts";
 import { loadConfig } from "../config/index.ts";
 import type { Env } from "../config/load.ts";
@@ -92,12 +93,12 @@ async function daemonSession(path: string): Promise<CliSession> {
 
 async function localSession(env: Env, loaded: Awaited<ReturnType<typeof loadConfig>>): Promise<CliSession> {
   // Heavy modules load only here: the daemon path above never needs them.
-  const [{ buildCore }, { presenter }] = await Promise.all([import("../daemon/core.ts"), import("../gateway/presenter.ts")]);
+  const { buildCore } = await import("../daemon/core.ts");
   const log = createLogger({ FERMIX_LOG_LEVEL: env.FERMIX_LOG_LEVEL ?? "error" });
   log.redactor.add(...loaded.secretValues);
-  const core = buildCore({ loaded, log, presenter });
+  const core = buildCore({ loaded, log });
   await core.recover();
-  const conversation = conversationKey({ channel: "cli", chatId: CLI_CHAT_ID });
+  const conversation = conversationKey({ channel: cliProfile.name, chatId: CLI_CHAT_ID });
   return {
     mode: "local",
     turn: (text, onEvent) => runCliTurn(core.gateway, text, onEvent),

@@ -1,4 +1,6 @@
 /** `fermix setup`'s command line: its options, its value flags (from setup's field table), and its --help. */
+import { profileOf } from "../channels/registry.ts";
+import { CHANNEL_NAMES } from "../config/schema.ts";
 import { ALL_FIELDS, CHANNEL_FIELDS, HTTP_FIELDS, PROVIDER_FIELDS, type SetupField, TRANSCRIPTION_FIELDS } from "../setup/fields.ts";
 import { PROVIDER_NAME_FLAG } from "../setup/changes.ts";
 import { UsageError } from "./context.ts";
@@ -74,10 +76,10 @@ const flagLine = (f: SetupField) => {
 };
 
 export function setupHelp(): string {
-  const titles = { telegram: "Telegram", whatsapp: "WhatsApp", slack: "Slack", discord: "Discord", signal: "Signal", acp: "ACP (editors)" };
-  const channels = Object.entries(titles)
-    .map(([name, title]) => `${title}:\n${CHANNEL_FIELDS.filter((f) => f.flag.startsWith(`${name}-`)).map(flagLine).join("\n")}`)
-    .join("\n\n");
+  const channels = CHANNEL_NAMES.flatMap((name) => {
+    const setup = profileOf(name).setup;
+    return setup ? [`${setup.label}:\n${CHANNEL_FIELDS.filter((f) => f.path.startsWith(`fermix_channels.${name}.`)).map(flagLine).join("\n")}`] : [];
+  }).join("\n\n");
   return `Usage: fermix setup [--web] [--reconfigure] [--yes [--check]] [flags]
 
 In a terminal, without --yes: a guided setup. The model provider (a local

@@ -11,7 +11,9 @@ import { changesFromFlags, UnknownFlag } from "../setup/changes.ts";
 import { checkProvider } from "../setup/check.ts";
 import { planSetup, type SetupChange } from "../setup/plan.ts";
 import { describeChannel, describeProvider, describeTranscription } from "../setup/summary.ts";
-import { telegramGetMe, TelegramSetupError } from "../setup/telegram.ts";
+import { profileOf } from "../channels/registry.ts";
+import { SetupCheckError } from "../channels/setup.ts";
+import { CHANNEL_NAMES } from "../config/schema.ts";
 import { type AppliedSetup, applySetup, type CurrentSetup, readCurrentSetup } from "../setup/write.ts";
 import { SETUP_CHANNELS } from "../setup/fields.ts";
 import { type CliContext, UsageError } from "./context.ts";
@@ -103,7 +105,7 @@ function flagsFor(error: ConfigError): string[] {
   });
 }
 
-/** --check: the provider's model list and the Telegram token, for what the flags changed. */
+/** --check: the provider's model list and each pairing channel's token (Telegram's getMe), for what the flags changed. */
 async function liveChecks(config: import("../config/schema.ts").Config, changes: readonly SetupChange[]): Promise<{ ok: string[]; failed: string[] }> {
   const ok: string[] = [];
   const failed: string[] = [];
@@ -115,13 +117,16 @@ async function liveChecks(config: import("../config/schema.ts").Config, changes:
     if (result.ok) ok.push(`provider ${name}: ${p.base_url} answers and lists ${p.model}`);
     else failed.push(`provider ${name}: ${result.message}`);
   }
-  const telegram = config.fermix_channels.telegram;
-  if (telegram.enabled && telegram.bot_token && touched("fermix_channels.telegram.")) {
+  for (const name of CHANNEL_NAMES) {
+    const pairing = profileOf(name).setup?.pairing;
+    const section = config.fermix_channels[name] as Record<string, unknown> & { enabled: boolean };
+    const token = pairing ? section[pairing.tokenKey] : undefined;
+    if (!pairing || !section.enabled || typeof token !== "string" || token === "" || !touched(`fermix_channels.${name}.`)) continue;
     try {
-      const bot = await telegramGetMe(telegram.bot_token, { apiRoot: telegram.api_root });
-      ok.push(`telegram: the token belongs to @${bot.username}`);
+      const bot = await pairing.bot(token, { apiRoot: String(section[pairing.apiRootKey]) });
+      ok.push(`${name}: the token belongs to @${bot.username}`);
     } catch (error) {
-      failed.push(`telegram: ${error instanceof TelegramSetupError ? error.message : String(error)}`);
+      failed.push(`${name}: ${error instanceof SetupCheckError ? error.message : String(error)}`);
     }
   }
   return { ok, failed };

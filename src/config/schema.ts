@@ -456,10 +456,18 @@ export type Config = Static<typeof ConfigSchema>;
 export type ProviderConfig = Static<typeof ProviderSchema>;
 export type ChannelsConfig = Config["fermix_channels"];
 
+/**
+ * The configured channels, one table each under [fermix_channels], in the
+ * order health, doctor and setup list them. Each has its folder and profile
+ * (src/channels/<name>/) and one line in src/channels/registry.ts.
+ */
 export const CHANNEL_NAMES = ["telegram", "whatsapp", "slack", "discord", "signal", "acp"] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 /** The chat channels: every channel but ACP, which authorizes by its socket. */
 export type ChatChannelName = Exclude<ChannelName, "acp">;
+/** Every source of turns: the configured channels and the local command line, which has no table. */
+export const GATEWAY_CHANNELS = [...CHANNEL_NAMES, "cli"] as const;
+export type GatewayChannel = (typeof GATEWAY_CHANNELS)[number];
 
 /** Keys whose values are credentials: stored in the keychain, never logged. */
 export const SECRET_KEYS: ReadonlyArray<readonly [section: string, key: string]> = [

@@ -31,7 +31,8 @@ import type { ToolScope } from "../gateway/deps.ts";
 import { jobRunner } from "../gateway/jobs/run.ts";
 import { Scheduler, targetConversation } from "../gateway/jobs/scheduler.ts";
 import { targetResolver } from "../gateway/jobs/targets.ts";
-import { streamFactory } from "../gateway/presenter.ts";
+import { presenterFor, streamFactory } from "../gateway/presenter.ts";
+import { profileOf } from "../channels/registry.ts";
 import type { GatewayChannel, InboundMessage } from "../message/index.ts";
 import { ConversationQueue, ShutdownInterrupt } from "../gateway/queue.ts";
 import { TaskSupervisor } from "../gateway/supervisor.ts";
@@ -62,7 +63,8 @@ const CHECKPOINT_EVERY_MS = 1000;
 export interface CoreOptions {
   loaded: LoadedConfig;
   log: Logger;
-  presenter: Presenter;
+  /** How replies are rendered; default: each channel's dialect and limit from its profile. */
+  presenter?: Presenter;
   /** Stream replies on real channel turns (the daemon); off, each reply is delivered whole. */
   streaming?: boolean;
   providerDeps?: ProviderDeps;
@@ -125,7 +127,7 @@ export function buildCore(options: CoreOptions): Core {
   if (log.enabled("debug")) telemetry.onAny((event) => log.debug("telemetry", { event: event.name, ...event.metadata, ...event.measurements }));
 
   // How long a channel's inbound keys live follows the config in force.
-  const idempotency = new IdempotencyStore(db, { inboundTtlMs: (channel) => inboundTtlMs(live.config, channel) });
+  const idempotency = new IdempotencyStore(db, { inboundTtlMs: (channel) => inboundTtlMs(live.config, profileOf(channel as GatewayChannel)) });
   const sweepLog = log.child({ component: "retention" });
   const runSweep = (withInbox: boolean) => {
     const retention = { outboxDays: live.config.fermix_core.retention.outbox_days, inboxDays: live.config.fermix_core.retention.inbox_days };
@@ -150,7 +152,8 @@ export function buildCore(options: CoreOptions): Core {
   const channels = new Map<GatewayChannel, ChannelAccess>();
   const delivery = new Delivery({
     outbox,
-    presenter: options.presenter,
+    presenter: options.presenter ?? presenterFor(profileOf),
+    channels: profileOf,
     rawPort: (channel, target) => channels.get(channel)?.port(target),
     spoolDir: join(paths.home, "spool"),
     telemetry,
@@ -239,9 +242,9 @@ export function buildCore(options: CoreOptions): Core {
     return transcription.engine;
   };
   const stream = options.streaming
-    ? streamFactory({ channels: () => live.config.fermix_channels, telemetry, log, maxParts: () => live.config.fermix_core.max_reply_parts })
+    ? streamFactory({ channels: () => live.config.fermix_channels, facts: profileOf, telemetry, log, maxParts: () => live.config.fermix_core.max_reply_parts })
     : undefined;
-  const resolveTarget = targetResolver({ config: () => live.config, conversations, running: (channel) => channels.has(channel) });
+  const resolveTarget = targetResolver({ config: () => live.config, channels: profileOf, conversations, running: (channel) => channels.has(channel) });
   // Tools each feature offers a turn, one line per feature.
   const features: Array<(scope: ToolScope) => Tool[]> = [
     (scope) => sandbox.tools(scope),
@@ -267,6 +270,7 @@ export function buildCore(options: CoreOptions): Core {
     workspace: paths.workspace,
     extraTools: (scope) => features.flatMap((offer) => offer(scope)),
     sharedToolsOn: (channel, chatId) => sandbox.control.store.sharedToolsOn(channel, chatId),
+    profiles: profileOf,
     ...(stream ? { stream } : {}),
     waitingNoticeMs: () => live.config.fermix_core.delivery.waiting_notice_ms,
     compactor: () => agents.compactor,
@@ -277,6 +281,7 @@ export function buildCore(options: CoreOptions): Core {
     // Trust, the provider's vision and model and the transcription backend: read from what is in force, message by message.
     config: () => live.config,
     channel: (name) => channels.get(name),
+    profiles: profileOf,
     delivery,
     inbox,
     queue,
@@ -301,7 +306,7 @@ export function buildCore(options: CoreOptions): Core {
   const scheduler = new Scheduler({
     jobs,
     background,
-    run: jobRunner({ engine, channel: (name) => channels.get(name), config: () => live.config, outbox, log }),
+    run: jobRunner({ engine, channel: (name) => channels.get(name), profiles: profileOf, config: () => live.config, outbox, log }),
     telemetry,
     log: log.child({ component: "scheduler" }),
   });
@@ -315,6 +320,7 @@ export function buildCore(options: CoreOptions): Core {
       whatsapp: config.fermix_channels.whatsapp.album_debounce_ms,
       telegram: config.fermix_channels.telegram.album_debounce_ms,
     },
+    viaWebhook: (channel) => profileOf(channel).mode === "webhook",
     telemetry,
     log: log.child({ component: "dispatch" }),
   });

@@ -8,7 +8,7 @@ import { rmSync } from "node:fs";
 import type { UnixSocketListener } from "bun";
 import type { ProviderDeps } from "../agent/providers/index.ts";
 import { startControlServer } from "../channels/cli/server.ts";
-import { ADAPTERS } from "../channels/registry.ts";
+import { adapterOf, profileOf } from "../channels/registry.ts";
 import type { ChannelAdapter } from "../channels/types.ts";
 import { channelReadiness } from "../config/channels.ts";
 import { isLoopbackBind, resolveHttp } from "../config/http.ts";
@@ -34,7 +34,8 @@ import type { Telemetry } from "../kernel/telemetry.ts";
 export interface DaemonOptions {
   env: Env;
   log: Logger;
-  presenter: Presenter;
+  /** How replies are rendered; default: each channel's profile. */
+  presenter?: Presenter;
   providerDeps?: ProviderDeps;
 }
 
@@ -81,7 +82,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const core = buildCore({
     loaded,
     log,
-    presenter: options.presenter,
+    ...(options.presenter ? { presenter: options.presenter } : {}),
     streaming: true,
     onUnknownSender: (message) => pairing.notify(message),
     ...(options.providerDeps ? { providerDeps: options.providerDeps } : {}),
@@ -97,11 +98,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const buildAdapter = async (name: ChannelName, config: Config): Promise<ChannelAdapter | undefined> => {
     missing.delete(name);
     core.channels.delete(name);
-    const readiness = channelReadiness(config, name);
+    const readiness = channelReadiness(config, name, profileOf(name));
     if (readiness.kind === "refused") log.warn(started ? "channel refused on reload" : "channel refused at start", { channel: name, reason: readiness.reason });
     if (readiness.kind === "unconfigured") log.warn("channel enabled but not configured", { channel: name, missing: readiness.missing.join(",") });
     if (readiness.kind !== "servable") return undefined;
-    const load = ADAPTERS[name];
+    const load = adapterOf(name);
     if (!load) {
       missing.set(name, { status: "failed", process_alive: false, detail: "adapter not available in this build" });
       return undefined;
@@ -203,7 +204,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           config: () => loaded.config,
           submit: (channel, items) => core.dispatcher.submit(channel, items),
           log: log.child({ component: "webhook" }),
-          slackBotInThread: (channel, threadTs) => core.outbox.hasRepliedInThread("slack", channel, threadTs),
+          repliedInThread: (channel, chatId, threadId) => core.outbox.hasRepliedInThread(channel, chatId, threadId),
           telemetry: core.telemetry,
         }),
       ],

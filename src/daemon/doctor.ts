@@ -5,7 +5,8 @@
  */
 import { Database } from "bun:sqlite";
 import { existsSync, statSync } from "node:fs";
-import { CAN_EDIT, channelReadiness } from "../config/channels.ts";
+import { profileOf } from "../channels/registry.ts";
+import { channelReadiness } from "../config/channels.ts";
 import { type HttpConfig, type HttpSettings, resolveHttp } from "../config/http.ts";
 import { type LoadedConfig, loadConfig } from "../config/index.ts";
 import { ConfigError, type Env, PROVIDER_KEY_ENV } from "../config/load.ts";
@@ -14,7 +15,6 @@ import { CHANNEL_NAMES } from "../config/schema.ts";
 import { transcriptionSettings } from "../config/transcription.ts";
 import { defaultServiceContext, servicePlatform, serviceStatus } from "../setup/service.ts";
 import { MIGRATIONS } from "../store/migrations.ts";
-import { findSignalCli } from "../channels/signal/files.ts";
 import { discordDoctorRows } from "./doctor-discord.ts";
 import { bindDoctorRow } from "./doctor-http.ts";
 import { memoryAndJobRows } from "./doctor-memory.ts";
@@ -74,15 +74,16 @@ export async function runDoctor({ env, probeDaemon = isFermixListening }: Doctor
       );
     }
     for (const name of CHANNEL_NAMES) {
-      const readiness = channelReadiness(loaded.config, name);
+      const profile = profileOf(name);
+      const readiness = channelReadiness(loaded.config, name, profile);
       const check = `channel ${name}`;
       if (readiness.kind === "disabled") rows.push(row(check, "ok", "disabled"));
       else if (readiness.kind === "unconfigured") rows.push(row(check, "fail", `enabled but missing ${readiness.missing.join(", ")}`));
       else if (readiness.kind === "refused") rows.push(row(check, "fail", `enabled but refused: ${readiness.reason}`));
-      else rows.push(row(check, "ok", name === "acp" ? "enabled (the socket's file mode is its authorization)" : "enabled, credentials and owner/allowlist set"));
-      if (name === "signal" && readiness.kind !== "disabled") rows.push(signalCliRow(loaded.config.fermix_channels.signal.cli_path, env));
+      else rows.push(row(check, "ok", profile.local ? "enabled (the socket's file mode is its authorization)" : "enabled, credentials and owner/allowlist set"));
+      if (readiness.kind !== "disabled") rows.push(...(profile.doctor?.(loaded.config, env) ?? []));
       const streaming = (loaded.config.fermix_channels[name] as { streaming?: string }).streaming;
-      if (readiness.kind !== "disabled" && streaming === "draft" && !CAN_EDIT[name]) {
+      if (readiness.kind !== "disabled" && streaming === "draft" && !profile.capabilities.edit) {
         rows.push(row(`${check} streaming`, "warn", `streaming = "draft" but ${name} cannot edit messages: replies will not stream at all (use "block", or remove the key)`));
       }
     }
@@ -176,12 +177,6 @@ function databaseSize(path: string): number {
   let bytes = 0;
   for (const file of [path, `${path}-wal`]) if (existsSync(file)) bytes += statSync(file).size;
   return bytes;
-}
-
-/** The Signal channel runs signal-cli: is it there and executable, as the adapter will look for it. */
-function signalCliRow(cliPath: string, env: Env): DoctorRow {
-  const found = findSignalCli(cliPath, env);
-  return found.ok ? row("channel signal signal-cli", "ok", found.path) : row("channel signal signal-cli", "fail", found.reason);
 }
 
 /** The backend voice notes go to, and whether its credential is there (present, not proven: nothing is sent). */

@@ -2,7 +2,8 @@
  * The health report of the seed page "Webhooks and HTTP", built as a pure
  * function of a snapshot of the daemon, so its shape is tested on data.
  */
-import { CHANNEL_MODE, channelReadiness } from "../config/channels.ts";
+import { profileOf } from "../channels/registry.ts";
+import { channelReadiness } from "../config/channels.ts";
 import type { LoadedConfig } from "../config/index.ts";
 import { isLocalUrl } from "../config/urls.ts";
 import { CHANNEL_NAMES, type ChannelName, type ProviderConfig } from "../config/schema.ts";
@@ -63,8 +64,9 @@ export function buildHealthReport(snapshot: HealthSnapshot): HealthReport {
   }
 
   const channels = CHANNEL_NAMES.map((name): ChannelHealth => {
-    const readiness = channelReadiness(config, name);
-    const mode = CHANNEL_MODE[name];
+    const profile = profileOf(name);
+    const readiness = channelReadiness(config, name, profile);
+    const mode = profile.mode;
     switch (readiness.kind) {
       case "disabled":
         return { name, status: "disabled", enabled: false, mode: null, process_alive: null };

@@ -8,6 +8,7 @@
  * port, the album debounce the inbox dispatcher was built with — is named.
  */
 import type { ChannelAdapter } from "../channels/types.ts";
+import { profileOf } from "../channels/registry.ts";
 import { channelReadiness } from "../config/channels.ts";
 import { type HttpSettings, resolveHttp } from "../config/http.ts";
 import { type LoadedConfig, loadConfig } from "../config/index.ts";
@@ -60,7 +61,7 @@ export async function reloadDaemon(deps: ReloadDeps): Promise<ReloadResult> {
     const running = deps.adapters.has(name);
     const changed = !Bun.deepEquals(before.config.fermix_channels[name], next.config.fermix_channels[name]);
     if (running && !changed) continue;
-    const servable = channelReadiness(next.config, name).kind === "servable";
+    const servable = channelReadiness(next.config, name, profileOf(name)).kind === "servable";
     if (!running && !servable && !changed) continue;
     const adapter = await deps.buildAdapter(name, next.config);
     if (adapter) {
@@ -81,10 +82,10 @@ export async function reloadDaemon(deps: ReloadDeps): Promise<ReloadResult> {
   if (wanted.hostname !== deps.http.hostname || wanted.port !== deps.http.port) {
     restartRequired.push(`listen on ${wanted.hostname}:${wanted.port} (now ${deps.http.hostname}:${deps.http.port})`);
   }
-  for (const name of ["telegram", "whatsapp"] as const) {
-    if (before.config.fermix_channels[name].album_debounce_ms !== next.config.fermix_channels[name].album_debounce_ms) {
-      restartRequired.push(`${name} album_debounce_ms`);
-    }
+  // Album buffers are built at start, for the channels whose table has album_debounce_ms.
+  for (const name of CHANNEL_NAMES) {
+    const debounce = (config: Config) => (config.fermix_channels[name] as { album_debounce_ms?: number }).album_debounce_ms;
+    if (debounce(before.config) !== debounce(next.config)) restartRequired.push(`${name} album_debounce_ms`);
   }
   log.info("config reloaded", {
     provider_changed: providerChanged,

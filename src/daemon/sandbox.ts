@@ -10,6 +10,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { detectBackend, INSTALL_BWRAP, probeBackend, type SandboxBackend } from "../agent/sandbox/detect.ts";
+import { profileOf } from "../channels/registry.ts";
 import { realPath } from "../agent/sandbox/paths.ts";
 import { buildPolicy, isSecretName, usableGrants } from "../agent/sandbox/policy.ts";
 import { SandboxRunner } from "../agent/sandbox/runner.ts";
@@ -76,6 +77,7 @@ export function buildSandbox(options: SandboxOptions): Sandbox {
       return settings().confirm_ttl_seconds * 1000;
     },
     apply: (code) => (code.kind === "access" ? grantAccess(code, { store, log: sandboxLog }) : applyChange(code.grants, control, changedBy(code.channel, code.senderId))),
+    local: (channel) => profileOf(channel).local,
   });
   const desk = new AccessDesk({
     confirmations,
@@ -132,7 +134,7 @@ export function buildSandbox(options: SandboxOptions): Sandbox {
     control,
     tools: (scope) => workspaceTools({ canAsk: mayUse("request_access", scope.audience), direct: scope.audience.direct }, toolDeps),
     // Judged by the config in force when the button is pressed: a former owner's press counts for nothing.
-    press: async (press) => answerPress(press, { config: live.config, sandbox: control, log: sandboxLog }),
+    press: async (press) => answerPress(press, { config: live.config, profiles: profileOf, sandbox: control, log: sandboxLog }),
   };
 }
 

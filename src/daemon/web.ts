@@ -9,9 +9,11 @@
  * when set). The HTTP layer gets these as data and functions; it never sees
  * the core.
  */
+import { profileOf } from "../channels/registry.ts";
 import { type HttpSettings, isLoopbackBind } from "../config/http.ts";
 import type { LoadedConfig } from "../config/index.ts";
 import type { Env } from "../config/load.ts";
+import { CHANNEL_NAMES } from "../config/schema.ts";
 import type { AccessPolicy } from "../http/access.ts";
 import type { DashboardSource, DashboardView } from "../http/dashboard/index.ts";
 import { randomToken, SetupGate, type SetupService } from "../http/setup/index.ts";
@@ -74,15 +76,21 @@ export function browsable(base: URL): URL {
 
 /**
  * Pairing for the setup page, served by the daemon itself: when this daemon
- * polls Telegram with `token`, the next unknown sender its adapter sees
- * (a second poller on the token would get 409); otherwise "unavailable".
+ * serves a channel that pairs its owner (its profile's setup) with `token`,
+ * the next unknown sender its adapter sees (a second poller on the token
+ * would conflict); otherwise "unavailable".
  */
 async function pairThroughThisDaemon(deps: WebDeps, token: string, timeoutMs: number, signal?: AbortSignal): Promise<DaemonPairing> {
-  const telegram = deps.loaded().config.fermix_channels.telegram;
-  if (!deps.awaitSender || !telegram.enabled || telegram.bot_token !== token) return { kind: "unavailable", why: "this daemon does not poll that token" };
+  const config = deps.loaded().config;
+  const channel = CHANNEL_NAMES.find((name) => {
+    const pairing = profileOf(name).setup?.pairing;
+    const section = config.fermix_channels[name] as Record<string, unknown> & { enabled: boolean };
+    return pairing !== undefined && section.enabled && section[pairing.tokenKey] === token;
+  });
+  if (!deps.awaitSender || !channel) return { kind: "unavailable", why: "this daemon does not poll that token" };
   const timedOut = AbortSignal.timeout(timeoutMs);
   try {
-    const sender = await deps.awaitSender("telegram", signal ? AbortSignal.any([timedOut, signal]) : timedOut);
+    const sender = await deps.awaitSender(channel, signal ? AbortSignal.any([timedOut, signal]) : timedOut);
     return { kind: "sender", id: sender.senderId, ...(sender.senderName ? { name: sender.senderName } : {}) };
   } catch (error) {
     if (signal?.aborted) throw error;

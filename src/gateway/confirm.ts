@@ -96,6 +96,12 @@ export interface ConfirmationOptions<G> {
   alive?: (holder: string) => boolean;
   /** How often a waiting turn looks for an answer given by another process, ms (default 1000). */
   pollMs?: number;
+  /**
+   * Whether a channel is a surface on this machine (its profile's `local`):
+   * there the owner may answer an access request from anywhere, being the
+   * machine's own user. Default: none is.
+   */
+  local?: (channel: GatewayChannel) => boolean;
 }
 
 /** Letters and digits that cannot be mistaken for one another (no I, L, O, 0, 1). */
@@ -298,7 +304,7 @@ export class Confirmations<G = unknown> {
   /** Why this person cannot answer this code from where they are; null when they can. */
   private placeError(row: CodeRow<G>, who: Answerer): string | null {
     if (who.role !== "operator") return "That code is not yours to answer: only the owner it was made for can.";
-    if (who.channel === "cli" && row.kind === "access") return null;
+    if (this.options.local?.(who.channel) && row.kind === "access") return null;
     if (who.channel !== row.channel || who.senderId !== row.senderId) return "That code is not yours to answer: only the owner it was made for can.";
     if (who.conversation === row.conversation) return null;
     if (row.kind === "access" && who.direct) return null;

@@ -33,6 +33,7 @@ import {
 } from "../message/index.ts";
 import type { Outbox, OutboxPart, OutboxPayload } from "../store/outbox.ts";
 import { classifySendError, retryDelay, type SendFailure } from "./send-failure.ts";
+import type { ChannelFacts } from "./channel-facts.ts";
 
 /** A reply rendered for one channel: its messages, the plain fallback of each, and oversized code blocks as files. */
 export interface RenderedReply {
@@ -61,6 +62,8 @@ export interface Presenter {
 export interface DeliveryDeps {
   outbox: Outbox;
   presenter: Presenter;
+  /** Each channel's name in a sentence and whether it exists only while a client is connected (its profile). */
+  channels: (channel: GatewayChannel) => Pick<ChannelFacts, "displayName" | "sessionOnly">;
   /** The channel's raw port for a target; undefined when the channel is not running. */
   rawPort: (channel: GatewayChannel, target: ReplyTarget) => ReplyPort | undefined;
   spoolDir: string;
@@ -83,8 +86,6 @@ export const DEFAULT_MAX_PARTS = 12;
 /** A notice that a reply could not be delivered waits this long for its channel to come back. */
 const NOTICE_HORIZON_MS = 24 * 60 * 60_000;
 const NOTICE_SUFFIX = ":undelivered";
-/** Channels whose ports exist only while their client is connected: nothing to retry through later. */
-const SESSION_CHANNELS: ReadonlySet<GatewayChannel> = new Set(["cli", "acp"]);
 
 const chatKeyOf = (part: { channel: GatewayChannel; target: ReplyTarget }) => `${part.channel}:${part.target.chatId}`;
 
@@ -155,7 +156,7 @@ export class Delivery {
     if (signal?.aborted) return this.cancel(first.replyKey, "stopped before it was sent");
     // A chat with a backlog, or a channel failing right now: these parts wait their turn behind it, in
     // order, in the background — the caller (a turn) does not wait for an outage.
-    if (this.retrying.has(chatKeyOf(first)) || (this.failing.has(first.channel) && !SESSION_CHANNELS.has(first.channel))) {
+    if (this.retrying.has(chatKeyOf(first)) || (this.failing.has(first.channel) && !this.deps.channels(first.channel).sessionOnly)) {
       this.retry(first);
       return "deferred";
     }
@@ -302,7 +303,7 @@ export class Delivery {
       }
       const target = port ?? this.deps.rawPort(part.channel, part.target);
       if (!target) {
-        const failure: SendFailure = { transient: !SESSION_CHANNELS.has(part.channel), reason: `channel ${part.channel} is not running` };
+        const failure: SendFailure = { transient: !this.deps.channels(part.channel).sessionOnly, reason: `channel ${part.channel} is not running` };
         return this.failed(part, parts.slice(i + 1), failure);
       }
       try {
@@ -378,7 +379,7 @@ export class Delivery {
     const first = texts[0]!.payload;
     const about = first.kind === "text" ? preview(first.fallback?.[0]?.text ?? first.message.text) : "";
     const notice =
-      `⚠️ I couldn't deliver an answer: ${channelName(part.channel)} was not taking messages for ${Math.max(1, waited)} min.` +
+      `⚠️ I couldn't deliver an answer: ${this.deps.channels(part.channel).displayName} was not taking messages for ${Math.max(1, waited)} min.` +
       (about ? ` It began: “${about}”.` : "") +
       " Ask me again if you still need it.";
     void this.say(part.channel, part.target, `${part.replyKey}${NOTICE_SUFFIX}`, notice);
@@ -530,17 +531,4 @@ function withButtons(payloads: OutboxPayload[], buttons: ReplyButton[]): void {
 function preview(text: string): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > 80 ? `${flat.slice(0, 77).trimEnd()}…` : flat;
-}
-
-function channelName(channel: GatewayChannel): string {
-  const names: Record<GatewayChannel, string> = {
-    telegram: "Telegram",
-    whatsapp: "WhatsApp",
-    slack: "Slack",
-    discord: "Discord",
-    signal: "Signal",
-    acp: "the editor",
-    cli: "the terminal",
-  };
-  return names[channel];
 }

@@ -22,6 +22,8 @@ export interface DispatcherDeps {
   gateway: Gateway;
   /** Debounce per channel that merges albums; channels absent here have no album buffer. */
   albumDebounceMs: Partial<Record<GatewayChannel, number>>;
+  /** Whether a channel's messages arrive by webhook (its profile's mode): its submissions are counted as `channel.webhook`. */
+  viaWebhook: (channel: GatewayChannel) => boolean;
   telemetry: Telemetry;
   log: Logger;
 }
@@ -139,7 +141,7 @@ export class Dispatcher {
   }
 
   private emit(channel: GatewayChannel, fresh: number, duplicate: number, started: number, outcome: string): void {
-    if (channel !== "whatsapp" && channel !== "slack") return;
+    if (!this.deps.viaWebhook(channel)) return;
     this.deps.telemetry.emit("channel.webhook", {
       measurements: { fresh, duplicate, duration_ms: performance.now() - started },
       metadata: { channel, outcome },

@@ -13,6 +13,7 @@ import { conversationKey, type InboundMessage, type ReplyButton, type ReplyPort,
 import type { Inbox } from "../store/inbox.ts";
 import { type CommandContext, CommandRefused, type CommandServices, findCommand } from "./commands/index.ts";
 import { parseCommand } from "./commands/parse.ts";
+import type { ChannelLookup } from "./channel-facts.ts";
 import type { ChannelAccess, TurnStream } from "./deps.ts";
 import type { Delivery } from "./delivery.ts";
 import { isEmptyMessage, prepareMedia } from "./media.ts";
@@ -65,6 +66,8 @@ export interface IntakeServices {
   /** The config in force: who may talk, and who is the owner. */
   config(): Config;
   channel(name: InboundMessage["channel"]): ChannelAccess | undefined;
+  /** What each channel is (its profile): who is authorized on it, whether it has commands, how it shows a turn. */
+  profiles: ChannelLookup;
   delivery: Pick<Delivery, "durablePort" | "say">;
   inbox: Pick<Inbox, "complete" | "completeSoon">;
   queue: ConversationQueue;
@@ -116,8 +119,9 @@ export class Gateway {
   private async pipeline(message: InboundMessage, options: IngestOptions, complete: () => void): Promise<IngestOutcome> {
     const { services } = this;
     const log = services.log.child({ channel: message.channel });
+    const profile = services.profiles(message.channel);
     // Step 2: authorize, by the config in force. A denied sender gets nothing, and nothing is downloaded.
-    const standing = standingFor(services.config(), message.channel, message.senderId, message.senderAliases);
+    const standing = standingFor(services.config(), profile, message.senderId, message.senderAliases);
     if (standing === null) {
       log.info("message from an unauthorized sender dropped", { sender: message.senderId });
       services.onUnknownSender?.(message);
@@ -185,8 +189,8 @@ export class Gateway {
       ...(options.onFault ? { onFault: options.onFault } : {}),
     });
 
-    // Step 5: commands. An unknown /word is ordinary text for the agent; ACP has no commands.
-    const parsed = message.channel === "acp" ? null : parseCommand(message.text);
+    // Step 5: commands. An unknown /word is ordinary text for the agent; a channel without commands (an editor) has none.
+    const parsed = profile.commands ? parseCommand(message.text) : null;
     const command = parsed ? findCommand(parsed.name) : undefined;
     if (parsed && command) {
       services.telemetry.emit("command.received", { measurements: { count: 1 }, metadata: { channel: message.channel, command: command.name } });
@@ -216,7 +220,7 @@ export class Gateway {
           }
           ({ text, images } = media);
         }
-        turnOutcome = await runUltraTurn(services.engine, ultra, turn(signal, text, images), log);
+        turnOutcome = await runUltraTurn(services.engine, ultra, turn(signal, text, images), log, profile.streaming !== null);
       };
       const run = async (signal?: AbortSignal) => {
         const started = performance.now();

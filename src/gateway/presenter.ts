@@ -1,22 +1,30 @@
 /**
  * The presentation layer as the gateway uses it: one render function for
- * recorded replies, and the streaming engine for real channel turns.
+ * recorded replies, and the streaming engine for real channel turns. Each
+ * channel's dialect and limit come from its profile, through the lookup the
+ * composition root hands in.
  */
 import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
-import type { ChannelsConfig } from "../config/schema.ts";
+import type { ChannelName, ChannelsConfig } from "../config/schema.ts";
 import { createStreamer, plainChunks, renderReply, resolveStreamingMode, turnStreamingMode } from "../present/index.ts";
+import type { ChannelLookup } from "./channel-facts.ts";
 import type { Presenter } from "./delivery.ts";
 import type { StreamRequest, TurnStream } from "./deps.ts";
 
-export const presenter: Presenter = {
-  render: (markdown, channel) => renderReply(markdown, channel),
-  plain: (text, channel) => plainChunks(text, channel),
-};
+/** The presenter for the channels `facts` describes. */
+export function presenterFor(facts: ChannelLookup): Presenter {
+  return {
+    render: (markdown, channel) => renderReply(markdown, facts(channel).text),
+    plain: (text, channel) => plainChunks(text, facts(channel).text),
+  };
+}
 
 export interface StreamFactoryDeps {
   /** The channels' config in force: each turn reads its `streaming` key when it starts. */
   channels: () => ChannelsConfig;
+  /** Each channel's profile: its dialect, and whether the streaming engine drives it at all. */
+  facts: ChannelLookup;
   telemetry: Telemetry;
   log: Logger;
   /** max_reply_parts in force: past it a streamed reply stops and the whole answer follows as a file. */
@@ -31,15 +39,18 @@ export interface StreamFactoryDeps {
 export function streamFactory(deps: StreamFactoryDeps): (request: StreamRequest) => TurnStream | null {
   let sessions = 0;
   return ({ channel, port, conversation, signal, fallback, sendFile }) => {
-    if (channel === "cli" || channel === "acp") return null;
-    const configured = (deps.channels()[channel] as { streaming?: "off" | "draft" | "block" }).streaming;
+    const facts = deps.facts(channel);
+    // Where the client shows the turn itself (an editor, the terminal), nothing streams; every other channel has its table.
+    if (facts.streaming === null) return null;
+    const configured = (deps.channels()[channel as ChannelName] as { streaming?: "off" | "draft" | "block" }).streaming;
     const mode = turnStreamingMode(resolveStreamingMode(configured, port.capabilities).mode, "channel", true);
     if (mode === "off") return null;
     const log = deps.log.child({ component: "stream", channel });
     const streamer = createStreamer({
       mode,
       port,
-      channel,
+      channel: channel as ChannelName,
+      platform: facts.text,
       sessionId: `${conversation}#${++sessions}`,
       telemetry: deps.telemetry,
       logger: log,

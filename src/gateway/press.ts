@@ -12,10 +12,13 @@ import type { Logger } from "../kernel/log.ts";
 import { type ButtonPress, conversationKey, isDirectChat, type PressResult } from "../message/index.ts";
 import { parseButtonData } from "./confirm.ts";
 import type { SandboxControl } from "./sandbox-control.ts";
+import type { ChannelLookup } from "./channel-facts.ts";
 import { roleFor } from "./trust.ts";
 
 export interface PressDeps {
   config: Config;
+  /** Each channel's profile: who is authorized on it. */
+  profiles: ChannelLookup;
   sandbox: SandboxControl | null;
   log: Logger;
 }
@@ -24,13 +27,13 @@ export interface PressDeps {
 export function answerPress(press: ButtonPress, deps: PressDeps): PressResult {
   const parsed = parseButtonData(press.data);
   if (!parsed || !deps.sandbox) return { ok: false, done: true, text: "This button does nothing any more." };
-  const role = roleFor(deps.config, press.channel, press.senderId, press.senderAliases);
+  const role = roleFor(deps.config, deps.profiles(press.channel), press.senderId, press.senderAliases);
   const who = {
     channel: press.channel,
     senderId: press.senderId,
     role,
     conversation: conversationKey(press),
-    direct: isDirectChat({ channel: press.channel, chatId: press.chatId, senderId: press.senderId, ...(press.direct !== undefined ? { direct: press.direct } : {}) }),
+    direct: isDirectChat(press),
   };
   const { confirmations, telemetry } = deps.sandbox;
   const result = parsed.decision === "confirm" ? confirmations.confirm(parsed.token, who) : confirmations.deny(parsed.token, who);

@@ -1,10 +1,13 @@
 /**
  * Ingress and trust: who may talk to a channel, and who is its operator
- * (DESIGN.md "Owner and commands"). Pure functions of the channel's config.
+ * (docs/security.md, who is who). Pure functions of the channel's config
+ * and of its profile's keys (the owner's, the allowlist's) and locality.
  */
-import { allowlistKey } from "../config/channels.ts";
-import type { ChatChannelName, Config } from "../config/schema.ts";
-import type { GatewayChannel } from "../message/index.ts";
+import type { ChannelName, Config } from "../config/schema.ts";
+import type { ChannelFacts } from "./channel-facts.ts";
+
+/** What trust reads of a channel's profile. */
+export type TrustFacts = Pick<ChannelFacts, "name" | "local" | "allowlistKey" | "ownerKey">;
 
 export type Role = "operator" | "user";
 
@@ -22,13 +25,15 @@ export interface TrustRules {
   commanders: readonly string[];
 }
 
-export function trustRules(config: Config, channel: ChatChannelName): TrustRules {
-  const section = config.fermix_channels[channel] as unknown as Record<string, unknown>;
+/** The rules of a chat channel, from its table in the config in force. */
+export function trustRules(config: Config, channel: TrustFacts): TrustRules {
+  const section = config.fermix_channels[channel.name as ChannelName] as unknown as Record<string, unknown>;
   const rules: TrustRules = {
-    allowed: (section[allowlistKey(channel)] as string[] | undefined) ?? [],
+    allowed: channel.allowlistKey === undefined ? [] : ((section[channel.allowlistKey] as string[] | undefined) ?? []),
     commanders: (section.command_allowlist as string[] | undefined) ?? [],
   };
-  if (typeof section.owner_user_id === "string") rules.owner = section.owner_user_id;
+  const owner = channel.ownerKey === undefined ? undefined : section[channel.ownerKey];
+  if (typeof owner === "string") rules.owner = owner;
   return rules;
 }
 
@@ -66,15 +71,15 @@ export function authorize(rules: TrustRules, senderId: string, aliases: readonly
   return null;
 }
 
-/** The role for any channel: the local command line and ACP are authorized by the OS (the operator). */
-export function roleFor(config: Config, channel: GatewayChannel, senderId: string, aliases: readonly string[] = []): Role | null {
-  if (channel === "cli" || channel === "acp") return "operator";
+/** The role for any channel: a local surface (the command line, ACP) is authorized by the OS (the operator). */
+export function roleFor(config: Config, channel: TrustFacts, senderId: string, aliases: readonly string[] = []): Role | null {
+  if (channel.local) return "operator";
   return authorize(trustRules(config, channel), senderId, aliases);
 }
 
-/** Where the sender stands on any channel: the local command line and ACP are the machine's own user, the owner. */
-export function standingFor(config: Config, channel: GatewayChannel, senderId: string, aliases: readonly string[] = []): Standing | null {
-  if (channel === "cli" || channel === "acp") return "owner";
+/** Where the sender stands on any channel: on a local surface (the command line, ACP) it is the machine's own user, the owner. */
+export function standingFor(config: Config, channel: TrustFacts, senderId: string, aliases: readonly string[] = []): Standing | null {
+  if (channel.local) return "owner";
   return standingOf(trustRules(config, channel), senderId, aliases);
 }
 

@@ -37,12 +37,13 @@ export class UltraStatus {
     private readonly channel: GatewayChannel,
     private readonly signal: AbortSignal,
     private readonly log: Logger,
+    /** False where the client shows the turn itself or prints every message for good (the channel's profile streams null). */
+    private readonly statusShown = true,
   ) {}
 
   /** Show the phase: the first call sends the message, later ones edit it (where the channel can edit). */
   show(progress: UltraProgress): void {
-    // The command line prints every message for good, and an editor (ACP) has no commands: no status there.
-    if (this.closed || this.signal.aborted || this.channel === "cli" || this.channel === "acp") return;
+    if (this.closed || this.signal.aborted || !this.statusShown) return;
     const text = progressText(progress);
     if (text === this.shown) return;
     if (this.sent && !this.port.capabilities.edit) return;
@@ -72,8 +73,8 @@ export class UltraStatus {
 }
 
 /** Run `input` (the owner's request, the queue's signal) as an ultra turn; resolves when it is delivered, or stopped. */
-export async function runUltraTurn(engine: TurnEngine, ultra: UltraMode, input: Omit<TurnSpec, "runner" | "kind">, log: Logger): Promise<TurnOutcome> {
-  const status = new UltraStatus(input.rawPort, input.asker.channel, input.signal, log);
+export async function runUltraTurn(engine: TurnEngine, ultra: UltraMode, input: Omit<TurnSpec, "runner" | "kind">, log: Logger, statusShown = true): Promise<TurnOutcome> {
+  const status = new UltraStatus(input.rawPort, input.asker.channel, input.signal, log, statusShown);
   try {
     return await engine.run({ ...input, kind: "ultra", runner: (request) => ultra.runTurn(request, (progress) => status.show(progress)) });
   } finally {

@@ -3,10 +3,10 @@
  * event has numeric measurements and string metadata; subscribers (logs,
  * tests, later exporters) never throw into the emitter.
  */
-import type { ChannelName as ConfiguredChannel } from "../config/schema.ts";
+import type { GatewayChannel } from "../config/schema.ts";
 
 /** Every source of turns, by name: the configured channels and the local command line. */
-type ChannelName = ConfiguredChannel | "cli";
+type ChannelName = GatewayChannel;
 
 type Direction = "inbound" | "outbound";
 

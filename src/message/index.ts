@@ -5,11 +5,11 @@
  * message came from; it only knows what the port says it can do. Types and
  * tiny pure helpers only: this module imports nothing above config.
  */
-import type { ChannelName } from "../config/schema.ts";
+import type { GatewayChannel } from "../config/schema.ts";
 import { formatMb } from "../kernel/sizes.ts";
 
-/** Every source of turns: the six configured channels and the local command line. */
-export type GatewayChannel = ChannelName | "cli";
+/** Every source of turns: the configured channels and the local command line. */
+export type { GatewayChannel } from "../config/schema.ts";
 
 export type MediaKind = "image" | "audio" | "voice" | "video" | "video_note" | "document" | "sticker";
 
@@ -59,23 +59,20 @@ export interface InboundMessage {
   albumGroup?: string;
   /**
    * The chat is one-to-one between the sender and the bot (a DM), as the
-   * platform says; unset, `isDirectChat` guesses from the ids. Access
-   * requests show their confirmation code only in direct chats.
+   * platform says: every adapter sets it from its platform's own signal.
+   * Access requests show their confirmation code only in direct chats.
    */
   direct?: boolean;
 }
 
 /**
- * Whether a message came from a one-to-one chat: the adapter's word when it
- * gave one; else the command line and ACP (local, private), a Slack DM
- * channel (`D…`), or a chat whose id is the sender's own (Telegram private
- * chats, WhatsApp and Signal senders).
+ * Whether a message came from a one-to-one chat: the adapter's word. A
+ * message without it (one stored by an older version) reads as direct only
+ * when the chat is the sender's own; where there is no message at all (a
+ * scheduled job's chat), the channel's profile decides (`isDirect`).
  */
-export function isDirectChat(message: Pick<InboundMessage, "channel" | "chatId" | "senderId" | "direct">): boolean {
-  if (message.direct !== undefined) return message.direct;
-  if (message.channel === "cli" || message.channel === "acp") return true;
-  if (message.channel === "slack") return message.chatId.startsWith("D");
-  return message.chatId === message.senderId;
+export function isDirectChat(message: Pick<InboundMessage, "chatId" | "senderId" | "direct">): boolean {
+  return message.direct ?? message.chatId === message.senderId;
 }
 
 /** The bytes of one inbound attachment, after download. */

@@ -8,8 +8,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "../kernel/log.ts";
-import type { GatewayChannel, ReplyPort, SentMessage } from "../message/index.ts";
+import type { ReplyPort, SentMessage } from "../message/index.ts";
 import { sendWithFallback } from "./fallback.ts";
+import type { TextProfile } from "./measure.ts";
 import { plainChunks, type RenderedReply, type RenderOptions, renderReply, type TextAttachment } from "./render.ts";
 
 /** Sends one attachment; the gateway may pass its own (e.g. through its outbox). */
@@ -24,7 +25,7 @@ export interface DeliverOptions {
 /** Send every part of a rendered reply, then its attachments. Returns the messages sent. */
 export async function sendRendered(
   port: ReplyPort,
-  channel: GatewayChannel,
+  platform: TextProfile,
   reply: RenderedReply,
   options: DeliverOptions = {},
 ): Promise<SentMessage[]> {
@@ -32,28 +33,28 @@ export async function sendRendered(
   for (const [index, part] of reply.parts.entries()) {
     sent.push(...(await sendWithFallback(port, part, () => reply.fallback(index), options.logger)));
   }
-  await sendAttachments(port, channel, reply.attachments, options);
+  await sendAttachments(port, platform, reply.attachments, options);
   return sent;
 }
 
 /** Render and send a whole reply: the path for replies that do not stream. */
 export async function deliverReply(
   port: ReplyPort,
-  channel: GatewayChannel,
+  platform: TextProfile,
   markdown: string,
   options: DeliverOptions & RenderOptions = {},
 ): Promise<SentMessage[]> {
-  return sendRendered(port, channel, renderReply(markdown, channel, options), options);
+  return sendRendered(port, platform, renderReply(markdown, platform, options), options);
 }
 
 /** Send attachments after a reply, through the given sender or as temporary files. */
 export async function sendAttachments(
   port: ReplyPort,
-  channel: GatewayChannel,
+  platform: TextProfile,
   attachments: readonly TextAttachment[],
   options: DeliverOptions = {},
 ): Promise<void> {
-  const send = options.sendAttachment ?? tempFileSender(port, channel, options.logger);
+  const send = options.sendAttachment ?? tempFileSender(port, platform, options.logger);
   for (const attachment of attachments) await send(attachment);
 }
 
@@ -62,10 +63,10 @@ export async function sendAttachments(
  * a document. A port that takes no media gets the text itself, as plain
  * messages within the channel's limit, so nothing is lost.
  */
-export function tempFileSender(port: ReplyPort, channel: GatewayChannel, logger?: Logger): AttachmentSender {
+export function tempFileSender(port: ReplyPort, platform: TextProfile, logger?: Logger): AttachmentSender {
   return async (attachment) => {
     if (!port.capabilities.media) {
-      for (const part of plainChunks(`${attachment.filename}:\n${attachment.content}`, channel)) await port.sendText(part);
+      for (const part of plainChunks(`${attachment.filename}:\n${attachment.content}`, platform)) await port.sendText(part);
       return;
     }
     const dir = await mkdtemp(join(tmpdir(), "fermix-attachment-"));

@@ -6,7 +6,8 @@
 export { type Clock, systemClock } from "./clock.ts";
 export { type AttachmentSender, type DeliverOptions, deliverReply, sendRendered, tempFileSender } from "./deliver.ts";
 export { editWithFallback, sendWithFallback } from "./fallback.ts";
-export { measureFor, PLATFORMS, type Platform, telegramLength, utf16Length } from "./measure.ts";
+export { type Dialect } from "./dialects/base.ts";
+export { measureFor, type TextProfile, utf16Length } from "./measure.ts";
 export { type ParsedReply, parseMarkdown } from "./markdown.ts";
 export {
   plainChunks,

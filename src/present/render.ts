@@ -4,11 +4,11 @@
  * channel's dialect → measure the rendered text as the platform counts it.
  * Streaming, normal replies, background and scheduled results all come here.
  */
-import type { GatewayChannel, OutboundText } from "../message/index.ts";
+import type { OutboundText } from "../message/index.ts";
 import { type Dialect, PartRenderer, renderUnits } from "./dialects/base.ts";
-import { DIALECTS } from "./dialects/index.ts";
+import { plain } from "./dialects/plain.ts";
 import { type ParsedReply, parseMarkdown } from "./markdown.ts";
-import { PLATFORMS } from "./measure.ts";
+import type { TextProfile } from "./measure.ts";
 import { type SplitOptions, type SplitPart, splitUnits } from "./split.ts";
 import { LINE, type Unit } from "./units.ts";
 
@@ -55,12 +55,13 @@ export interface Prepared {
   openFence: boolean;
   dialect: Dialect;
   limit: number;
+  /** The channel it was prepared for. */
+  platform: TextProfile;
 }
 
-/** Parse a reply (unless already parsed) and set aside the code fences that no message of `channel` can hold. */
-export function prepare(markdown: string | ParsedReply, channel: GatewayChannel): Prepared {
-  const platform = PLATFORMS[channel];
-  const dialect = DIALECTS[platform.dialect];
+/** Parse a reply (unless already parsed) and set aside the code fences that no message of the channel (`platform`) can hold. */
+export function prepare(markdown: string | ParsedReply, platform: TextProfile): Prepared {
+  const { dialect } = platform;
   const { units, source, openFence } = typeof markdown === "string" ? parseMarkdown(markdown) : markdown;
   const attachments: TextAttachment[] = [];
   const placeholders = new Map<Unit, TextAttachment>();
@@ -76,19 +77,19 @@ export function prepare(markdown: string | ParsedReply, channel: GatewayChannel)
     placeholders.set(placeholder, attachment);
     return placeholder;
   });
-  return { units: kept, source, attachments, placeholders, openFence, dialect, limit: platform.limit };
+  return { units: kept, source, attachments, placeholders, openFence, dialect, limit: platform.limit, platform };
 }
 
 /** Split, render and measure a reply for a channel; a reply parsed once may be rendered for several. */
-export function renderReply(markdown: string | ParsedReply, channel: GatewayChannel, options: RenderOptions = {}): RenderedReply {
-  return renderPrepared(prepare(markdown, channel), channel, options);
+export function renderReply(markdown: string | ParsedReply, platform: TextProfile, options: RenderOptions = {}): RenderedReply {
+  return renderPrepared(prepare(markdown, platform), options);
 }
 
 /** Split, render and measure a prepared reply. */
-export function renderPrepared(prepared: Prepared, channel: GatewayChannel, options: RenderOptions = {}): RenderedReply {
+export function renderPrepared(prepared: Prepared, options: RenderOptions = {}): RenderedReply {
   const limit = options.limit ?? prepared.limit;
   const split = splitUnits(prepared.units, prepared.dialect, ladder(limit, options));
-  return rendered(split, prepared.attachments, channel, options.notify ?? true, limit, prepared.source);
+  return rendered(split, prepared.attachments, prepared.platform, options.notify ?? true, limit, prepared.source);
 }
 
 /**
@@ -115,7 +116,7 @@ export function ladder(limit: number, options: Pick<RenderOptions, "minFill" | "
 export function rendered(
   split: readonly SplitPart[],
   attachments: TextAttachment[],
-  channel: GatewayChannel,
+  platform: TextProfile,
   notify: boolean,
   limit: number,
   source?: string,
@@ -130,14 +131,14 @@ export function rendered(
   return {
     parts,
     attachments,
-    fallback: (index) => plainParts(split[index]?.units ?? [], channel, parts[index]?.notify ?? false, limit),
+    fallback: (index) => plainParts(split[index]?.units ?? [], platform, parts[index]?.notify ?? false, limit),
   };
 }
 
 /** Units as plain text messages within the channel's limit. */
-function plainParts(units: readonly Unit[], channel: GatewayChannel, notify: boolean, limit: number): OutboundText[] {
-  const plainLimit = Math.min(limit, PLATFORMS[channel].limit);
-  return splitUnits(units, DIALECTS.signal, ladder(plainLimit)).map((part, i) => ({
+function plainParts(units: readonly Unit[], platform: TextProfile, notify: boolean, limit: number): OutboundText[] {
+  const plainLimit = Math.min(limit, platform.limit);
+  return splitUnits(units, plain, ladder(plainLimit)).map((part, i) => ({
     text: part.text,
     notify: notify && i === 0,
     linkPreview: false,
@@ -161,11 +162,11 @@ export function attachmentsOf(prepared: Prepared, part: SplitPart): TextAttachme
  * Raw text (not Markdown) as plain messages within the channel's limit, cut
  * on the same ladder at line, sentence, space or grapheme boundaries.
  */
-export function plainChunks(text: string, channel: GatewayChannel, notify = false): OutboundText[] {
+export function plainChunks(text: string, platform: TextProfile, notify = false): OutboundText[] {
   const units: Unit[] = text.split("\n").map((line) => ({
     kind: "pre", role: "table", block: 0, frames: [], lead: false, runs: [], text: line, boundary: LINE, atomic: false,
   }));
-  return splitUnits(units, DIALECTS.signal, ladder(PLATFORMS[channel].limit)).map((part, i) => ({
+  return splitUnits(units, plain, ladder(platform.limit)).map((part, i) => ({
     text: part.text,
     notify: notify && i === 0,
     linkPreview: false,
@@ -175,7 +176,7 @@ export function plainChunks(text: string, channel: GatewayChannel, notify = fals
 
 /** A reply as one plain text (logs, the command line, previews). */
 export function plainText(markdown: string): string {
-  return renderUnits(parseMarkdown(markdown).units, DIALECTS.signal);
+  return renderUnits(parseMarkdown(markdown).units, plain);
 }
 
 const EXTENSIONS: Record<string, string> = {

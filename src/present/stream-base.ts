@@ -11,13 +11,16 @@ import type { ProviderEvent } from "../message/stream.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import { type AttachmentSender, type DeliverOptions, deliverReply, sendAttachments } from "./deliver.ts";
 import { editWithFallback, sendWithFallback } from "./fallback.ts";
+import type { TextProfile } from "./measure.ts";
 import { type RenderedReply, renderReply, type TextAttachment } from "./render.ts";
 
 /** What a streamer drives and reports to. */
 export interface StreamerOptions {
   port: ReplyPort;
-  /** Streaming happens on real channel turns only, so never "cli". */
+  /** Streaming happens on real channel turns only, never on a local surface (the terminal, an editor). */
   channel: ChannelName;
+  /** The channel's dialect, limit and way of counting length. */
+  platform: TextProfile;
   /** Carried on every channel.stream telemetry event. */
   sessionId: string;
   clock?: Clock;
@@ -71,6 +74,7 @@ export const CUT_OFF = " …\n\n_(cut off)_";
 export abstract class StreamBase {
   protected readonly port: ReplyPort;
   protected readonly channel: ChannelName;
+  protected readonly platform: TextProfile;
   protected readonly clock: Clock;
   protected readonly logger: Logger | undefined;
   /** The turn is over (finished or stopped): nothing more is sent. */
@@ -90,6 +94,7 @@ export abstract class StreamBase {
   constructor(private readonly options: StreamerOptions) {
     this.port = options.port;
     this.channel = options.channel;
+    this.platform = options.platform;
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger;
   }
@@ -164,7 +169,7 @@ export abstract class StreamBase {
   protected async flushAttachments(more: readonly TextAttachment[] = []): Promise<void> {
     const all = this.takeAttachments(more);
     try {
-      await sendAttachments(this.port, this.channel, all, this.deliverOptions());
+      await sendAttachments(this.port, this.platform, all, this.deliverOptions());
     } catch (error) {
       // The gateway's sender records attachments durably and never throws here; through a bare port, say so.
       this.logger?.error("a code block could not be sent as a file", { error, channel: this.channel });
@@ -215,13 +220,13 @@ export abstract class StreamBase {
   protected async deliverRest(markdown: string, attachments: TextAttachment[]): Promise<void> {
     if (markdown.trim() === "" && attachments.length === 0) return;
     if (this.options.fallback) return this.options.fallback(markdown, attachments);
-    if (markdown.trim() !== "") await deliverReply(this.port, this.channel, markdown, { ...this.deliverOptions(), notify: !this.notified });
+    if (markdown.trim() !== "") await deliverReply(this.port, this.platform, markdown, { ...this.deliverOptions(), notify: !this.notified });
     this.notified = true;
-    await sendAttachments(this.port, this.channel, attachments, this.deliverOptions());
+    await sendAttachments(this.port, this.platform, attachments, this.deliverOptions());
   }
 
   /** Render reasoning as a status message text. */
   protected thinking(text: string, limit?: number): RenderedReply {
-    return renderReply(`${THINKING} ${text.trim()}`, this.channel, limit ? { limit, notify: false } : { notify: false });
+    return renderReply(`${THINKING} ${text.trim()}`, this.platform, limit ? { limit, notify: false } : { notify: false });
   }
 }

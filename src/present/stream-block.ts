@@ -116,7 +116,7 @@ export class BlockStream extends StreamBase implements Streamer {
       }
       if (!this.broken) {
         const rest = this.undelivered(final);
-        if (rest.trim() !== "") await this.guard(() => this.sendBlocks(renderReply(rest, this.channel, blockLadder())));
+        if (rest.trim() !== "") await this.guard(() => this.sendBlocks(renderReply(rest, this.platform, blockLadder())));
       }
       if (this.capped) {
         await this.dropThoughts();
@@ -153,7 +153,7 @@ export class BlockStream extends StreamBase implements Streamer {
       const pending = item.text.slice(item.sent).trimEnd();
       if (pending === "" && !this.items.some((i) => i.sent > 0)) return;
       item.done = true;
-      await this.guard(() => this.sendBlocks(renderReply(`${pending}${CUT_OFF}`, this.channel, blockLadder())));
+      await this.guard(() => this.sendBlocks(renderReply(`${pending}${CUT_OFF}`, this.platform, blockLadder())));
     });
   }
 
@@ -195,7 +195,7 @@ export class BlockStream extends StreamBase implements Streamer {
       item.sent = item.text.length;
       return;
     }
-    await this.sendBlocks(renderReply(pending, this.channel, blockLadder()), { item, from: item.sent, to: item.text.length });
+    await this.sendBlocks(renderReply(pending, this.platform, blockLadder()), { item, from: item.sent, to: item.text.length });
   }
 
   /** While the unsent text is over a block, cut one off on the ladder (800–1,200, where the source can resume). */
@@ -207,7 +207,7 @@ export class BlockStream extends StreamBase implements Streamer {
       // Text with no place to cut yet (a long fence, a table) is looked at again only once it has
       // grown by a quarter, so a long block costs a few parses rather than one per delta.
       if (pending.length < item.retryAt) return;
-      const prepared = prepare(pending, this.channel);
+      const prepared = prepare(pending, this.platform);
       if (measurePrepared(prepared) > BLOCK_MAX) {
         if (await this.cutOff(item, prepared, { ...blockLadder(), strict: true })) {
           item.retryAt = 0;
@@ -218,7 +218,7 @@ export class BlockStream extends StreamBase implements Streamer {
         const fenceAt = fenceStart(prepared);
         if (fenceAt !== undefined && pending.slice(0, fenceAt).trim() !== "") {
           const before = pending.slice(0, fenceAt);
-          const reply = renderReply(before, this.channel, blockLadder());
+          const reply = renderReply(before, this.platform, blockLadder());
           await this.sendBlocks(reply, { item, from: item.sent, to: item.sent + fenceAt });
           item.retryAt = 0;
           continue;
@@ -236,12 +236,12 @@ export class BlockStream extends StreamBase implements Streamer {
     if (this.done || !item || item.done) return;
     const pending = item.text.slice(item.sent);
     if (pending.trim() === "") return;
-    const prepared = prepare(pending, this.channel);
+    const prepared = prepare(pending, this.platform);
     const lastLine = pending.trimEnd().split("\n").at(-1) ?? "";
     // An open fence or a table still growing row by row must not be cut at its end.
     const settled = !prepared.openFence && !lastLine.trimStart().startsWith("|") && SETTLED_END.test(pending);
     if (settled) {
-      await this.sendBlocks(renderPrepared(prepared, this.channel, blockLadder()), { item, from: item.sent, to: item.sent + pending.length });
+      await this.sendBlocks(renderPrepared(prepared, blockLadder()), { item, from: item.sent, to: item.sent + pending.length });
       return;
     }
     await this.cutOff(item, prepared, { limit: BLOCK_MAX, minFill: 0, floor: SENTENCE, strict: true });
@@ -251,7 +251,7 @@ export class BlockStream extends StreamBase implements Streamer {
   private async cutOff(item: Item, prepared: Prepared, options: SplitOptions): Promise<boolean> {
     const step = nextPart(prepared.units, prepared.dialect, { ...options, sourceOnly: true, keepTail: true });
     if (!step || step.part.resume === undefined) return false;
-    const block = rendered([step.part], attachmentsOf(prepared, step.part), this.channel, true, BLOCK_MAX);
+    const block = rendered([step.part], attachmentsOf(prepared, step.part), this.platform, true, BLOCK_MAX);
     const to = item.sent + step.part.resume;
     block.parts[0]!.source = item.text.slice(item.sent, to);
     await this.sendBlocks(block, { item, from: item.sent, to });

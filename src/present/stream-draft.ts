@@ -11,7 +11,6 @@
 import type { ProviderEvent } from "../message/stream.ts";
 import type { SentMessage } from "../message/index.ts";
 import { normalizeSource } from "./markdown.ts";
-import { PLATFORMS } from "./measure.ts";
 import { attachmentsOf, measurePrepared, type Prepared, prepare, type RenderedReply, rendered, renderPrepared, renderReply } from "./render.ts";
 import { nextPart, type SplitPart } from "./split.ts";
 import { CUT_OFF, StreamBase, type Streamer, type StreamerOptions } from "./stream-base.ts";
@@ -55,7 +54,7 @@ export class DraftStream extends StreamBase implements Streamer {
 
   constructor(options: StreamerOptions) {
     super(options);
-    this.cardLimit = Math.min(PLATFORMS[options.channel].limit, CARD_MAX);
+    this.cardLimit = Math.min(options.platform.limit, CARD_MAX);
   }
 
   push(event: ProviderEvent): Promise<void> {
@@ -89,7 +88,7 @@ export class DraftStream extends StreamBase implements Streamer {
       }
       const rest = this.remainder(normalizeSource(finalMarkdown));
       if (this.broken) return this.abandon(rest);
-      const reply = renderReply(rest, this.channel, { limit: this.cardLimit });
+      const reply = renderReply(rest, this.platform, { limit: this.cardLimit });
       const card = this.card;
       this.card = undefined;
       // What is left would take the reply past max_reply_parts (it landed faster than the cards were cut):
@@ -143,7 +142,7 @@ export class DraftStream extends StreamBase implements Streamer {
       this.card = undefined;
       // Only what is on screen is sealed: text the live card never showed was not read by anyone.
       if (!card || this.broken) return;
-      const reply = renderReply(`${this.live().trimEnd()}${CUT_OFF}`, this.channel, { limit: this.cardLimit });
+      const reply = renderReply(`${this.live().trimEnd()}${CUT_OFF}`, this.platform, { limit: this.cardLimit });
       try {
         await this.editPart(card.message, reply, 0);
         this.emit("seal", reply.parts[0]!.text.length);
@@ -228,14 +227,14 @@ export class DraftStream extends StreamBase implements Streamer {
     const live = this.live();
     if (!this.card) {
       if (live.trim().length < OPEN_AT) return;
-      const reply = renderPrepared(prepared, this.channel);
+      const reply = renderPrepared(prepared);
       const message = await this.sendPart(reply, 0);
       this.card = { message, shown: reply.parts[0]!.text };
       this.emit(this.sealed > 0 ? "rotate" : "open", reply.parts[0]!.text.length);
       await this.answerLanded();
       return;
     }
-    const reply = renderPrepared(prepared, this.channel);
+    const reply = renderPrepared(prepared);
     const part = reply.parts[0];
     if (!part || part.text === this.card.shown) return;
     await this.editPart(this.card.message, reply, 0);
@@ -247,14 +246,14 @@ export class DraftStream extends StreamBase implements Streamer {
   /** Seal cards while the live text is too long; returns the live text that is left, prepared. */
   private async sealWhileLong(): Promise<Prepared> {
     for (;;) {
-      const prepared = prepare(this.live(), this.channel);
+      const prepared = prepare(this.live(), this.platform);
       const measure = measurePrepared(prepared);
       if (measure <= SEAL_AT) return prepared;
       const cut = this.sealCut(prepared, measure);
       if (!cut || cut.resume === undefined) return prepared;
       // Past max_reply_parts cards, nothing more is streamed: the whole answer goes as a file at the end.
       if (!this.roomForPart()) return prepared;
-      const reply = rendered([cut], [], this.channel, true, this.cardLimit);
+      const reply = rendered([cut], [], this.platform, true, this.cardLimit);
       if (this.card) await this.editPart(this.card.message, reply, 0);
       else {
         await this.sendPart(reply, 0);

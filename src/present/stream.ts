@@ -36,8 +36,8 @@ export function resolveStreamingMode(
   return { mode: capabilities.edit ? "draft" : "block", mismatch: false };
 }
 
-/** Where a turn comes from: only real channel turns stream. */
-export type TurnOrigin = "channel" | "background" | "scheduled" | "cli";
+/** Where a turn comes from: only real channel turns stream (not background or scheduled work, nor a local surface such as the terminal). */
+export type TurnOrigin = "channel" | "background" | "scheduled" | "local";
 
 /** The mode one turn streams in: off unless it is a channel turn and the provider streams. */
 export function turnStreamingMode(resolved: StreamingMode, origin: TurnOrigin, providerStreams: boolean): StreamingMode {
@@ -59,7 +59,7 @@ class OffStream extends StreamBase implements Streamer {
     return this.serial(async () => {
       if (this.done) return;
       this.done = true;
-      await deliverReply(this.port, this.channel, finalMarkdown, this.deliverOptions());
+      await deliverReply(this.port, this.platform, finalMarkdown, this.deliverOptions());
     });
   }
 

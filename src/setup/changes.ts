@@ -3,8 +3,10 @@
  * channel's values, a transcription backend) as the list of keys to write.
  * Both faces answer the same steps, so both end here; flags are answers too.
  */
+import { profileOf } from "../channels/registry.ts";
 import { getPath } from "../config/load.ts";
-import { ALL_FIELDS, coerceValue, PROVIDER_FIELDS, PROVIDER_SLOT, SETUP_CHANNELS, type SetupChannel, type SetupField } from "./fields.ts";
+import { CHANNEL_NAMES } from "../config/schema.ts";
+import { ALL_FIELDS, coerceValue, PROVIDER_FIELDS, PROVIDER_SLOT, type SetupChannel, type SetupField } from "./fields.ts";
 import type { SetupChange } from "./plan.ts";
 import { serverKindFor } from "./probe.ts";
 
@@ -92,7 +94,8 @@ export class UnknownFlag extends Error {
  * any of its flags is turned on unless `--<channel>-enabled` says otherwise;
  * provider flags configure the provider named by `--provider-name`, else
  * the one the base URL suggests, else the current primary, and make it primary.
- * On a fresh home Telegram (on by default) is written off unless a flag names it.
+ * On a fresh home a channel that is on by default but needs credentials
+ * (its setup's `offUntilNamed`: Telegram) is written off unless a flag names it.
  */
 export function changesFromFlags(flags: Readonly<Record<string, string>>, file: Table, freshHome: boolean): SetupChange[] {
   const byFlag = new Map<string, SetupField>(ALL_FIELDS.map((f) => [f.flag, f]));
@@ -118,11 +121,13 @@ export function changesFromFlags(flags: Readonly<Record<string, string>>, file: 
     changes.push({ path: field.path, value: coerceValue(field.kind, flags[field.flag]!) });
   }
 
-  for (const channel of [...SETUP_CHANNELS, "acp"] as const) {
+  for (const channel of CHANNEL_NAMES) {
+    const setup = profileOf(channel).setup;
+    if (!setup) continue;
     const named = ALL_FIELDS.some((f) => f.path.startsWith(`fermix_channels.${channel}.`) && flags[f.flag] !== undefined);
     const explicit = flags[`${channel}-enabled`] !== undefined;
     if (named && !explicit) changes.push({ path: `fermix_channels.${channel}.enabled`, value: true });
-    if (!named && freshHome && channel === "telegram") changes.push({ path: "fermix_channels.telegram.enabled", value: false });
+    if (!named && freshHome && setup.offUntilNamed) changes.push({ path: `fermix_channels.${channel}.enabled`, value: false });
   }
   return changes;
 }

@@ -1,13 +1,16 @@
 /**
  * The keys setup manages, once for both faces: the terminal wizard and its
- * flags (`fermix setup --telegram-bot-token …`), and the web page. Each field
+ * flags (`fermix setup --<channel>-bot-token …`), and the web page. Each field
  * is a config key with the flag that sets it and how a typed-in string
- * becomes a TOML value. Validation is not here: the config loader does it
- * (see plan.ts), so a bad value fails with the loader's own message.
+ * becomes a TOML value. A channel's keys are declared in its folder.
+ * Validation is not here: the config loader does it (see plan.ts), so a bad
+ * value fails with the loader's own message.
  */
-import { SECRET_KEYS } from "../config/schema.ts";
+import { profileOf } from "../channels/registry.ts";
+import type { ChannelField, FieldKind } from "../channels/setup.ts";
+import { CHANNEL_NAMES, type ChannelName, SECRET_KEYS } from "../config/schema.ts";
 
-export type FieldKind = "string" | "integer" | "boolean" | "list";
+export type { FieldKind } from "../channels/setup.ts";
 
 export interface SetupField {
   /** The flag, without the leading dashes: `telegram-bot-token`. */
@@ -28,11 +31,11 @@ const provider = (flag: string, key: string, kind: FieldKind, help: string): Set
   kind,
   help,
 });
-const channel = (name: string, key: string, kind: FieldKind, help: string, flag = key.replaceAll("_", "-")): SetupField => ({
-  flag: `${name}-${flag}`,
-  path: `fermix_channels.${name}.${key}`,
-  kind,
-  help,
+const channelField = (name: ChannelName, field: ChannelField): SetupField => ({
+  flag: `${name}-${field.flag ?? field.key.replaceAll("_", "-")}`,
+  path: `fermix_channels.${name}.${field.key}`,
+  kind: field.kind,
+  help: field.help,
 });
 
 export const PROVIDER_FIELDS: readonly SetupField[] = [
@@ -44,39 +47,13 @@ export const PROVIDER_FIELDS: readonly SetupField[] = [
   provider("context-window", "context_window", "integer", "the model's context window in tokens"),
 ];
 
-export const CHANNEL_FIELDS: readonly SetupField[] = [
-  channel("telegram", "enabled", "boolean", "serve Telegram (true/false; on by default)"),
-  channel("telegram", "bot_token", "string", "the bot token from @BotFather; stored as a secret"),
-  channel("telegram", "owner_user_id", "string", "your numeric Telegram user id (what /whoami shows)", "owner"),
-  channel("telegram", "allowed_user_ids", "list", "other user ids that may talk to the bot, comma-separated"),
-  channel("telegram", "api_root", "string", "a self-hosted Bot API server (default https://api.telegram.org)"),
-  channel("whatsapp", "enabled", "boolean", "serve WhatsApp (Cloud API webhooks)"),
-  channel("whatsapp", "access_token", "string", "the Cloud API access token; stored as a secret"),
-  channel("whatsapp", "phone_number_id", "string", "the sending phone number's id"),
-  channel("whatsapp", "verify_token", "string", "the webhook verify token you choose; stored as a secret"),
-  channel("whatsapp", "app_secret", "string", "the Meta app secret (webhook signatures); stored as a secret"),
-  channel("whatsapp", "owner_user_id", "string", "your WhatsApp number, digits only", "owner"),
-  channel("whatsapp", "allowed_sender_ids", "list", "other numbers that may talk to it, comma-separated"),
-  channel("whatsapp", "graph_api_base", "string", "the Graph API root (default https://graph.facebook.com/v21.0)"),
-  channel("slack", "enabled", "boolean", "serve Slack (Events API webhooks)"),
-  channel("slack", "bot_token", "string", "the xoxb- bot token; stored as a secret"),
-  channel("slack", "signing_secret", "string", "the app's signing secret; stored as a secret"),
-  channel("slack", "owner_user_id", "string", "your Slack member id (U…)", "owner"),
-  channel("slack", "allowed_user_ids", "list", "other member ids that may talk to it, comma-separated"),
-  channel("slack", "api_url", "string", "the Web API root (default https://slack.com/api/)"),
-  channel("discord", "enabled", "boolean", "serve Discord"),
-  channel("discord", "bot_token", "string", "the bot token; stored as a secret"),
-  channel("discord", "bot_user_id", "string", "the bot's own user id"),
-  channel("discord", "owner_user_id", "string", "your Discord user id", "owner"),
-  channel("discord", "allowed_user_ids", "list", "other user ids that may talk to it, comma-separated"),
-  channel("discord", "api_base", "string", "the REST API root (default https://discord.com/api/v10)"),
-  channel("signal", "enabled", "boolean", "serve Signal (through signal-cli)"),
-  channel("signal", "account", "string", "the bot's registered number, e.g. +15550001111"),
-  channel("signal", "cli_path", "string", "the signal-cli executable (default signal-cli on PATH)"),
-  channel("signal", "owner_user_id", "string", "your Signal number or UUID", "owner"),
-  channel("signal", "allowed_sender_ids", "list", "other numbers or UUIDs that may talk to it, comma-separated"),
-  channel("acp", "enabled", "boolean", "serve editors over the ACP socket (on by default)"),
-];
+/**
+ * Every channel's keys, as its folder declares them (src/channels/<name>/setup.ts),
+ * in the order of the config schema's channel tables.
+ */
+export const CHANNEL_FIELDS: readonly SetupField[] = CHANNEL_NAMES.flatMap((name) =>
+  (profileOf(name).setup?.fields ?? []).map((field) => channelField(name, field)),
+);
 
 export const TRANSCRIPTION_FIELDS: readonly SetupField[] = [
   { flag: "transcription-backend", path: "fermix_core.transcription.backend", kind: "string", help: "openai, xai or deepgram" },
@@ -96,9 +73,9 @@ export const HTTP_FIELDS: readonly SetupField[] = [
 
 export const ALL_FIELDS: readonly SetupField[] = [...PROVIDER_FIELDS, ...CHANNEL_FIELDS, ...TRANSCRIPTION_FIELDS, ...HTTP_FIELDS];
 
-/** The chat channels setup configures, in the order it asks. */
-export const SETUP_CHANNELS = ["telegram", "whatsapp", "slack", "discord", "signal"] as const;
-export type SetupChannel = (typeof SETUP_CHANNELS)[number];
+/** The channels setup asks about (those with wizard questions), in the order it asks. */
+export const SETUP_CHANNELS: readonly ChannelName[] = CHANNEL_NAMES.filter((name) => profileOf(name).setup?.ask !== undefined);
+export type SetupChannel = ChannelName;
 
 /** Whether a dotted config key holds a credential: those go to the secret store, never into config.toml. */
 export function isSecretPath(path: string): boolean {

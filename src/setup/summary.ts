@@ -2,7 +2,8 @@
  * What is configured now, in words, per setup step: each step of the wizard
  * (and of the web page) shows it before asking. Secrets appear only as "set".
  */
-import { allowlistKey, channelReadiness } from "../config/channels.ts";
+import { profileOf } from "../channels/registry.ts";
+import { channelReadiness } from "../config/channels.ts";
 import { resolveHttp } from "../config/http.ts";
 import type { Env } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
@@ -19,11 +20,12 @@ export function describeProvider(config: Config): string {
 }
 
 export function describeChannel(config: Config, name: SetupChannel): string {
-  const readiness = channelReadiness(config, name);
+  const profile = profileOf(name);
+  const readiness = channelReadiness(config, name, profile);
   if (readiness.kind === "disabled") return "off";
   const section = config.fermix_channels[name] as Record<string, unknown>;
   const owner = typeof section.owner_user_id === "string" ? `owner ${section.owner_user_id}` : undefined;
-  const allowed = (section[allowlistKey(name)] as string[] | undefined) ?? [];
+  const allowed = profile.allowlistKey === undefined ? [] : ((section[profile.allowlistKey] as string[] | undefined) ?? []);
   const who = [owner, allowed.length > 0 ? `${allowed.length} allowed` : undefined].filter(Boolean).join(", ");
   if (readiness.kind === "unconfigured") return `on, but missing ${readiness.missing.join(", ")}${who ? ` (${who})` : ""}`;
   if (readiness.kind === "refused") return "on, but nobody may talk to it (no owner or allowlist)";
@@ -36,12 +38,12 @@ export function describeTranscription(config: Config): string {
   return `${t.backend ?? "openai"}${t.model ? `, ${t.model}` : ""}, ${t.api_key ? "key set" : "no key of its own"}`;
 }
 
-/** Where a webhook channel's platform must send events: the local address, and the public one to register. */
-export function webhookHint(config: Config, env: Env, channel: "whatsapp" | "slack"): string {
+/** Where a webhook channel's platform must send events (its route, `path`): the local address, and the public one to register. */
+export function webhookHint(config: Config, env: Env, path: string): string {
   const { hostname, port } = resolveHttp(env, config.fermix_core.http);
   return (
-    `Register https://<your public host>/webhook/${channel} with the platform, served by a TLS reverse proxy ` +
-    `that forwards to http://${hostname}:${port}/webhook/${channel}. ` +
+    `Register https://<your public host>${path} with the platform, served by a TLS reverse proxy ` +
+    `that forwards to http://${hostname}:${port}${path}. ` +
     `The daemon listens on ${hostname}; set FERMIX_HTTP_BIND (or [fermix_core.http] bind) to an address the proxy reaches.`
   );
 }

@@ -14,7 +14,7 @@
  * the keys already written; narrowing it never drops a key early.
  */
 import type { Database, Statement } from "bun:sqlite";
-import { acceptanceWindowMs } from "../config/channels.ts";
+import type { ChannelRequirements } from "../config/channels.ts";
 import type { Config } from "../config/schema.ts";
 
 export type IdempotencyScope = "inbound" | "outbound_media";
@@ -25,9 +25,9 @@ export const TTL_MS: Readonly<Record<IdempotencyScope, number>> = {
   outbound_media: 60_000,
 };
 
-/** How long a channel's inbound keys live under `config`: 24 h, or the channel's acceptance window where that is longer. */
-export function inboundTtlMs(config: Config, channel: string): number {
-  return Math.max(TTL_MS.inbound, acceptanceWindowMs(config, channel));
+/** How long a channel's inbound keys live under `config`: 24 h, or the channel's acceptance window (its profile's) where that is longer. */
+export function inboundTtlMs(config: Config, channel: Pick<ChannelRequirements, "acceptanceWindowMs">): number {
+  return Math.max(TTL_MS.inbound, channel.acceptanceWindowMs(config));
 }
 
 export interface IdempotencyOptions {

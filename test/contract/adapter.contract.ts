@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChannelAdapter } from "../../src/channels/types.ts";
-import { CAN_EDIT } from "../../src/config/channels.ts";
+import { CHANNELS } from "../../src/channels/registry.ts";
 import { FormattingRejected, type InboundMedia, MediaTooLarge, type OutboundText, type ReplyTarget, SendFailed } from "../../src/message/index.ts";
 
 export interface VisibleMessage {
@@ -78,9 +78,21 @@ export function runAdapterContract(name: string, makeHarness: () => Promise<Cont
       rmSync(scratch, { recursive: true, force: true });
     });
 
-    test("the capabilities match what the rest of Fermix knows of the channel offline", () => {
-      if (name in CAN_EDIT) expect(h.adapter.capabilities.edit).toBe(CAN_EDIT[name as keyof typeof CAN_EDIT]);
-      expect(h.adapter.replyPort(h.target).capabilities).toEqual(h.adapter.capabilities);
+    test("the adapter and its ports are what the channel's profile says: capabilities, name and media cap", () => {
+      const profile = CHANNELS[h.adapter.name].profile;
+      expect(profile.name).toBe(h.adapter.name);
+      expect(h.adapter.capabilities).toEqual(profile.capabilities);
+      expect(h.adapter.replyPort(h.target).capabilities).toEqual(profile.capabilities);
+      // What the rest of Fermix decides from the profile alone: edit, delete, buttons, the reaction set.
+      const port = h.adapter.replyPort(h.target).capabilities;
+      expect({ edit: port.edit, delete: port.delete, buttons: port.buttons ?? false, react: port.react }).toEqual({
+        edit: profile.capabilities.edit,
+        delete: profile.capabilities.delete,
+        buttons: profile.capabilities.buttons ?? false,
+        react: profile.capabilities.react,
+      });
+      expect(h.adapter.inboundMediaCap).toBe(profile.inboundMediaCap);
+      expect(profile.streaming).toBe(port.edit ? "draft" : "block");
     });
 
     test("sendText delivers the rendered text and returns the platform's message id", async () => {

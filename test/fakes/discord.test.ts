@@ -99,6 +99,24 @@ describe("discord fake", () => {
     expect(await gone.json()).toEqual({ message: "Unknown Message", code: 10008 });
   });
 
+  test("REST: a file upload's attachments[].id is a string naming its files[n] part, as the OpenAPI spec types it; a number is refused", async () => {
+    fake = startDiscordFake();
+    const upload = (attachments: unknown) => {
+      const form = new FormData();
+      form.append("payload_json", JSON.stringify({ attachments }));
+      form.append("files[0]", new File([new TextEncoder().encode("# answer\n")], "answer.md", { type: "text/markdown" }));
+      return fetch(`${fake.apiBase}/channels/${DISCORD_DM}/messages`, { method: "POST", headers: { authorization: `Bot ${fake.token}` }, body: form });
+    };
+    const asNumber = await upload([{ id: 0, filename: "answer.md" }]);
+    expect(asNumber.status).toBe(400);
+    expect(await asNumber.json()).toMatchObject({ code: 50035, errors: { attachments: { "0": { id: {} } } } });
+    const noSuchPart = await upload([{ id: "1", filename: "answer.md" }]);
+    expect(noSuchPart.status).toBe(400);
+    const asString = await upload([{ id: "0", filename: "answer.md" }]);
+    expect(asString.status).toBe(200);
+    expect(await asString.json()).toMatchObject({ attachments: [{ filename: "answer.md" }] });
+  });
+
   describe("buttons and interactions", () => {
     const postAs = (path: string, body: unknown, token?: string) =>
       fetch(`${fake.apiBase}${path}`, {

@@ -9,6 +9,7 @@ import type { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { profileOf } from "../../src/channels/registry.ts";
 import { type Answerer, buttonData, type CodeRecord, Confirmations, normalizeToken, parseButtonData, processAlive } from "../../src/gateway/confirm.ts";
 import { ConfirmationStore } from "../../src/store/confirmations.ts";
 import { openDatabase } from "../../src/store/db.ts";
@@ -57,6 +58,7 @@ function setup(ttlMs = 300_000) {
       holder,
       alive: (h) => running.has(h),
       pollMs: 5,
+      local: (channel) => profileOf(channel).local,
       apply: (code) => {
         if (code.grants.kind === "grant" && code.grants.path === "/gone") throw new Error("Not granted: /gone no longer exists.");
         applied.push(code);

@@ -16,6 +16,7 @@ import { createLogger } from "../../src/kernel/log.ts";
 import { Telemetry } from "../../src/kernel/telemetry.ts";
 import { type OutboundText, type ReplyPort, SendFailed, type SentMessage } from "../../src/message/index.ts";
 import { createStreamer } from "../../src/present/stream.ts";
+import { profileOf } from "../../src/channels/registry.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { Outbox } from "../../src/store/outbox.ts";
 import { FakeClock } from "../present/fakes.ts";
@@ -78,6 +79,7 @@ function build(time: ReturnType<typeof manualTime>, port: ReplyPort, horizonMs =
   const delivery = new Delivery({
     outbox,
     presenter: partsPresenter,
+    channels: profileOf,
     rawPort: () => port,
     spoolDir: join(root, "spool"),
     telemetry: new Telemetry(),
@@ -230,6 +232,7 @@ describe("a draft stream rate-limited mid-reply", () => {
       const streamer = createStreamer({
         mode: "draft",
         channel: "slack",
+        platform: profileOf("slack").text,
         sessionId: "s1",
         clock: streamClock,
         port: delivery.durablePort("slack", TARGET, "r1", p.port),

@@ -9,7 +9,8 @@
  * silent, not only before its first word.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { presenter } from "../../src/gateway/presenter.ts";
+import { profileOf } from "../../src/channels/registry.ts";
+import { presenterFor } from "../../src/gateway/presenter.ts";
 import { FAULT_MESSAGES, STEP_LIMIT_NOTE } from "../../src/gateway/turn/faults.ts";
 import { reply } from "../fakes/model-server.ts";
 import { type Harness, startHarness, until } from "../helpers/gateway.ts";
@@ -34,7 +35,7 @@ async function scheduleJob(request: string): Promise<void> {
 
 const providerHealth = () => h.core.agents.providerState();
 /** Markdown as the Telegram chat shows it. */
-const shown = (markdown: string) => presenter.render(markdown, "telegram").parts[0]!.text;
+const shown = (markdown: string) => presenterFor(profileOf).render(markdown, "telegram").parts[0]!.text;
 const UPSTREAM_WORDS = "upstream says: the user +15551234567 wrote 'secret plans'";
 
 describe("one class message for every kind of turn, and each reaches health", () => {

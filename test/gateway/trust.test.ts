@@ -1,5 +1,6 @@
 /** Ingress and trust (DESIGN.md "Owner and commands"): who may talk, who is the operator. */
 import { afterEach, describe, expect, test } from "bun:test";
+import { profileOf } from "../../src/channels/registry.ts";
 import { channelReadiness } from "../../src/config/channels.ts";
 import { buildHealthReport } from "../../src/daemon/health.ts";
 import { authorize, roleFor, trustRules } from "../../src/gateway/trust.ts";
@@ -18,7 +19,7 @@ bot_token = "1:t"
 ${lines}
 `;
 const role = (lines: string, sender: string, env: Record<string, string> = {}) =>
-  roleFor(loadedFrom(telegram(lines), env).config, "telegram", sender);
+  roleFor(loadedFrom(telegram(lines), env).config, profileOf("telegram"), sender);
 
 describe("who may talk, and who is the operator", () => {
   test("the owner is the operator; allowed users are users; anyone else is dropped", () => {
@@ -58,7 +59,7 @@ enabled = true
 account = "+15550001111"
 ${lines}
 `;
-    const roleOf = (lines: string, sender: string, aliases: string[] = []) => roleFor(loadedFrom(signal(lines)).config, "signal", sender, aliases);
+    const roleOf = (lines: string, sender: string, aliases: string[] = []) => roleFor(loadedFrom(signal(lines)).config, profileOf("signal"), sender, aliases);
     expect(roleOf(`owner_user_id = "+15550002222"`, uuid, ["+15550002222"])).toBe("operator");
     expect(roleOf(`owner_user_id = "${uuid}"`, uuid, ["+15550002222"])).toBe("operator");
     expect(roleOf(`owner_user_id = "+1"\nallowed_sender_ids = ["+15550003333"]`, uuid, ["+15550003333"])).toBe("user");
@@ -69,15 +70,15 @@ ${lines}
 
   test("the command line and ACP are the local operator", () => {
     const config = loadedFrom(telegram(`owner_user_id = "1"`)).config;
-    expect(roleFor(config, "cli", "anyone")).toBe("operator");
-    expect(roleFor(config, "acp", "anyone")).toBe("operator");
+    expect(roleFor(config, profileOf("cli"), "anyone")).toBe("operator");
+    expect(roleFor(config, profileOf("acp"), "anyone")).toBe("operator");
   });
 
   test("a channel with neither owner nor allowlist is refused at start, and health says why", () => {
     const loaded = loadedFrom(telegram(""));
-    expect(channelReadiness(loaded.config, "telegram")).toEqual({ kind: "refused", reason: expect.stringContaining("owner_user_id") });
+    expect(channelReadiness(loaded.config, "telegram", profileOf("telegram"))).toEqual({ kind: "refused", reason: expect.stringContaining("owner_user_id") });
     // Its sender is denied even if it were reached.
-    expect(authorize(trustRules(loaded.config, "telegram"), "anyone")).toBeNull();
+    expect(authorize(trustRules(loaded.config, profileOf("telegram")), "anyone")).toBeNull();
     const report = buildHealthReport({
       version: "t",
       now: new Date(),

@@ -10,6 +10,7 @@ import type { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { profileOf } from "../../src/channels/registry.ts";
 import type { AdapterContext } from "../../src/channels/types.ts";
 import { pathsFor } from "../../src/config/paths.ts";
 import type { ChannelName, Config } from "../../src/config/schema.ts";
@@ -78,6 +79,7 @@ export function adapterTestBase(channel: ChannelName, opts: { dir?: string; albu
     supervisor: new TaskSupervisor(64, log),
     gateway,
     albumDebounceMs: opts.albumDebounceMs !== undefined ? { [channel]: opts.albumDebounceMs } : {},
+    viaWebhook: (name) => profileOf(name).mode === "webhook",
     telemetry,
     log,
   });

@@ -22,7 +22,6 @@ import type {
   ReplyPort,
   ReplyTarget,
 } from "../../src/message/index.ts";
-import { presenter } from "../../src/gateway/presenter.ts";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.ts";
 import { loadedFrom } from "./loaded.ts";
 
@@ -186,7 +185,6 @@ ${options.toml ?? DEFAULT_CHANNELS_TOML}
   const core = buildCore({
     loaded,
     log,
-    presenter,
     providerDeps: { limits: { maxRetries: 0 } },
     ...(options.sandboxBackend !== undefined ? { sandboxBackend: options.sandboxBackend } : {}),
   });

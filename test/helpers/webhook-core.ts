@@ -7,7 +7,6 @@ import { loadConfig } from "../../src/config/index.ts";
 import { buildCore, type Core } from "../../src/daemon/core.ts";
 import { Logger, Redactor } from "../../src/kernel/log.ts";
 import type { FetchedMedia, InboundMedia, OutboundMedia, ReplyTarget } from "../../src/message/index.ts";
-import { presenter } from "../../src/gateway/presenter.ts";
 import { webhookRoutes } from "../../src/http/webhooks/index.ts";
 import { NO_REACTIONS, RecordingChannel } from "./gateway.ts";
 import { makeHome, type TestHome } from "./home.ts";
@@ -31,7 +30,7 @@ export async function webhookCore(toml: string, options: { handoffCapacity?: num
   home.writeConfig(toml);
   const loaded = await loadConfig(home.env);
   const log = new Logger({ write() {} }, "error", new Redactor());
-  const core = buildCore({ loaded, log, presenter, ...(options.handoffCapacity !== undefined ? { handoffCapacity: options.handoffCapacity } : {}) });
+  const core = buildCore({ loaded, log, ...(options.handoffCapacity !== undefined ? { handoffCapacity: options.handoffCapacity } : {}) });
   // The gateway tests' recording channel stands in for the platforms; its capabilities here are plain.
   const recorder = new RecordingChannel(NO_REACTIONS);
   for (const channel of ["slack", "whatsapp"] as const) {

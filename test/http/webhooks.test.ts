@@ -8,8 +8,10 @@ import { parseConfigText, resolveConfig } from "../../src/config/load.ts";
 import { HandoffUnavailable, type Submission } from "../../src/message/index.ts";
 import { Logger, Redactor } from "../../src/kernel/log.ts";
 import type { GatewayChannel } from "../../src/message/index.ts";
-import { webhookRoutes } from "../../src/http/webhooks/index.ts";
-import { DOC_BODY, DOC_SECRET, DOC_SIGNATURE, DOC_TIMESTAMP, dmEvent, envelope, URL_VERIFICATION, USER } from "../channels/slack/fixtures.ts";
+import { profileOf } from "../../src/channels/registry.ts";
+import { GATEWAY_CHANNELS } from "../../src/config/schema.ts";
+import { WEBHOOKS, webhookRoutes } from "../../src/http/webhooks/index.ts";
+import { DOC_BODY, DOC_SECRET, DOC_SIGNATURE, DOC_TIMESTAMP, dmEvent, envelope, messageEvent, URL_VERIFICATION, USER } from "../channels/slack/fixtures.ts";
 import { OFFICIAL_EXAMPLE_SECRET, OFFICIAL_EXAMPLE_SIGNATURE, OFFICIAL_TEXT_EXAMPLE, message, messagesPayload, SENDER } from "../channels/whatsapp/fixtures.ts";
 import { type SlackOptions, slackToml, whatsappToml } from "../helpers/config.ts";
 import { mutateBytes, randomJson, rng } from "../helpers/fuzz.ts";
@@ -258,4 +260,37 @@ test("fuzz: 10,000 random and mutated requests at both routes — no undocumente
   }
   // The run exercised the accepting path too, not only refusals.
   expect(signedSubmits).toBeGreaterThan(0);
+});
+
+describe("routes come from the channels' profiles", () => {
+  test("every channel whose profile declares a webhook has its route; a channel without one has none", async () => {
+    const { post } = routes("");
+    for (const name of GATEWAY_CHANNELS) {
+      const res = await post(`/webhook/${name}`, "{}");
+      // Declared but not configured: 401 (no secret to verify with); not declared: no route at all.
+      expect([name, res.status]).toEqual([name, profileOf(name).webhook ? 401 : 404]);
+    }
+    expect(WEBHOOKS.map(([name]) => name)).toEqual(GATEWAY_CHANNELS.filter((name) => profileOf(name).webhook));
+  });
+
+  test("a Slack reply in a channel thread reaches the gateway only where Fermix has replied, asked of the outbox by channel, chat and thread", async () => {
+    const config = resolveConfig({ file: parseConfigText(CONFIGURED, "c"), env: {}, secrets: {}, filePath: "c" }).config;
+    const asked: string[] = [];
+    const submitted: Submission[] = [];
+    const app = webhookRoutes({
+      config,
+      log: quiet,
+      nowSeconds: () => NOW,
+      submit: async (_channel, items) => void submitted.push(...items),
+      repliedInThread: (channel, chatId, threadId) => (asked.push(`${channel}/${chatId}/${threadId}`), threadId === "1699999999.000001"),
+    });
+    const reply = (threadTs: string) => {
+      const raw = JSON.stringify(envelope(messageEvent({ thread_ts: threadTs, ts: `${threadTs}9` })));
+      return app.handle(new Request("http://fermix.test/webhook/slack", { method: "POST", body: raw, headers: { "content-type": "application/json", ...signSlack(raw, SLACK_SECRET, NOW) } }));
+    };
+    await expectReply(await reply("1699999999.000001"), 200, { ok: true });
+    await expectReply(await reply("1699999999.000002"), 200, { ok: true });
+    expect(asked).toEqual(["slack/C0CHANNEL1/1699999999.000001", "slack/C0CHANNEL1/1699999999.000002"]);
+    expect(submitted.map((s) => s.message.threadId)).toEqual(["1699999999.000001"]);
+  });
 });

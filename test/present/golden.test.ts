@@ -8,6 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { GatewayChannel } from "../../src/message/index.ts";
+import { profileOf } from "../../src/channels/registry.ts";
 import { plainText, renderReply } from "../../src/present/render.ts";
 
 const DIR = join(import.meta.dir, "golden");
@@ -17,7 +18,7 @@ const UPDATE = process.env.UPDATE_GOLDEN === "1";
 
 /** Parts, flags and attachments in one readable text. */
 function describeReply(markdown: string, channel: GatewayChannel): string {
-  const reply = renderReply(markdown, channel);
+  const reply = renderReply(markdown, profileOf(channel).text);
   const out: string[] = [];
   reply.parts.forEach((part, i) => {
     out.push(`=== part ${i + 1}/${reply.parts.length} notify=${part.notify} linkPreview=${part.linkPreview}`);

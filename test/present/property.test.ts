@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import type { GatewayChannel } from "../../src/message/index.ts";
 import { parseMarkdown } from "../../src/present/markdown.ts";
-import { PLATFORMS } from "../../src/present/measure.ts";
+import { profileOf } from "../../src/channels/registry.ts";
 import { type RenderedReply, renderReply } from "../../src/present/render.ts";
 import { type GenDoc, generate } from "./gen.ts";
 import { graphemeProblems, missingAtom, platformLength, skeleton, slackProblems, telegramProblems, visibleText } from "./oracle.ts";
@@ -16,7 +16,7 @@ const DOCS = Number(process.env.PRESENT_PROPERTY_DOCS ?? 1500);
 
 /** Every property, for one document on one channel at one limit; returns the first failure. */
 function check(doc: GenDoc, channel: GatewayChannel, reply: RenderedReply, limit: number): string | undefined {
-  const dialect = PLATFORMS[channel].dialect;
+  const dialect = profileOf(channel).text.dialect.name;
   const visible: string[] = [];
   for (const [index, part] of reply.parts.entries()) {
     const where = `part ${index}`;
@@ -24,13 +24,13 @@ function check(doc: GenDoc, channel: GatewayChannel, reply: RenderedReply, limit
     if (part.linkPreview !== false || part.plain) return `${where}: flags`;
     if (part.text.trim() === "") return `${where}: empty`;
     const length = platformLength(dialect, part.text);
-    if (length > PLATFORMS[channel].limit) return `${where}: ${length} > platform limit`;
+    if (length > profileOf(channel).text.limit) return `${where}: ${length} > platform limit`;
     // Under a smaller limit (block streaming), a code fence that fits the platform is sent alone, whole.
     if (length > limit && !loneFence(doc, visibleText(dialect, part.text))) return `${where}: ${length} > ${limit}`;
     if (dialect === "telegram") {
       const problems = telegramProblems(part.text);
       if (problems.length > 0) return `${where}: ${problems[0]}`;
-    } else if (dialect !== "signal" && (part.text.match(/```/g)?.length ?? 0) % 2 !== 0) {
+    } else if (dialect !== "plain" && (part.text.match(/```/g)?.length ?? 0) % 2 !== 0) {
       return `${where}: unbalanced fence`;
     }
     if (dialect === "slack") {
@@ -87,8 +87,8 @@ describe("every dialect, generated documents", () => {
       const doc = generate(seed, atPlatform ? 16 + (seed % 24) : undefined);
       const parsed = parseMarkdown(doc.markdown);
       for (const channel of CHANNELS) {
-        const limit = Math.min(PLATFORMS[channel].limit, atPlatform ? Infinity : [300, 700, 1200, 2500][seed % 4]!);
-        const reply = renderReply(parsed, channel, { limit });
+        const limit = Math.min(profileOf(channel).text.limit, atPlatform ? Infinity : [300, 700, 1200, 2500][seed % 4]!);
+        const reply = renderReply(parsed, profileOf(channel).text, { limit });
         parts[channel]! += reply.parts.length;
         const failure = check(doc, channel, reply, limit);
         if (failure && failures[channel]!.length < 5) failures[channel]!.push(`seed ${seed}, limit ${limit}: ${failure}`);
@@ -104,7 +104,7 @@ describe("the plain-text fallback of every part", () => {
     for (let seed = 1; seed <= 150; seed++) {
       const doc = generate(seed);
       for (const channel of CHANNELS) {
-        const reply = renderReply(doc.markdown, channel, { limit: 900 });
+        const reply = renderReply(doc.markdown, profileOf(channel).text, { limit: 900 });
         const texts: string[] = [];
         reply.parts.forEach((part, index) => {
           const plain = reply.fallback(index);
@@ -113,7 +113,7 @@ describe("the plain-text fallback of every part", () => {
           for (const p of plain) {
             expect(p.plain).toBe(true);
             if (p.text.length > 900) expect(loneFence(doc, p.text)).toBe(true);
-            expect(p.text.length).toBeLessThanOrEqual(PLATFORMS[channel].limit);
+            expect(p.text.length).toBeLessThanOrEqual(profileOf(channel).text.limit);
             texts.push(p.text);
           }
         });

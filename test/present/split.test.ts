@@ -4,14 +4,15 @@
  * plainly.
  */
 import { describe, expect, test } from "bun:test";
-import { PLATFORMS, telegramLength } from "../../src/present/measure.ts";
+import { profileOf } from "../../src/channels/registry.ts";
+import { telegramLength } from "../../src/channels/telegram/dialect.ts";
 import { plainText, renderReply, snippetName } from "../../src/present/render.ts";
 import { telegramVisible } from "./fakes.ts";
 import { graphemeProblems, telegramProblems } from "./oracle.ts";
 
 const words = (n: number, tag = "w") => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(" ");
 const texts = (markdown: string, limit: number, channel: "signal" | "telegram" = "signal") =>
-  renderReply(markdown, channel, { limit }).parts.map((p) => p.text);
+  renderReply(markdown, profileOf(channel).text, { limit }).parts.map((p) => p.text);
 
 describe("the ladder", () => {
   test("a section heading is preferred to a later paragraph", () => {
@@ -81,7 +82,7 @@ describe("code fences", () => {
   });
 
   test("a fence too large for any message goes as a file named from its language, after the reply", () => {
-    const reply = renderReply(`Before.\n\n${fence(600, "typescript")}\n\nAfter.`, "telegram");
+    const reply = renderReply(`Before.\n\n${fence(600, "typescript")}\n\nAfter.`, profileOf("telegram").text);
     expect(reply.attachments).toHaveLength(1);
     expect(reply.attachments[0]).toMatchObject({ filename: "snippet.ts", mime: "text/plain" });
     expect(reply.attachments[0]!.content.split("\n")).toHaveLength(600);
@@ -89,7 +90,7 @@ describe("code fences", () => {
   });
 
   test("two big fences in one language get distinct names; unknown languages are .txt", () => {
-    const reply = renderReply(`${fence(600)}\n\n${fence(600)}\n\n${fence(600, "")}`, "discord");
+    const reply = renderReply(`${fence(600)}\n\n${fence(600)}\n\n${fence(600, "")}`, profileOf("discord").text);
     expect(reply.attachments.map((a) => a.filename)).toEqual(["snippet.py", "snippet-2.py", "snippet.txt"]);
     expect(snippetName("Python")).toBe("snippet.py");
     expect(snippetName("no such language!")).toBe("snippet.txt");
@@ -105,21 +106,21 @@ describe("length as each platform counts it", () => {
   });
 
   test("the limits: Telegram 4096, Discord 2000, Slack 40,000, WhatsApp 4096, Signal 4096 for readability", () => {
-    expect([PLATFORMS.telegram.limit, PLATFORMS.discord.limit, PLATFORMS.slack.limit, PLATFORMS.whatsapp.limit, PLATFORMS.signal.limit]).toEqual([
+    expect([...(["telegram", "discord", "slack", "whatsapp", "signal"] as const).map((c) => profileOf(c).text.limit)]).toEqual([
       4096, 2000, 40_000, 4096, 4096,
     ]);
   });
 
   test("Telegram splits on visible length: markup-heavy text fits where its HTML would not", () => {
     const doc = Array.from({ length: 400 }, (_, i) => `**b${i}** [l](https://example.com/${i})`).join(" ");
-    const parts = renderReply(doc, "telegram").parts;
+    const parts = renderReply(doc, profileOf("telegram").text).parts;
     expect(parts).toHaveLength(1);
     expect(parts[0]!.text.length).toBeGreaterThan(4096);
     expect(telegramLength(parts[0]!.text)).toBeLessThanOrEqual(4096);
   });
 
   test("every part carries notify (first only) and linkPreview false", () => {
-    const parts = renderReply(Array.from({ length: 5 }, () => words(200)).join("\n\n"), "discord").parts;
+    const parts = renderReply(Array.from({ length: 5 }, () => words(200)).join("\n\n"), profileOf("discord").text).parts;
     expect(parts.length).toBeGreaterThan(1);
     expect(parts.map((p) => [p.notify, p.linkPreview, p.plain])).toEqual(parts.map((_, i) => [i === 0, false, false]));
   });
@@ -127,7 +128,7 @@ describe("length as each platform counts it", () => {
 
 describe("dialect details", () => {
   test("Telegram: expandable blockquote past 4 lines or 300 characters", () => {
-    const quote = (lines: string[]) => renderReply(lines.map((l) => `> ${l}`).join("\n"), "telegram").parts[0]!.text;
+    const quote = (lines: string[]) => renderReply(lines.map((l) => `> ${l}`).join("\n"), profileOf("telegram").text).parts[0]!.text;
     expect(quote(["a", "b", "c", "d"])).toStartWith("<blockquote>");
     expect(quote(["a", "b", "c", "d", "e"])).toStartWith("<blockquote expandable>");
     expect(quote(["x".repeat(301)])).toStartWith("<blockquote expandable>");
@@ -135,34 +136,34 @@ describe("dialect details", () => {
   });
 
   test("Telegram: code is never inside bold or a link; unsupported links stay readable", () => {
-    const html = renderReply("**see `x` now** [`y`](https://e.com) [rel](/docs)", "telegram").parts[0]!.text;
+    const html = renderReply("**see `x` now** [`y`](https://e.com) [rel](/docs)", profileOf("telegram").text).parts[0]!.text;
     expect(html).toBe('<b>see</b> <code>x</code> <b>now</b> <a href="https://e.com">y</a> rel (/docs)');
     expect(telegramProblems(html)).toEqual([]);
   });
 
   test("Slack: only <url|label> links and &amp; &lt; &gt; escapes", () => {
-    const text = renderReply("A < B & C > D, **bold** and [link](https://e.com/?a|b)", "slack").parts[0]!.text;
+    const text = renderReply("A < B & C > D, **bold** and [link](https://e.com/?a|b)", profileOf("slack").text).parts[0]!.text;
     expect(text).toBe("A &lt; B &amp; C &gt; D, *bold* and <https://e.com/?a%7Cb|link>");
   });
 
   test("Slack and WhatsApp: a literal asterisk cannot open a style", () => {
     for (const channel of ["slack", "whatsapp"] as const) {
-      const text = renderReply("\\*not bold\\*", channel).parts[0]!.text;
+      const text = renderReply("\\*not bold\\*", profileOf(channel).text).parts[0]!.text;
       expect(text).toBe("\u200b*not bold*");
     }
   });
 
   test("WhatsApp and Signal: links read label: url", () => {
-    expect(renderReply("[docs](https://e.com) and https://bare.example", "whatsapp").parts[0]!.text).toBe("docs: https://e.com and https://bare.example");
+    expect(renderReply("[docs](https://e.com) and https://bare.example", profileOf("whatsapp").text).parts[0]!.text).toBe("docs: https://e.com and https://bare.example");
     expect(plainText("**[docs](https://e.com)** and `code`")).toBe("docs: https://e.com and code");
   });
 
   test("Signal: code verbatim and indented", () => {
-    expect(renderReply("```\n  a < b\n```", "signal").parts[0]!.text).toBe("      a < b");
+    expect(renderReply("```\n  a < b\n```", profileOf("signal").text).parts[0]!.text).toBe("      a < b");
   });
 
   test("Discord: Markdown as written, tables as monospace", () => {
-    const text = renderReply("## Title\n\n**b** _i_ ~~s~~ `c` [l](https://e.com) \\*lit\\*\n\n| a | b |\n|---|---|\n| 1 | 2 |", "discord").parts[0]!.text;
+    const text = renderReply("## Title\n\n**b** _i_ ~~s~~ `c` [l](https://e.com) \\*lit\\*\n\n| a | b |\n|---|---|\n| 1 | 2 |", profileOf("discord").text).parts[0]!.text;
     expect(text).toBe("## Title\n\n**b** _i_ ~~s~~ `c` [l](https://e.com) \\*lit\\*\n\n```\n| a   | b   |\n| --- | --- |\n| 1   | 2   |\n```");
   });
 });

@@ -5,6 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { Telemetry } from "../../src/kernel/telemetry.ts";
 import { createStreamer, resolveStreamingMode, type Streamer, turnStreamingMode } from "../../src/present/stream.ts";
+import { profileOf } from "../../src/channels/registry.ts";
 import { BLOCK_MAX, BLOCK_MIN, IDLE_FLUSH_MS } from "../../src/present/stream-block.ts";
 import { FakeClock, RecordingPort } from "./fakes.ts";
 
@@ -14,7 +15,7 @@ function setup(capabilities: ConstructorParameters<typeof RecordingPort>[1] = {}
   const telemetry = new Telemetry();
   const phases: string[] = [];
   telemetry.on("channel.stream", (e) => void phases.push(e.metadata.phase));
-  const streamer = createStreamer({ mode: "block", port, clock, telemetry, channel, sessionId: "s2" });
+  const streamer = createStreamer({ mode: "block", port, clock, telemetry, channel, platform: profileOf(channel).text, sessionId: "s2" });
   return { clock, port, streamer, phases };
 }
 
@@ -78,7 +79,7 @@ describe("block mode", () => {
   test("past max_reply_parts nothing more streams: the whole answer follows as answer.md, saying so", async () => {
     const clock = new FakeClock();
     const port = new RecordingPort(clock, { edit: false });
-    const streamer = createStreamer({ mode: "block", port, clock, channel: "discord", sessionId: "cap", maxParts: 3 });
+    const streamer = createStreamer({ mode: "block", port, clock, channel: "discord", platform: profileOf("discord").text, sessionId: "cap", maxParts: 3 });
     const answer = Array.from({ length: 12 }, (_, p) => paragraph(p * 20, 20)).join("\n\n");
     await stream(streamer, clock, answer, { chunk: 200 });
     await streamer.push({ type: "message_done", itemId: "i1", text: answer });
@@ -191,7 +192,7 @@ describe("off mode", () => {
   test("events are ignored; the final reply is split, rendered and sent once, code too big goes as a file", async () => {
     const clock = new FakeClock();
     const port = new RecordingPort(clock);
-    const streamer = createStreamer({ mode: "off", port, clock, channel: "telegram", sessionId: "s3" });
+    const streamer = createStreamer({ mode: "off", port, clock, channel: "telegram", platform: profileOf("telegram").text, sessionId: "s3" });
     await streamer.push({ type: "text_delta", itemId: "a", delta: "ignored while streaming is off ".repeat(5) });
     await clock.advance(10_000);
     expect(port.calls).toHaveLength(0);
@@ -219,6 +220,6 @@ describe("streaming mode", () => {
   test("only real channel turns stream, and only with a provider that streams", () => {
     expect(turnStreamingMode("draft", "channel", true)).toBe("draft");
     expect(turnStreamingMode("block", "channel", false)).toBe("off");
-    for (const origin of ["background", "scheduled", "cli"] as const) expect(turnStreamingMode("draft", origin, true)).toBe("off");
+    for (const origin of ["background", "scheduled", "local"] as const) expect(turnStreamingMode("draft", origin, true)).toBe("off");
   });
 });

@@ -5,6 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { Telemetry, type TelemetryEvent } from "../../src/kernel/telemetry.ts";
 import { createStreamer, type Streamer } from "../../src/present/stream.ts";
+import { profileOf } from "../../src/channels/registry.ts";
 import { EDIT_EVERY_MS, SEAL_AT } from "../../src/present/stream-draft.ts";
 import { FakeClock, RecordingPort, recordingLogger, telegramVisible } from "./fakes.ts";
 
@@ -19,7 +20,7 @@ function setup(capabilities: ConstructorParameters<typeof RecordingPort>[1] = {}
     expect(e.metadata.channel).toBe("telegram");
   });
   const { logger, lines } = recordingLogger();
-  const streamer = createStreamer({ mode: "draft", port, clock, telemetry, logger, channel: "telegram", sessionId: "s1", ...(maxParts !== undefined ? { maxParts } : {}) });
+  const streamer = createStreamer({ mode: "draft", port, clock, telemetry, logger, channel: "telegram", platform: profileOf("telegram").text, sessionId: "s1", ...(maxParts !== undefined ? { maxParts } : {}) });
   return { clock, port, streamer, phases, lines };
 }
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { ChannelName } from "../../src/config/schema.ts";
-import { PLATFORMS } from "../../src/present/measure.ts";
+import { profileOf } from "../../src/channels/registry.ts";
 import { createStreamer } from "../../src/present/stream.ts";
 import { BLOCK_MAX } from "../../src/present/stream-block.ts";
 import { FakeClock, RecordingPort } from "./fakes.ts";
@@ -18,7 +18,7 @@ async function run(mode: "draft" | "block", channel: ChannelName, seed: number) 
   const doc = generate(seed);
   const clock = new FakeClock();
   const port = new RecordingPort(clock, { edit: mode === "draft" });
-  const streamer = createStreamer({ mode, port, clock, channel, sessionId: `seed-${seed}` });
+  const streamer = createStreamer({ mode, port, clock, channel, platform: profileOf(channel).text, sessionId: `seed-${seed}` });
   let at = 0;
   const step = 7 + (seed % 40);
   while (at < doc.markdown.length) {
@@ -34,7 +34,7 @@ async function run(mode: "draft" | "block", channel: ChannelName, seed: number) 
 describe("streaming generated documents", () => {
   for (const [mode, channel] of [["draft", "telegram"], ["draft", "discord"], ["block", "slack"], ["block", "telegram"], ["block", "whatsapp"]] as const) {
     test(`${mode} on ${channel}: ${SEEDS} documents`, async () => {
-      const dialect = PLATFORMS[channel].dialect;
+      const dialect = profileOf(channel).text.dialect.name;
       const failures: string[] = [];
       for (let seed = 1; seed <= SEEDS && failures.length < 3; seed++) {
         const { doc, port } = await run(mode, channel, seed);
@@ -43,7 +43,7 @@ describe("streaming generated documents", () => {
           const text = call.text!;
           const length = call.plain ? text.length : platformLength(dialect, text);
           const fence = doc.fences.some((f) => skeleton(visibleText(dialect, text)).includes(skeleton(f.code)));
-          const cap = mode === "block" && !fence && !text.startsWith("💭") ? BLOCK_MAX : PLATFORMS[channel].limit;
+          const cap = mode === "block" && !fence && !text.startsWith("💭") ? BLOCK_MAX : profileOf(channel).text.limit;
           if (length > cap) failures.push(`seed ${seed}: ${call.op} of ${length} > ${cap}`);
           if (dialect === "telegram" && !call.plain && telegramProblems(text).length > 0) failures.push(`seed ${seed}: ${telegramProblems(text)[0]}`);
           if (dialect === "slack" && slackProblems(text).length > 0) failures.push(`seed ${seed}: ${slackProblems(text)[0]}`);

@@ -9,7 +9,7 @@ import { startFakeModel } from "../fakes/model-server.ts";
 import { ALICE, BOB, groupChat, startTelegramFake } from "../fakes/telegram.ts";
 import { checkProvider } from "../../src/setup/check.ts";
 import { probeLocalServers, probeTargets } from "../../src/setup/probe.ts";
-import { pairTelegramOwner, telegramGetMe } from "../../src/setup/telegram.ts";
+import { pairTelegramOwner, telegramGetMe } from "../../src/channels/telegram/setup-api.ts";
 
 const stops: Array<() => unknown> = [];
 afterEach(async () => {

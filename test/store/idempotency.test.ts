@@ -5,6 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../../src/store/db.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
+import { profileOf } from "../../src/channels/registry.ts";
+import type { GatewayChannel } from "../../src/config/schema.ts";
 import { IdempotencyStore, inboundTtlMs, TTL_MS } from "../../src/store/idempotency.ts";
 import { loadedFrom } from "../helpers/loaded.ts";
 
@@ -70,19 +72,19 @@ const whatsappAged = (hours: number) => loadedFrom(`[fermix_channels.whatsapp]\n
 describe("each channel's inbound keys live as long as it accepts a message", () => {
   test("the time to live per channel from settings: WhatsApp's max age where longer than a day, a day for the others", () => {
     const wide = whatsappAged(48);
-    expect(inboundTtlMs(wide, "whatsapp")).toBe(48 * HOUR);
+    expect(inboundTtlMs(wide, profileOf("whatsapp"))).toBe(48 * HOUR);
     // Slack's 5-minute signature window is inside the day; the channels that fetch their messages take none.
-    for (const channel of ["slack", "telegram", "discord", "signal", "acp", "cli"]) expect(inboundTtlMs(wide, channel)).toBe(24 * HOUR);
+    for (const channel of ["slack", "telegram", "discord", "signal", "acp", "cli"] as const) expect(inboundTtlMs(wide, profileOf(channel))).toBe(24 * HOUR);
     // A max age under a day leaves the day.
-    expect(inboundTtlMs(whatsappAged(2), "whatsapp")).toBe(24 * HOUR);
-    expect(inboundTtlMs(loadedFrom(null).config, "whatsapp")).toBe(24 * HOUR);
+    expect(inboundTtlMs(whatsappAged(2), profileOf("whatsapp"))).toBe(24 * HOUR);
+    expect(inboundTtlMs(loadedFrom(null).config, profileOf("whatsapp"))).toBe(24 * HOUR);
   });
 
   test("with max age 48 h, a 25-hour-old WhatsApp key is still remembered; a Slack key of the same age is not", () => {
     const config = whatsappAged(48);
     const { db } = store();
     let now = 1_000_000;
-    const keys = new IdempotencyStore(db, { now: () => now, inboundTtlMs: (channel) => inboundTtlMs(config, channel) });
+    const keys = new IdempotencyStore(db, { now: () => now, inboundTtlMs: (channel) => inboundTtlMs(config, profileOf(channel as GatewayChannel)) });
     keys.claim("whatsapp", "wamid.A");
     keys.claim("slack", "Ev1");
     now += 25 * HOUR;
@@ -97,7 +99,7 @@ describe("each channel's inbound keys live as long as it accepts a message", () 
     let maxAge = 24;
     const { db } = store();
     let now = 1_000_000;
-    const keys = new IdempotencyStore(db, { now: () => now, inboundTtlMs: (channel) => inboundTtlMs(whatsappAged(maxAge), channel) });
+    const keys = new IdempotencyStore(db, { now: () => now, inboundTtlMs: (channel) => inboundTtlMs(whatsappAged(maxAge), profileOf(channel as GatewayChannel)) });
     keys.claim("whatsapp", "written-under-24h");
     maxAge = 72;
     keys.claim("whatsapp", "written-under-72h");
@@ -127,7 +129,7 @@ test("keys written before seen_at existed keep the fixed times they were written
   const db = openDatabase(path);
   expect(db.query("SELECT seen_at FROM idempotency WHERE key = 'wamid.old'").get()).toEqual({ seen_at: 5_000 });
   // Under a 48 h window now, a key seen at 5 s is kept until 48 h after that.
-  const keys = new IdempotencyStore(db, { now: () => 5_000 + 47 * HOUR, inboundTtlMs: (channel) => inboundTtlMs(whatsappAged(48), channel) });
+  const keys = new IdempotencyStore(db, { now: () => 5_000 + 47 * HOUR, inboundTtlMs: (channel) => inboundTtlMs(whatsappAged(48), profileOf(channel as GatewayChannel)) });
   expect(keys.seen("whatsapp", "wamid.old")).toBe(true);
   db.close();
 });

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { createLogger } from "../../src/kernel/log.ts";
 import { Telemetry } from "../../src/kernel/telemetry.ts";
 import { Delivery } from "../../src/gateway/delivery.ts";
+import { profileOf } from "../../src/channels/registry.ts";
 import { FormattingRejected, type ReplyPort, type ReplyTarget } from "../../src/message/index.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { Outbox } from "../../src/store/outbox.ts";
@@ -51,6 +52,7 @@ function restart(rawPort: (target: ReplyTarget) => ReplyPort | undefined) {
   const delivery = new Delivery({
     outbox,
     presenter: partsPresenter,
+    channels: profileOf,
     rawPort: (_channel, target) => rawPort(target),
     spoolDir: join(root, "spool"),
     telemetry: new Telemetry(),

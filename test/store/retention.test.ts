@@ -5,6 +5,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../../src/store/db.ts";
+import { profileOf } from "../../src/channels/registry.ts";
+import type { GatewayChannel } from "../../src/config/schema.ts";
 import { IdempotencyStore, inboundTtlMs } from "../../src/store/idempotency.ts";
 import { Inbox } from "../../src/store/inbox.ts";
 import { Outbox } from "../../src/store/outbox.ts";
@@ -74,7 +76,7 @@ test("with WhatsApp's max age at 48 h, the sweep keeps a 25-hour-old WhatsApp ke
   let now = Date.UTC(2026, 10, 1);
   const clock = () => now;
   const config = loadedFrom(`[fermix_channels.whatsapp]\nmax_message_age_hours = 48\n`).config;
-  const idempotency = new IdempotencyStore(db, { now: clock, inboundTtlMs: (channel) => inboundTtlMs(config, channel) });
+  const idempotency = new IdempotencyStore(db, { now: clock, inboundTtlMs: (channel) => inboundTtlMs(config, profileOf(channel as GatewayChannel)) });
   const deps = { idempotency, outbox: new Outbox(db, clock), inbox: new Inbox(db, idempotency, clock), spoolDir: join(root, "spool"), now: clock };
   idempotency.claim("whatsapp", "wamid.HBgL");
   idempotency.claim("telegram", "update-1");

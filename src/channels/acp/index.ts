@@ -20,10 +20,10 @@ import type { AdapterContext, ChannelAdapter } from "../types.ts";
 import { ACP_CAPABILITIES, acpPort, gonePort } from "./port.ts";
 import type { AcpConnection, AcpServerDeps } from "./server.ts";
 import { cancelSession, type PromptTurn, SessionRegistry } from "./session.ts";
-import { MB } from "../../kernel/sizes.ts";
+import { acpProfile } from "./profile.ts";
 
-/** Largest image an editor may attach to a prompt. */
-const INBOUND_MEDIA_CAP = 20 * MB;
+/** Largest image an editor may attach to a prompt (src/channels/acp/profile.ts). */
+const INBOUND_MEDIA_CAP = acpProfile.inboundMediaCap;
 /** How long a stopping daemon lets cancelled prompts answer before it closes the connections. */
 const STOP_GRACE_MS = 1000;
 

@@ -7,10 +7,11 @@
 import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
 import type { OutboundMedia, PermissionAsk, ReplyCapabilities, ReplyPort } from "../../message/index.ts";
 import type { AcpSession, PromptTurn } from "./session.ts";
+import { acpProfile } from "./profile.ts";
 import { messageChunk } from "./stream.ts";
 
-/** Text only, streamed; files are named, never sent. */
-export const ACP_CAPABILITIES: ReplyCapabilities = { edit: false, delete: false, react: false, media: true, typing: false };
+/** Text only, streamed; files are named, never sent (src/channels/acp/profile.ts). */
+export const ACP_CAPABILITIES: ReplyCapabilities = acpProfile.capabilities;
 
 /** The one line that stands for a file the reply carried. */
 export function fileLine(media: Pick<OutboundMedia, "filename" | "path" | "caption">): string {

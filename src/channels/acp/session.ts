@@ -121,6 +121,8 @@ export function promptMessage(sessionId: string, blocks: readonly ContentBlock[]
       text: lines.join("\n"),
       media,
       receivedAt: now,
+      // One editor session, one user.
+      direct: true,
     },
     images,
   };

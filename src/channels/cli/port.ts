@@ -1,8 +1,10 @@
 /** The reply port of the command line: each message becomes a `message` event for the terminal. */
 import type { ReplyPort } from "../../message/index.ts";
+import { cliProfile } from "./profile.ts";
 import type { ServerEvent } from "./protocol.ts";
 
-export const CLI_CAPABILITIES = { edit: false, delete: false, react: false, media: true, typing: true } as const;
+/** What the terminal does with a reply (src/channels/cli/profile.ts). */
+export const CLI_CAPABILITIES = cliProfile.capabilities;
 
 export function cliPort(emit: (event: ServerEvent) => void): ReplyPort {
   let sent = 0;

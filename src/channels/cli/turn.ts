@@ -25,6 +25,8 @@ export function cliMessage(text: string): InboundMessage {
     text,
     media: [],
     receivedAt: Date.now(),
+    // The local user's own conversation.
+    direct: true,
   };
 }
 

@@ -12,7 +12,6 @@ import type { APIInteractionResponse } from "discord-api-types/v10";
 import type { Config } from "../../config/schema.ts";
 import type { ChannelRuntimeState } from "../../kernel/health.ts";
 import { Logger, Redactor } from "../../kernel/log.ts";
-import { MB } from "../../kernel/sizes.ts";
 import type { Telemetry } from "../../kernel/telemetry.ts";
 import { type ButtonPress, type FetchedMedia, type InboundMedia, MediaTooLarge, type OutboundMedia, type PressResult, type ReplyPort, type ReplyTarget } from "../../message/index.ts";
 import type { AdapterContext, ChannelAdapter } from "../types.ts";
@@ -22,13 +21,15 @@ import { type DispatchEvent, type DispatchHandler, GatewayClient, type GatewayCl
 import { parseMessageCreate } from "./inbound.ts";
 import { ignoredCallback, type InteractionRef, parseInteraction, pressCallback } from "./interaction.ts";
 import { DISCORD_CAPABILITIES, discordReplyPort } from "./outbound.ts";
+import { discordProfile } from "./profile.ts";
 import { DiscordStateStore } from "./session.ts";
 
 /**
  * The largest inbound attachment downloaded: Discord's own upload limit for
- * most accounts is lower (10 MB), servers with boosts allow more.
+ * most accounts is lower (10 MB), servers with boosts allow more
+ * (src/channels/discord/profile.ts).
  */
-export const DISCORD_INBOUND_CAP = 25 * MB;
+export const DISCORD_INBOUND_CAP = discordProfile.inboundMediaCap;
 
 /** Knobs tests turn; production uses the defaults and what the gateway's Hello says. */
 export type DiscordAdapterOptions = Partial<Pick<DiscordApiOptions, "fetch" | "maxRateLimitWaitMs" | "rateLimitRetries" | "now">> &

@@ -36,6 +36,7 @@ import {
   type SentMessage,
 } from "../../message/index.ts";
 import { type DiscordApi, DiscordApiError } from "./api.ts";
+import { discordProfile } from "./profile.ts";
 
 /** The seed's outbound media cap for Discord. */
 export const DISCORD_MEDIA_CAP = 10 * MB;
@@ -44,14 +45,7 @@ export const DISCORD_MEDIA_CAP = 10 * MB;
 export const DISCORD_TEXT_LIMIT = 2000;
 
 /** Discord edits, deletes, takes any single emoji as a reaction, carries files, shows typing and has buttons. */
-export const DISCORD_CAPABILITIES: ReplyCapabilities = {
-  edit: true,
-  delete: true,
-  react: "any",
-  media: true,
-  typing: true,
-  buttons: true,
-};
+export const DISCORD_CAPABILITIES: ReplyCapabilities = discordProfile.capabilities;
 
 /** Discord's limits on buttons: five to a row, five rows to a message, 80 characters of label. */
 const BUTTONS_PER_ROW = 5;
@@ -154,7 +148,8 @@ export function discordReplyPort(target: ReplyTarget, deps: DiscordPortDeps): Re
       const caption = media.caption?.trim() ?? "";
       const body: RESTPostAPIChannelMessageJSONBody = {
         ...envelope(media.notify),
-        attachments: [{ id: 0, filename: media.filename }],
+        // The id names the upload's part, files[0]; Discord's OpenAPI spec types it a string (a snowflake), never a number.
+        attachments: [{ id: "0", filename: media.filename }],
         ...(caption && caption.length <= DISCORD_TEXT_LIMIT ? { content: caption } : {}),
       };
       const sent = await deps.api.createMessage(channel, body, [{ filename: media.filename, mime: media.mime, bytes }]);

@@ -122,6 +122,7 @@ export function parseSignalReceive(params: unknown, options: SignalParseOptions)
     text: withMentions(data),
     media: mediaOf(data.attachments),
     receivedAt: options.receivedAt,
+    direct: !data.groupInfo,
   };
   if (uuid && number) message.senderAliases = [number];
   const name = nonEmpty(envelope.sourceName);

@@ -15,7 +15,6 @@ import { join } from "node:path";
 import type { Config } from "../../config/schema.ts";
 import type { ChannelRuntimeState } from "../../kernel/health.ts";
 import { Logger, Redactor } from "../../kernel/log.ts";
-import { MB } from "../../kernel/sizes.ts";
 import type { Telemetry } from "../../kernel/telemetry.ts";
 import { sleep } from "../../kernel/wait.ts";
 import { type FetchedMedia, HandoffUnavailable, type InboundMedia, MediaTooLarge, type OutboundMedia, type ReplyPort, type ReplyTarget } from "../../message/index.ts";
@@ -24,10 +23,11 @@ import { type Env, findSignalCli, isAttachmentId, signalAttachmentsDir } from ".
 import { parseSignalReceive } from "./inbound.ts";
 import { DEFAULT_TIMEOUTS, SIGNAL_CAPABILITIES, type SignalRequester, type SignalTimeouts, signalReplyPort } from "./outbound.ts";
 import { type Backoff, SignalProcess } from "./process.ts";
+import { signalProfile } from "./profile.ts";
 import { SignalUnavailable } from "./rpc.ts";
 
-/** Largest inbound attachment read from signal-cli's store (Signal's own attachment limit). */
-export const SIGNAL_INBOUND_CAP = 100 * MB;
+/** Largest inbound attachment read from signal-cli's store (Signal's own attachment limit; src/channels/signal/profile.ts). */
+export const SIGNAL_INBOUND_CAP = signalProfile.inboundMediaCap;
 
 /** Knobs tests turn; production uses the defaults. */
 export interface SignalAdapterOptions {

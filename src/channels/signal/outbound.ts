@@ -18,17 +18,12 @@ import { isSingleEmoji } from "../../kernel/emoji.ts";
 import { formatMb, MB } from "../../kernel/sizes.ts";
 import type { OutboundMedia, OutboundText, ReplyCapabilities, ReplyPort, ReplyTarget, SentMessage } from "../../message/index.ts";
 import { GROUP_PREFIX, parseMessageId } from "./inbound.ts";
+import { signalProfile } from "./profile.ts";
 
 /** The seed's media cap for Signal (Signal's own attachment limit). */
 export const SIGNAL_MEDIA_CAP = 100 * MB;
 
-export const SIGNAL_CAPABILITIES: ReplyCapabilities = {
-  edit: false,
-  delete: true,
-  react: "any",
-  media: true,
-  typing: true,
-};
+export const SIGNAL_CAPABILITIES: ReplyCapabilities = signalProfile.capabilities;
 
 /** How long each kind of request may take before it counts as failed, ms. */
 export interface SignalTimeouts {

@@ -140,6 +140,7 @@ function toInboundMessage(event: MessageEventT, botUserId: string | undefined, r
     text: cleanText(event.text ?? "", botUserId),
     media: mediaOf(event.files),
     receivedAt,
+    direct: isDirect(event),
   };
   if (threadId) message.threadId = threadId;
   return message;

@@ -7,14 +7,14 @@
 import type { Config } from "../../config/schema.ts";
 import type { Logger } from "../../kernel/log.ts";
 import type { FetchedMedia, InboundMedia, ReplyTarget } from "../../message/index.ts";
-import { MB } from "../../kernel/sizes.ts";
 import type { AdapterContext, ChannelAdapter } from "../types.ts";
 import { startupFailure, webhookLifecycle } from "../webhook-lifecycle.ts";
 import { SlackApi, type SlackApiOptions } from "./api.ts";
 import { SLACK_CAPABILITIES, slackReplyPort } from "./outbound.ts";
+import { slackProfile } from "./profile.ts";
 
-/** The seed's inbound media cap for Slack. */
-export const SLACK_INBOUND_CAP = 100 * MB;
+/** The inbound media cap for Slack (src/channels/slack/profile.ts). */
+export const SLACK_INBOUND_CAP = slackProfile.inboundMediaCap;
 
 /** Test seams: everything else comes from config. */
 export type SlackAdapterOptions = Partial<Omit<SlackApiOptions, "token" | "apiUrl" | "log">> & { log?: Logger };

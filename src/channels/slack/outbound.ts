@@ -17,36 +17,15 @@ import {
 } from "../../message/index.ts";
 import { formatMb, MB } from "../../kernel/sizes.ts";
 import { type SlackApi, SlackApiError } from "./api.ts";
+import { SLACK_REACTION_NAMES, SLACK_REACTIONS, slackProfile } from "./profile.ts";
+
+export { SLACK_REACTION_NAMES } from "./profile.ts";
 
 /** The seed's outbound media cap for Slack. */
 export const SLACK_MEDIA_CAP = 100 * MB;
 
-/**
- * Common built-in reactions: Slack's shortcode name and the emoji it shows.
- * The names are what the model is offered; the emoji let a caller that has
- * one in hand (👍) reach the same reaction.
- */
-const REACTIONS: ReadonlyArray<readonly [name: string, emoji: string]> = [
-  ["thumbsup", "👍"], ["thumbsdown", "👎"], ["eyes", "👀"], ["white_check_mark", "✅"],
-  ["heavy_check_mark", "✔️"], ["heart", "❤️"], ["tada", "🎉"], ["raised_hands", "🙌"],
-  ["clap", "👏"], ["pray", "🙏"], ["ok_hand", "👌"], ["fire", "🔥"],
-  ["rocket", "🚀"], ["100", "💯"], ["joy", "😂"], ["smile", "😄"],
-  ["slightly_smiling_face", "🙂"], ["wink", "😉"], ["thinking_face", "🤔"], ["wave", "👋"],
-  ["muscle", "💪"], ["star", "⭐"], ["sparkles", "✨"], ["bulb", "💡"],
-  ["memo", "📝"], ["warning", "⚠️"], ["x", "❌"], ["hourglass_flowing_sand", "⏳"],
-  ["sweat_smile", "😅"], ["sob", "😭"], ["sunglasses", "😎"], ["handshake", "🤝"],
-];
-
-/** The reaction names offered to the model on Slack (shortcodes without colons). */
-export const SLACK_REACTION_NAMES: readonly string[] = REACTIONS.map(([name]) => name);
-
-export const SLACK_CAPABILITIES: ReplyCapabilities = {
-  edit: true,
-  delete: true,
-  react: SLACK_REACTION_NAMES,
-  media: true,
-  typing: false,
-};
+/** Slack edits, deletes and reacts by shortcode name; no typing indicator for bots (src/channels/slack/profile.ts). */
+export const SLACK_CAPABILITIES: ReplyCapabilities = slackProfile.capabilities;
 
 /** Slack's refusals that are about the text itself: resent once as plain text by the gateway. */
 const FORMATTING_ERRORS = new Set(["msg_too_long", "msg_blocks_too_long", "invalid_blocks", "invalid_blocks_format"]);
@@ -59,7 +38,7 @@ export function slackReactionName(input: string): string | undefined {
   const trimmed = input.trim();
   const name = trimmed.replace(/^:(.*):$/, "$1").toLowerCase();
   if (SHORTCODE.test(name)) return name === "+1" ? "thumbsup" : name;
-  return REACTIONS.find(([, emoji]) => bare(emoji) === bare(trimmed))?.[0];
+  return SLACK_REACTIONS.find(([, emoji]) => bare(emoji) === bare(trimmed))?.[0];
 }
 
 /** Slack reads &, < and > as control characters in any text, mrkdwn or not. */

@@ -5,10 +5,9 @@
  * the route share one notion of "now".
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { SLACK_SIGNATURE_WINDOW_SECONDS } from "../../config/channels.ts";
 
-/** Slack's own tolerance: a request more than five minutes from now, either way, is a replay (kept in config/, where the idempotency keys' lifetime reads it too). */
-export const SLACK_MAX_SKEW_SECONDS = SLACK_SIGNATURE_WINDOW_SECONDS;
+/** Slack's own tolerance: a request more than five minutes from now, either way, is a replay (the profile's acceptance window, which the idempotency keys outlive). */
+export const SLACK_MAX_SKEW_SECONDS = 300;
 
 export type SlackVerifyFailure =
   | "missing_signature"

@@ -15,10 +15,10 @@ import { botIdOf, createTelegramApi, downloadFile, grammySignal, TelegramApiErro
 import { type TelegramPress, toInboundBatch, toPresses } from "./inbound.ts";
 import { answerPressOnTelegram, TELEGRAM_CAPABILITIES, telegramReplyPort } from "./outbound.ts";
 import { OffsetStore, Poller, type PollerOptions } from "./poller.ts";
-import { MB } from "../../kernel/sizes.ts";
+import { telegramProfile } from "./profile.ts";
 
-/** Bots may download files up to 20 MB (getFile's limit). */
-export const TELEGRAM_INBOUND_CAP = 20 * MB;
+/** Bots may download files up to 20 MB (getFile's limit; src/channels/telegram/profile.ts). */
+export const TELEGRAM_INBOUND_CAP = telegramProfile.inboundMediaCap;
 
 /** Knobs tests turn; production uses the defaults. */
 export interface TelegramAdapterOptions {

@@ -22,15 +22,10 @@ import {
 } from "../../message/index.ts";
 import { formatMb, MB } from "../../kernel/sizes.ts";
 import { classify, retryAfterSeconds, TelegramApiError, toApiError } from "./api.ts";
+import { TELEGRAM_REACTIONS, telegramProfile } from "./profile.ts";
 
 
-/** The emoji a bot may react with (Bot API ReactionTypeEmoji; PROTOCOLS.md §3). ❤ is U+2764 without FE0F. */
-export const TELEGRAM_REACTIONS: readonly ReactionTypeEmoji["emoji"][] = [
-  "👍", "👎", "❤", "🔥", "🥰", "👏", "😁", "🤔", "🤯", "😱", "🤬", "😢", "🎉", "🤩", "🤮", "💩", "🙏", "👌", "🕊", "🤡",
-  "🥱", "🥴", "😍", "🐳", "❤‍🔥", "🌚", "🌭", "💯", "🤣", "⚡", "🍌", "🏆", "💔", "🤨", "😐", "🍓", "🍾", "💋", "🖕", "😈",
-  "😴", "😭", "🤓", "👻", "👨‍💻", "👀", "🎃", "🙈", "😇", "😨", "🤝", "✍", "🤗", "🫡", "🎅", "🎄", "☃", "💅", "🤪", "🗿",
-  "🆒", "💘", "🙉", "🦄", "😘", "💊", "🙊", "😎", "👾", "🤷‍♂", "🤷", "🤷‍♀", "😡",
-];
+export { TELEGRAM_REACTIONS } from "./profile.ts";
 
 /** Outbound caps by kind, bytes (the seed's Telegram limits). */
 export const TELEGRAM_MEDIA_CAPS: Readonly<Record<OutboundMediaKind, number>> = {
@@ -44,15 +39,8 @@ export const TELEGRAM_MEDIA_CAPS: Readonly<Record<OutboundMediaKind, number>> = 
 /** Telegram's caption limit; a longer caption goes as a text message after the file. */
 const CAPTION_LIMIT = 1024;
 
-/** Telegram edits, deletes, reacts from its fixed set, carries media and shows typing. */
-export const TELEGRAM_CAPABILITIES: ReplyCapabilities = {
-  edit: true,
-  delete: true,
-  react: TELEGRAM_REACTIONS,
-  media: true,
-  typing: true,
-  buttons: true,
-};
+/** Telegram edits, deletes, reacts from its fixed set, carries media, shows typing and has buttons (src/channels/telegram/profile.ts). */
+export const TELEGRAM_CAPABILITIES: ReplyCapabilities = telegramProfile.capabilities;
 
 /** The allowed-set spelling of an emoji: models often add the FE0F variation selector (❤️) Telegram omits. */
 export function normalizeReaction(emoji: string): string | null {

@@ -156,6 +156,7 @@ function toInboundMessage(raw: unknown, names: Map<string, string>, receivedAt: 
     text: "",
     media: [],
     receivedAt,
+    direct: true,
   };
   const name = names.get(raw.from);
   if (name) base.senderName = name;

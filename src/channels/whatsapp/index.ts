@@ -8,15 +8,15 @@
 import type { Config } from "../../config/schema.ts";
 import type { Logger } from "../../kernel/log.ts";
 import type { FetchedMedia, InboundMedia, ReplyTarget } from "../../message/index.ts";
-import { MB } from "../../kernel/sizes.ts";
 import { MediaTooLarge } from "../net.ts";
 import type { AdapterContext, ChannelAdapter } from "../types.ts";
 import { startupFailure, webhookLifecycle } from "../webhook-lifecycle.ts";
 import { WhatsAppApi, type WhatsAppApiOptions } from "./api.ts";
 import { WHATSAPP_CAPABILITIES, whatsAppReplyPort } from "./outbound.ts";
+import { whatsAppProfile } from "./profile.ts";
 
-/** The seed's inbound media cap for WhatsApp. */
-export const WHATSAPP_INBOUND_CAP = 25 * MB;
+/** The inbound media cap for WhatsApp (src/channels/whatsapp/profile.ts). */
+export const WHATSAPP_INBOUND_CAP = whatsAppProfile.inboundMediaCap;
 
 /** Test seams: everything else comes from config. */
 export type WhatsAppAdapterOptions = Partial<Omit<WhatsAppApiOptions, "accessToken" | "phoneNumberId" | "graphApiBase" | "log">> & {

@@ -18,6 +18,7 @@ import {
 import { isSingleEmoji } from "../../kernel/emoji.ts";
 import { formatMb, MB } from "../../kernel/sizes.ts";
 import { type WhatsAppApi, WhatsAppApiError } from "./api.ts";
+import { whatsAppProfile } from "./profile.ts";
 
 /** The seed's outbound caps per media kind. */
 export const WHATSAPP_MEDIA_CAPS: Readonly<Record<OutboundMediaKind, number>> = {
@@ -33,13 +34,7 @@ const CAPTION_LIMIT = 1024;
 /** Kinds whose message object takes a caption; audio does not. */
 const CAPTIONED = new Set<OutboundMediaKind>(["image", "video", "document"]);
 
-export const WHATSAPP_CAPABILITIES: ReplyCapabilities = {
-  edit: false,
-  delete: false,
-  react: "any",
-  media: true,
-  typing: false,
-};
+export const WHATSAPP_CAPABILITIES: ReplyCapabilities = whatsAppProfile.capabilities;
 
 /**
  * Whether a Graph error is WhatsApp refusing the text body itself. Meta

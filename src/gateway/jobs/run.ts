@@ -13,6 +13,7 @@ import type { Logger } from "../../kernel/log.ts";
 import type { GatewayChannel, ReplyTarget } from "../../message/index.ts";
 import type { Job } from "../../store/jobs.ts";
 import type { Outbox } from "../../store/outbox.ts";
+import type { ChannelLookup } from "../channel-facts.ts";
 import type { ChannelAccess } from "../deps.ts";
 import { roleOf, standingFor } from "../trust.ts";
 import type { TurnEngine, TurnOutcome } from "../turn/engine.ts";
@@ -21,6 +22,8 @@ import { type JobRun, type RunOutcome, targetConversation } from "./scheduler.ts
 export interface JobRunnerDeps {
   engine: TurnEngine;
   channel(name: GatewayChannel): ChannelAccess | undefined;
+  /** What each channel is: who is authorized on it, and whether a chat is a direct one. */
+  profiles: ChannelLookup;
   /** The config in force: whoever made a job is judged by it when it runs. */
   config(): Config;
   /** To see whether a run's delivery was recorded before a crash. */
@@ -79,7 +82,7 @@ export function jobRunner(deps: JobRunnerDeps): (run: JobRun) => Promise<RunOutc
       return "failed";
     }
     // Whoever made the job is judged by the config in force now: a former owner's job runs with no more than they have now.
-    const standing = standingFor(deps.config(), job.origin.channel, job.origin.senderId);
+    const standing = standingFor(deps.config(), deps.profiles(job.origin.channel), job.origin.senderId);
     if (standing === null) {
       log.warn("scheduled job not run: whoever made it may no longer use the assistant", { job: job.id, channel: job.origin.channel });
       return "failed";
@@ -89,7 +92,13 @@ export function jobRunner(deps: JobRunnerDeps): (run: JobRun) => Promise<RunOutc
     const heading = runHeading(job, dueAt, late);
     const outcome = await deps.engine.run({
       kind: "scheduled",
-      asker: { channel, chatId: job.target.chatId, senderId: job.origin.senderId, standing },
+      asker: {
+        channel,
+        chatId: job.target.chatId,
+        senderId: job.origin.senderId,
+        standing,
+        direct: deps.profiles(channel).isDirect({ chatId: job.target.chatId, senderId: job.origin.senderId }),
+      },
       role: roleOf(standing),
       conversation: targetConversation(job),
       target,

@@ -8,16 +8,15 @@
  */
 import type { ToolContext } from "../../agent/tools/types.ts";
 import { ToolError } from "../../agent/tools/types.ts";
-import { CHANNEL_NAMES, type ChatChannelName, type Config } from "../../config/schema.ts";
+import { CHANNEL_NAMES, type ChannelName, type Config } from "../../config/schema.ts";
 import type { GatewayChannel } from "../../message/index.ts";
 import type { ConversationStore } from "../../store/conversations.ts";
 import type { JobTarget } from "../../store/jobs.ts";
-
-/** Channels that exist only while a client is connected: nothing can be delivered there later. */
-const SESSION_CHANNELS: ReadonlySet<GatewayChannel> = new Set(["cli", "acp"]);
-const CHAT_CHANNELS = CHANNEL_NAMES.filter((c): c is ChatChannelName => c !== "acp");
+import type { ChannelLookup } from "../channel-facts.ts";
 
 export interface TargetDeps {
+  /** Each channel's profile: a channel that exists only while a client is connected can receive nothing later. */
+  channels: ChannelLookup;
   /** The config in force (a reload changes the default target and the owners). */
   config: () => Config;
   conversations: Pick<ConversationStore, "hasChat">;
@@ -25,20 +24,21 @@ export interface TargetDeps {
   running: (channel: GatewayChannel) => boolean;
 }
 
-/** Read "<channel>:<chat id>"; throws ToolError naming what is accepted. */
-export function parseTarget(spec: string): { channel: ChatChannelName; chatId: string } {
+/** Read "<channel>:<chat id>" where the channel can receive a later message; throws ToolError naming what is accepted. */
+export function parseTarget(spec: string, channels: ChannelLookup): { channel: ChannelName; chatId: string } {
+  const chatChannels = CHANNEL_NAMES.filter((c) => !channels(c).sessionOnly);
   const at = spec.indexOf(":");
   const channel = spec.slice(0, at).trim().toLowerCase();
   const chatId = spec.slice(at + 1).trim();
-  if (at <= 0 || chatId === "" || !(CHAT_CHANNELS as readonly string[]).includes(channel)) {
-    throw new ToolError(`target "${spec}" is not "<channel>:<chat id>" with a channel among ${CHAT_CHANNELS.join(", ")}`);
+  if (at <= 0 || chatId === "" || !(chatChannels as readonly string[]).includes(channel)) {
+    throw new ToolError(`target "${spec}" is not "<channel>:<chat id>" with a channel among ${chatChannels.join(", ")}`);
   }
-  return { channel: channel as ChatChannelName, chatId };
+  return { channel: channel as ChannelName, chatId };
 }
 
 /** The resolver the schedule tool calls: where a job made in this turn delivers. */
 export function targetResolver(deps: TargetDeps): (spec: string | undefined, ctx: ToolContext) => JobTarget {
-  const running = (target: { channel: ChatChannelName; chatId: string }, what: string): JobTarget => {
+  const running = (target: { channel: ChannelName; chatId: string }, what: string): JobTarget => {
     if (!deps.running(target.channel)) throw new ToolError(`${what} is on ${target.channel}, which is not running here`);
     return target;
   };
@@ -46,7 +46,7 @@ export function targetResolver(deps: TargetDeps): (spec: string | undefined, ctx
     const config = deps.config();
     const defaultTarget = config.fermix_core.jobs.default_target;
     if (spec === undefined) {
-      if (!SESSION_CHANNELS.has(ctx.channel)) {
+      if (!deps.channels(ctx.channel).sessionOnly) {
         const target: JobTarget = { channel: ctx.channel, chatId: ctx.target.chatId };
         if (ctx.target.threadId !== undefined) target.threadId = ctx.target.threadId;
         return target;
@@ -56,10 +56,10 @@ export function targetResolver(deps: TargetDeps): (spec: string | undefined, ctx
           'this conversation cannot receive a message later: give target as "<channel>:<chat id>", or ask the owner to set [fermix_core.jobs] default_target',
         );
       }
-      return running(parseTarget(defaultTarget), "[fermix_core.jobs] default_target");
+      return running(parseTarget(defaultTarget, deps.channels), "[fermix_core.jobs] default_target");
     }
     if (ctx.role !== "operator") throw new ToolError("only the owner may send a job's result to another chat; leave target out");
-    const target = parseTarget(spec);
+    const target = parseTarget(spec, deps.channels);
     const owner = (config.fermix_channels[target.channel] as { owner_user_id?: string }).owner_user_id;
     const known =
       target.chatId === owner ||

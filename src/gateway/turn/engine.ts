@@ -27,6 +27,7 @@ import type { ProviderEvent } from "../../message/stream.ts";
 import type { ConversationStore } from "../../store/conversations.ts";
 import type { IdempotencyStore } from "../../store/idempotency.ts";
 import type { OutboxPart } from "../../store/outbox.ts";
+import type { ChannelLookup } from "../channel-facts.ts";
 import type { AgentHandle, StreamRequest, ToolScope, TurnStream } from "../deps.ts";
 import type { Delivery } from "../delivery.ts";
 import { ShutdownInterrupt } from "../queue.ts";
@@ -58,6 +59,8 @@ export interface TurnServices {
   extraTools?: (scope: ToolScope) => Tool[];
   /** Shared chats where the owner switched the changing and sending tools on. */
   sharedToolsOn: SharedToolsLookup;
+  /** What each channel is (its profile): whether a turn there streams and shows statuses. */
+  profiles: ChannelLookup;
   /** A streaming engine for a live turn, or null where its channel does not stream (the config in force decides). */
   stream?: (request: StreamRequest) => TurnStream | null;
   /** `waiting_notice_ms` in force; 0: never. */
@@ -106,9 +109,6 @@ const TYPING_EVERY_MS = 4500;
 /** How often a detached turn due while the agent restarts looks again (ms). */
 const AGENT_POLL_MS = 500;
 
-/** The channels that exist only while their client is connected: they neither stream nor show statuses. */
-const isLocal = (channel: string) => channel === "cli" || channel === "acp";
-
 export class TurnEngine {
   constructor(private readonly services: TurnServices) {}
 
@@ -147,10 +147,12 @@ export class TurnEngine {
     const committed = rules.live && spec.replay ? committedAnswer(services.conversations, spec.conversation, spec.text) : undefined;
     if (committed !== undefined) return this.deliverLive(spec, committed, null, reconcile ? earlier : [], true);
 
+    // Where the client shows the turn itself (an editor, the terminal), no streaming engine and no status: its profile streams null.
+    const showsTurn = services.profiles(channel).streaming !== null;
     // On a channel that cannot take messages back, a replay does not stream: its answer is squared with what was sent first.
-    const stream = rules.live && !reconcile && !isLocal(channel) ? (spec.stream ?? this.channelStream(spec, port)) : (spec.stream ?? null);
+    const stream = rules.live && !reconcile && showsTurn ? (spec.stream ?? this.channelStream(spec, port)) : (spec.stream ?? null);
     const stopTyping = rules.live ? keepTyping(spec.rawPort, spec.signal) : () => {};
-    const silence = rules.waitingNotice && !isLocal(channel) ? watchSilence(spec.rawPort, services.waitingNoticeMs(), spec.signal, log) : undefined;
+    const silence = rules.waitingNotice && showsTurn ? watchSilence(spec.rawPort, services.waitingNoticeMs(), spec.signal, log) : undefined;
     const audience = audienceFor(spec.asker, rules.tools, services.sharedToolsOn);
     let shown = false;
     const started = performance.now();

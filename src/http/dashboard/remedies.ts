@@ -2,8 +2,11 @@
  * The health report's failures in plain words, each with what fixes it: a
  * command to run or a config key to set. Pure: a failure line in, an
  * explanation out; a line this does not recognise is shown as it is, with
- * `fermix doctor` as the way to learn more.
+ * `fermix doctor` as the way to learn more. A channel's title and credential
+ * come from its profile.
  */
+import { CHANNELS } from "../../channels/registry.ts";
+import type { GatewayChannel } from "../../config/schema.ts";
 
 export interface Fix {
   kind: "command" | "key";
@@ -22,20 +25,14 @@ const key = (text: string): Fix => ({ kind: "key", text });
 const SETUP = command("fermix setup --web");
 const DOCTOR = command("fermix doctor");
 
-const CHANNEL_TITLES: Record<string, string> = {
-  telegram: "Telegram",
-  whatsapp: "WhatsApp",
-  slack: "Slack",
-  discord: "Discord",
-  signal: "Signal",
-  acp: "The editor socket (ACP)",
-};
-
 /** Names in a sentence: "a", "a and b", "a, b, and c". */
 const inWords = (names: readonly string[]) => new Intl.ListFormat("en", { style: "long", type: "conjunction" }).format(names);
 
-/** A channel's name as a person writes it. */
-export const channelTitle = (name: string) => CHANNEL_TITLES[name] ?? name;
+/** The profile of the channel a line names, if it names one. */
+const profileNamed = (name: string) => (Object.hasOwn(CHANNELS, name) ? CHANNELS[name as GatewayChannel].profile : undefined);
+
+/** A channel's name as a person writes it (its profile's title). */
+export const channelTitle = (name: string) => profileNamed(name)?.title ?? name;
 
 export function explainFailure(line: string): Explained {
   if (line.startsWith("no config.toml")) {
@@ -82,7 +79,7 @@ export function explainFailure(line: string): Explained {
     const detail = detailParts.join(": ");
     const said = detail ? `: ${detail}` : "";
     if (/token rejected|did not accept the (bot|access) token|refused the key/i.test(detail)) {
-      const credential = name === "whatsapp" ? "access_token" : "bot_token";
+      const credential = profileNamed(name)?.credentialKey ?? "bot_token";
       return { words: `${title} refused the ${credential.replace("_", " ")}${said}.`, fixes: [key(`fermix_channels.${name}.${credential}`), SETUP] };
     }
     if (/sends failing/.test(detail)) {

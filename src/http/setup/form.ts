@@ -28,8 +28,6 @@ type Table = Record<string, unknown>;
 
 /** The provider keys the page asks for, in order. */
 export const PROVIDER_KEYS = ["base_url", "api", "model", "api_key", "vision", "context_window"] as const;
-/** Channel keys shown under "more" (where the platform's API lives, the helper program). */
-export const ADVANCED_KEYS = new Set(["api_root", "graph_api_base", "api_url", "api_base", "cli_path"]);
 export const TRANSCRIPTION_BACKEND_CHOICES = ["openai", "deepgram", "xai"] as const;
 
 export interface FormState {
@@ -74,7 +72,7 @@ export interface FormContext {
   file: Table;
   /** The config as loaded (defaults filled in). */
   config: Config;
-  /** Whether config.toml exists (on a fresh home Telegram starts unticked, as in the terminal). */
+  /** Whether config.toml exists (on a fresh home every channel starts unticked, as in the terminal). */
   exists: boolean;
   /** Stored secrets by dotted path. */
   secrets: Readonly<Record<string, string>>;
@@ -84,7 +82,8 @@ export interface FormContext {
   servers?: readonly LocalServer[];
 }
 
-const channelFields = (name: SetupChannel) => CHANNEL_FIELDS.filter((f) => f.path.startsWith(`fermix_channels.${name}.`) && !f.path.endsWith(".enabled"));
+/** A channel's keys on the page: all but the enabled switch. */
+export const channelFields = (name: SetupChannel) => CHANNEL_FIELDS.filter((f) => f.path.startsWith(`fermix_channels.${name}.`) && !f.path.endsWith(".enabled"));
 const enabledName = (name: SetupChannel) => `fermix_channels.${name}.enabled`;
 
 function primaryOf(ctx: FormContext): { name: string; config: Config["fermix_core"]["providers"][string] } | undefined {
@@ -143,9 +142,9 @@ export interface Submitted {
   form: FormState;
   /** Secrets typed this time, by form name: kept in the session if the attempt fails. */
   typed: Record<string, string>;
-  /** Whether the provider or Telegram changed (what a live check looks at). */
+  /** Whether the provider changed, and which channels' keys (what a live check looks at). */
   providerChanged: boolean;
-  telegramChanged: boolean;
+  channelsChanged: SetupChannel[];
 }
 
 /** A submitted form into changes, each value checked by the loader; problems land on their fields. */
@@ -218,7 +217,7 @@ export function submittedForm(input: Readonly<Record<string, string>>, ctx: Form
   }
 
   // Step 2: the channels, their owners and credentials.
-  let telegramChanged = false;
+  const channelsChanged: SetupChannel[] = [];
   for (const name of SETUP_CHANNELS) {
     const enabled = input[enabledName(name)] !== undefined;
     form.checked[enabledName(name)] = enabled;
@@ -229,10 +228,10 @@ export function submittedForm(input: Readonly<Record<string, string>>, ctx: Form
       values[field.path.slice(`fermix_channels.${name}.`.length)] = value;
       if (value !== undefined) check(field.path, field.path, value);
     }
-    // `enabled` is written only when it changes what is in force (Telegram is on by default: unticked, it is written off).
+    // `enabled` is written only when it changes what is in force (a channel on by default, unticked, is written off).
     const wasEnabled = ctx.config.fermix_channels[name].enabled;
     const keyChanges = channelChanges(name, enabled, values).filter((change) => change.path !== enabledName(name) || enabled !== wasEnabled);
-    if (name === "telegram" && keyChanges.length > 0) telegramChanged = true;
+    if (keyChanges.length > 0) channelsChanged.push(name);
     changes.push(...keyChanges);
   }
 
@@ -243,7 +242,7 @@ export function submittedForm(input: Readonly<Record<string, string>>, ctx: Form
     if (value !== undefined) check(field.path, field.path, value);
     changes.push({ path: field.path, value });
   }
-  return { changes, form, typed, providerChanged, telegramChanged };
+  return { changes, form, typed, providerChanged, channelsChanged };
 }
 
 const KEEP = Symbol("keep");

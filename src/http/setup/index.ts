@@ -10,33 +10,37 @@
  * Two steps wait on the world, as in the terminal: the form offers the
  * model servers found on this machine (probed in parallel as the page is
  * made, never for more than PROBE_TIMEOUT_MS), and `POST /setup` with
- * `pair=telegram` waits for a message to the bot and shows the form again
- * with its sender as the owner (the page streams a waiting line first).
+ * `pair=<channel>` (a channel whose profile offers owner pairing: Telegram)
+ * waits for a message to the bot and shows the form again with its sender
+ * as the owner (the page streams a waiting line first).
  */
 import { Elysia } from "elysia";
 import { ConfigError } from "../../config/errors.ts";
 import { type Env, parseConfigText } from "../../config/load.ts";
 import type { ReloadResult } from "../../kernel/health.ts";
 import type { Logger } from "../../kernel/log.ts";
+import { profileOf } from "../../channels/registry.ts";
+import { SetupCheckError } from "../../channels/setup.ts";
+import type { ChannelName } from "../../config/schema.ts";
 import { checkProvider } from "../../setup/check.ts";
+import { SETUP_CHANNELS, type SetupChannel } from "../../setup/fields.ts";
 import type { DaemonPairing } from "../../setup/pairing.ts";
 import { planSetup } from "../../setup/plan.ts";
 import { type LocalServer, probeLocalServers, probeTargets } from "../../setup/probe.ts";
-import { telegramGetMe, TelegramSetupError } from "../../setup/telegram.ts";
 import { applySetup, type CurrentSetup } from "../../setup/write.ts";
 import { cookieValue, overHttps } from "../cookies.ts";
 import { html } from "../html.ts";
 import { page, streamedPage } from "../page.ts";
 import { type FormContext, type FormState, formNameFor, initialForm, submittedForm } from "./form.ts";
 import { SESSION_COOKIE, SESSION_TTL_MS, type SetupGate, type SetupSession, sameSecret } from "./gate.ts";
-import { botFor, pairIntoForm, pairTarget, TELEGRAM_TOKEN } from "./pair.ts";
+import { botFor, pairingOf, pairIntoForm, pairTarget, tokenField } from "./pair.ts";
 import { renderDone, renderPairWaiting, renderWizard, WIZARD_SCRIPT } from "./render.ts";
 
 /** How long each local model server has to answer as the page is made (they are asked in parallel). */
 export const PROBE_TIMEOUT_MS = 800;
 /** How long pairing waits for a message when the service names no time. */
 export const PAIR_TIMEOUT_MS = 90_000;
-/** How long the page waits on getMe to name the bot on the Pair button. */
+/** How long the page waits on the bot check to name the bot on the Pair button. */
 const BOT_NAME_TIMEOUT_MS = 1000;
 
 export { randomToken, SetupGate } from "./gate.ts";
@@ -48,37 +52,49 @@ export interface SetupService {
   /** Apply what was written to the running daemon (its reload). */
   reload(): Promise<ReloadResult>;
   log: Logger;
-  /** Live checks (the provider's model list, Telegram's getMe); each resolves to a problem or undefined. */
-  checks?: {
-    provider(input: { baseUrl: string; apiKey?: string | undefined; model: string }): Promise<string | undefined>;
-    telegram(token: string, apiRoot: string): Promise<string | undefined>;
+  /**
+   * Live checks: the provider's model list, and by channel name the token of
+   * each channel that pairs its owner (Telegram's getMe). Each resolves to a
+   * problem or undefined.
+   */
+  checks?: { provider(input: { baseUrl: string; apiKey?: string | undefined; model: string }): Promise<string | undefined> } & {
+    [C in ChannelName]?: (token: string, apiRoot: string) => Promise<string | undefined>;
   };
   /** The daemon's environment: FERMIX_SETUP_PROBES names the local model servers to look for. Without it, none is looked for. */
   env?: Env;
-  /** How long Telegram pairing waits for a message, in ms (default PAIR_TIMEOUT_MS). */
+  /** How long owner pairing waits for a message, in ms (default PAIR_TIMEOUT_MS). */
   pairTimeoutMs?: () => number;
   /**
-   * The running daemon's next unknown sender on Telegram, when it polls this
-   * very token ("unavailable" otherwise: then the page polls the Bot API itself).
+   * The running daemon's next unknown sender on the pairing channel, when it
+   * polls this very token ("unavailable" otherwise: then the page polls the
+   * platform itself).
    */
   pairThroughDaemon?: (token: string, timeoutMs: number, signal?: AbortSignal) => Promise<DaemonPairing>;
-  /** Reaches the Bot API and local servers (tests); default fetch. */
+  /** Reaches the platforms and local servers (tests); default fetch. */
   fetch?: typeof fetch;
 }
 
+/** The checks when the service names none: the provider's model list, and each pairing channel's own bot check. */
 const defaultChecks: NonNullable<SetupService["checks"]> = {
   async provider(input) {
     const result = await checkProvider(input);
     return result.ok ? undefined : result.message;
   },
-  async telegram(token, apiRoot) {
-    try {
-      await telegramGetMe(token, { apiRoot });
-      return undefined;
-    } catch (error) {
-      return error instanceof TelegramSetupError ? error.message : String(error);
-    }
-  },
+  ...Object.fromEntries(
+    SETUP_CHANNELS.flatMap((name) => {
+      const pairing = profileOf(name).setup?.pairing;
+      if (!pairing) return [];
+      const check = async (token: string, apiRoot: string) => {
+        try {
+          await pairing.bot(token, { apiRoot });
+          return undefined;
+        } catch (error) {
+          return error instanceof SetupCheckError ? error.message : String(error);
+        }
+      };
+      return [[name, check]];
+    }),
+  ),
 };
 
 const forbidden = () =>
@@ -93,8 +109,13 @@ function sessionCookie(request: Request, value: string, maxAgeSeconds: number): 
 
 /** Per session: secrets typed in an attempt that failed, kept here (never in a page) until it succeeds. */
 const typedBySession = new WeakMap<SetupSession, Record<string, string>>();
-/** Per session: the bot the Telegram token belongs to, once getMe said (keyed by the token, so a new token asks again). */
-const botBySession = new WeakMap<SetupSession, { token: string; username: string }>();
+/** Per session and pairing channel: the bot its token belongs to, once checked (keyed by the token, so a new token asks again). */
+const botBySession = new WeakMap<SetupSession, Map<SetupChannel, { token: string; username: string }>>();
+const botsOf = (session: SetupSession) => {
+  let bots = botBySession.get(session);
+  if (!bots) botBySession.set(session, (bots = new Map()));
+  return bots;
+};
 /** Per session: the pairing waiting now; a second Pair ends the first (one poller per token). */
 const pairingBySession = new WeakMap<SetupSession, AbortController>();
 
@@ -117,16 +138,15 @@ export function setupRoutes(gate: SetupGate, service?: SetupService) {
   const probe = (): Promise<LocalServer[]> =>
     service?.env ? probeLocalServers(probeTargets(service.env), { timeoutMs: PROBE_TIMEOUT_MS, ...(service.fetch ? { fetch: service.fetch } : {}) }) : Promise.resolve([]);
 
-  /** The bot's username for the Pair button, when the token is known (asked once per token and session, briefly). */
-  const botName = async (session: SetupSession, ctx: FormContext, form: FormState): Promise<string | undefined> => {
-    const target = pairTarget(form, ctx.typed, ctx.config);
-    if (!target) return undefined;
-    const known = botBySession.get(session);
-    if (known?.token === target.token) return known.username;
-    const bot = await botFor(target, service?.fetch, BOT_NAME_TIMEOUT_MS);
-    if (!("username" in bot)) return undefined;
-    botBySession.set(session, { token: target.token, username: bot.username });
-    return bot.username;
+  /** The bots' usernames for the Pair buttons, where a token is known (asked once per token and session, briefly). */
+  const botNames = async (session: SetupSession, ctx: FormContext, form: FormState): Promise<void> => {
+    for (const name of SETUP_CHANNELS) {
+      const pairing = profileOf(name).setup?.pairing;
+      const target = pairing && pairTarget(name, pairing, form, ctx.typed, ctx.config);
+      if (!target || botsOf(session).get(name)?.token === target.token) continue;
+      const bot = await botFor(target, service?.fetch, BOT_NAME_TIMEOUT_MS);
+      if ("username" in bot) botsOf(session).set(name, { token: target.token, username: bot.username });
+    }
   };
 
   const renderFor = (form: FormState, ctx: FormContext, session: SetupSession, current: CurrentSetup, servers: readonly LocalServer[]) =>
@@ -136,7 +156,7 @@ export function setupRoutes(gate: SetupGate, service?: SetupService) {
       csrf: session.csrf,
       configPath: current.paths.config,
       servers,
-      pairing: { seconds: pairSeconds(), ...(botBySession.get(session) ? { bot: botBySession.get(session)!.username } : {}) },
+      pairing: { seconds: pairSeconds(), bots: Object.fromEntries([...botsOf(session)].map(([name, bot]) => [name, bot.username])) },
     });
 
   const wizard = (form: FormState, ctx: FormContext, session: SetupSession, current: CurrentSetup, servers: readonly LocalServer[], status = 200) =>
@@ -158,12 +178,12 @@ export function setupRoutes(gate: SetupGate, service?: SetupService) {
     const ctx = { ...made.ctx, servers };
     const form = initialForm(ctx);
     form.checked.check = true;
-    await botName(session, ctx, form);
+    await botNames(session, ctx, form);
     return wizard(form, ctx, session, current, servers);
   };
 
-  /** Pair Telegram's owner by a message to the bot: the form comes back with the sender filled in, or a line saying why not. */
-  const pair = async (session: SetupSession, request: Request, input: Record<string, string>) => {
+  /** Pair a channel's owner by a message to the bot: the form comes back with the sender filled in, or a line saying why not. */
+  const pair = async (session: SetupSession, request: Request, input: Record<string, string>, channel: NonNullable<ReturnType<typeof pairingOf>>) => {
     if (!service) return unavailable();
     const current = await service.current();
     const earlier = typedBySession.get(session) ?? {};
@@ -181,17 +201,18 @@ export function setupRoutes(gate: SetupGate, service?: SetupService) {
     const ctx = { ...made.ctx, typed, servers: await servers };
     const again = (status: number) => wizard(form, ctx, session, current, ctx.servers, status);
 
-    const target = pairTarget(form, typed, ctx.config);
+    const target = pairTarget(channel.name, channel.pairing, form, typed, ctx.config);
+    const tokenName = tokenField(channel.name, channel.pairing);
     if (!target) {
-      form.errors[TELEGRAM_TOKEN] = "Enter the bot token first: pairing waits for a message to that bot.";
+      form.errors[tokenName] = "Enter the bot token first: pairing waits for a message to that bot.";
       return again(422);
     }
     const bot = await botFor(target, service.fetch);
     if ("problem" in bot) {
-      form.errors[TELEGRAM_TOKEN] = bot.problem;
+      form.errors[tokenName] = bot.problem;
       return again(422);
     }
-    botBySession.set(session, { token: target.token, username: bot.username });
+    botsOf(session).set(channel.name, { token: target.token, username: bot.username });
     pairingBySession.get(session)?.abort();
     const waiting = new AbortController();
     pairingBySession.set(session, waiting);
@@ -206,10 +227,10 @@ export function setupRoutes(gate: SetupGate, service?: SetupService) {
         ...(service.fetch ? { fetch: service.fetch } : {}),
       });
       if (pairingBySession.get(session) === waiting) pairingBySession.delete(session);
-      service.log.info("telegram pairing from the web page", { outcome });
+      service.log.info("owner pairing from the web page", { channel: channel.name, outcome });
       return renderFor(form, ctx, session, current, ctx.servers);
     })();
-    return streamedPage({ title: "Fermix setup", first: renderPairWaiting(bot.username, Math.round(timeoutMs / 1000)), rest, script: WIZARD_SCRIPT });
+    return streamedPage({ title: "Fermix setup", first: renderPairWaiting(channel.name, bot.username, Math.round(timeoutMs / 1000)), rest, script: WIZARD_SCRIPT });
   };
 
   const save = async (session: SetupSession, request: Request, input: Record<string, string>) => {
@@ -245,10 +266,14 @@ export function setupRoutes(gate: SetupGate, service?: SetupService) {
         const problem = await checks.provider({ baseUrl: primary[1].base_url, apiKey: primary[1].api_key, model: primary[1].model });
         if (problem) form.errors["provider.model"] = `check failed: ${problem}`;
       }
-      const telegram = config.fermix_channels.telegram;
-      if (telegram.enabled && telegram.bot_token && submitted.telegramChanged) {
-        const problem = await checks.telegram(telegram.bot_token, telegram.api_root);
-        if (problem) form.errors["fermix_channels.telegram.bot_token"] = `check failed: ${problem}`;
+      for (const name of submitted.channelsChanged) {
+        const pairing = profileOf(name).setup?.pairing;
+        const check = checks[name];
+        const section = config.fermix_channels[name] as Record<string, unknown> & { enabled: boolean };
+        const token = pairing ? section[pairing.tokenKey] : undefined;
+        if (!pairing || !check || !section.enabled || typeof token !== "string" || token === "") continue;
+        const problem = await check(token, String(section[pairing.apiRootKey]));
+        if (problem) form.errors[tokenField(name, pairing)] = `check failed: ${problem}`;
       }
       if (Object.keys(form.errors).length > 0) {
         form.general.push("A live check failed (untick the check to save anyway).");
@@ -300,7 +325,8 @@ export function setupRoutes(gate: SetupGate, service?: SetupService) {
     if (request.method !== "POST") return forbidden();
     const input = await formFields(request);
     if (!input || typeof input.csrf !== "string" || !sameSecret(input.csrf, session.csrf)) return forbidden();
-    if (input.pair === "telegram") return pair(session, request, input);
+    const pairing = input.pair ? pairingOf(input.pair) : undefined;
+    if (pairing) return pair(session, request, input, pairing);
     return save(session, request, input);
   });
 }

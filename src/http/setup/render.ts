@@ -3,20 +3,24 @@
  * channels with their owners, voice notes) as one form, and the page shown
  * once it is saved. Pure functions of the form state; secret inputs are
  * always rendered empty (a stored one is only said to be there). Step 1
- * offers the model servers found on this machine; Telegram's owner can be
- * paired by a message to the bot (the page waits for it, see pair.ts).
+ * offers the model servers found on this machine; a channel whose profile
+ * offers owner pairing (Telegram) can pair its owner by a message to the bot
+ * (the page waits for it, see pair.ts). Each channel's keys, labels and
+ * titles are its own (src/channels/<name>/setup.ts, profile.ts).
  */
+import { profileOf } from "../../channels/registry.ts";
 import type { Config } from "../../config/schema.ts";
 import type { ReloadResult } from "../../kernel/health.ts";
-import { CHANNEL_FIELDS, isSecretPath, PROVIDER_FIELDS, SETUP_CHANNELS, type SetupChannel, type SetupField, TRANSCRIPTION_FIELDS } from "../../setup/fields.ts";
+import { isSecretPath, PROVIDER_FIELDS, SETUP_CHANNELS, type SetupChannel, type SetupField, TRANSCRIPTION_FIELDS } from "../../setup/fields.ts";
 import type { LocalServer } from "../../setup/probe.ts";
 import { describeChannel, describeProvider, describeTranscription } from "../../setup/summary.ts";
 import { channelTitle, explainFailure } from "../dashboard/remedies.ts";
 import { type Html, html } from "../html.ts";
-import { ADVANCED_KEYS, type FormState, LOCAL_CHOICE, localChoiceValue, TRANSCRIPTION_BACKEND_CHOICES } from "./form.ts";
+import { channelFields, type FormState, LOCAL_CHOICE, localChoiceValue, TRANSCRIPTION_BACKEND_CHOICES } from "./form.ts";
 
 const providerHelp = (key: string) => PROVIDER_FIELDS.find((f) => f.path.endsWith(`.${key}`))?.help ?? "";
 
+/** Labels of the provider's and transcription's keys; a channel's come with its fields. */
 const LABELS: Record<string, string> = {
   base_url: "Base URL",
   api: "API",
@@ -24,26 +28,13 @@ const LABELS: Record<string, string> = {
   api_key: "API key",
   vision: "The model understands images",
   context_window: "Context window (tokens)",
-  bot_token: "Bot token",
-  owner_user_id: "Owner id",
-  allowed_user_ids: "Others allowed",
-  allowed_sender_ids: "Others allowed",
-  api_root: "Bot API server",
-  access_token: "Access token",
-  phone_number_id: "Phone number id",
-  verify_token: "Verify token",
-  app_secret: "App secret",
-  graph_api_base: "Graph API root",
-  signing_secret: "Signing secret",
-  api_url: "Web API root",
-  bot_user_id: "Bot user id",
-  api_base: "REST API root",
-  account: "Account number",
-  cli_path: "signal-cli path",
   backend: "Backend",
 };
 
 const labelFor = (path: string) => LABELS[path.split(".").at(-1)!] ?? path.split(".").at(-1)!;
+
+/** A channel's own declaration of the key at `path` (its label, whether it is advanced). */
+const declared = (name: SetupChannel, path: string) => profileOf(name).setup?.fields.find((f) => f.key === path.split(".").at(-1));
 const idFor = (name: string) => `f-${name.replaceAll(".", "-")}`;
 
 function errorFor(form: FormState, name: string): Html | string {
@@ -75,36 +66,40 @@ function select(form: FormState, name: string, label: string, help: string, opti
 <select id="${id}" name="${name}">${options.map(([value, text]) => html`<option value="${value}"${value === current ? html` selected` : ""}>${text}</option>`)}</select>${errorFor(form, name)}`;
 }
 
-const fieldInput = (form: FormState, field: SetupField) => input(form, field.path, labelFor(field.path), field.help, isSecretPath(field.path));
+const fieldInput = (form: FormState, field: SetupField, label = labelFor(field.path)) => input(form, field.path, label, field.help, isSecretPath(field.path));
 
-/** The form name of Telegram's owner id, which pairing fills in. */
-export const TELEGRAM_OWNER = "fermix_channels.telegram.owner_user_id";
+/** The form name of a channel's owner id, which pairing fills in. */
+export const ownerField = (name: SetupChannel) => `fermix_channels.${name}.owner_user_id`;
 
-/** Telegram pairing: one button that sends the form and waits for a message to the bot. */
-function pairAction(pairing: PairingOffer): Html {
-  const bot = pairing.bot ? `@${pairing.bot}` : "your bot";
-  return html`<button type="submit" class="secondary" name="pair" value="telegram" formnovalidate>Pair: send any message to ${bot} now</button>
+/** Owner pairing: one button that sends the form and waits for a message to the bot. */
+function pairAction(name: SetupChannel, pairing: PairingOffer): Html {
+  const bot = pairing.bots[name] ? `@${pairing.bots[name]}` : "your bot";
+  return html`<button type="submit" class="secondary" name="pair" value="${name}" formnovalidate>Pair: send any message to ${bot} now</button>
 <span class="help">Waits up to ${pairing.seconds} s for a private message to the bot and fills in its sender as the owner (nothing is saved until you save). You can still type the id by hand.</span>`;
 }
 
 function channelStep(form: FormState, config: Config, name: SetupChannel, pairing: PairingOffer): Html {
-  const fields = CHANNEL_FIELDS.filter((f) => f.path.startsWith(`fermix_channels.${name}.`) && !f.path.endsWith(".enabled"));
-  const main = fields.filter((f) => !ADVANCED_KEYS.has(f.path.split(".").at(-1)!));
-  const more = fields.filter((f) => ADVANCED_KEYS.has(f.path.split(".").at(-1)!));
+  const fields = channelFields(name);
+  const advanced = (f: SetupField) => declared(name, f.path)?.advanced === true;
+  const main = fields.filter((f) => !advanced(f));
+  const more = fields.filter(advanced);
+  const labelled = (f: SetupField) => fieldInput(form, f, declared(name, f.path)?.label ?? labelFor(f.path));
+  const pairs = profileOf(name).setup?.pairing !== undefined;
+  const { title } = profileOf(name);
   const on = form.checked[`fermix_channels.${name}.enabled`];
   const hasError = fields.some((f) => form.errors[f.path] || form.notes[f.path]);
   return html`<details class="channel" data-channel="${name}"${on || hasError ? html` open` : ""}>
-<summary><span>${channelTitle(name)}</span><span class="muted">${describeChannel(config, name)}</span></summary>
-${checkbox(form, `fermix_channels.${name}.enabled`, `Serve ${channelTitle(name)}`)}
-${main.map((f) => html`${fieldInput(form, f)}${f.path === TELEGRAM_OWNER ? pairAction(pairing) : ""}`)}
-${more.length > 0 ? html`<details class="more"><summary>More settings</summary>${more.map((f) => fieldInput(form, f))}</details>` : ""}
+<summary><span>${title}</span><span class="muted">${describeChannel(config, name)}</span></summary>
+${checkbox(form, `fermix_channels.${name}.enabled`, `Serve ${title}`)}
+${main.map((f) => html`${labelled(f)}${pairs && f.path === ownerField(name) ? pairAction(name, pairing) : ""}`)}
+${more.length > 0 ? html`<details class="more"><summary>More settings</summary>${more.map(labelled)}</details>` : ""}
 </details>`;
 }
 
-/** What the page says about Telegram pairing before it starts. */
+/** What the page says about owner pairing before it starts. */
 export interface PairingOffer {
-  /** The bot's username, when its token was checked in this session. */
-  bot?: string;
+  /** Each pairing channel's bot username, when its token was checked in this session. */
+  bots: Partial<Record<SetupChannel, string>>;
   /** How long pairing waits, in seconds. */
   seconds: number;
 }
@@ -156,10 +151,16 @@ field("base_url").value=v.slice(0,i);field("model").value=v.slice(i+1);field("ap
 for(const n of ["base_url","model"])field(n).addEventListener("input",()=>{pick.value="";});})();`;
 
 /** Shown at once while pairing waits for the message (hidden by the stylesheet once the page follows). */
-export function renderPairWaiting(bot: string, seconds: number): Html {
+export function renderPairWaiting(name: SetupChannel, bot: string, seconds: number): Html {
   return html`<div class="narrow pair-wait"><header class="top"><h1 class="brand"><span class="mark"></span>Fermix setup</h1></header>
-<main><div class="banner warn" role="status" data-pairing="waiting">Waiting for a message to <strong>@${bot}</strong>: send it any message from your own Telegram account now. This page waits up to ${seconds} s, then shows the form again.</div></main></div>`;
+<main><div class="banner warn" role="status" data-pairing="waiting">Waiting for a message to <strong>@${bot}</strong>: send it any message from your own ${profileOf(name).displayName} account now. This page waits up to ${seconds} s, then shows the form again.</div></main></div>`;
 }
+
+/** The channels whose token a live check asks about (those that pair their owner), as the check box names them. */
+const checkedTokens = () =>
+  SETUP_CHANNELS.filter((name) => profileOf(name).setup?.pairing)
+    .map((name) => `the ${profileOf(name).displayName} token`)
+    .join(" and ");
 
 /** The form: three steps and a save button. */
 export function renderWizard({ form, config, csrf, configPath, servers, pairing }: WizardPage): Html {
@@ -198,7 +199,7 @@ ${select(form, transcriptionBackend.path, labelFor(transcriptionBackend.path), t
 ])}
 ${others.map((f) => fieldInput(form, f))}
 </section>
-${checkbox(form, "check", "Check the provider and the Telegram token before saving")}
+${checkbox(form, "check", `Check the provider${checkedTokens() ? ` and ${checkedTokens()}` : ""} before saving`)}
 <div class="actions"><button type="submit" name="save" value="1">Save and apply</button><a href="/">Status page</a></div>
 </form>
 </main></div>`;

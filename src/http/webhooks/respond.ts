@@ -1,16 +1,8 @@
-/** DESIGN.md's webhook failure table, in one place: reason → status and body. */
+/** The webhook failure table of docs/http.md, in one place: reason → status and body. */
+import type { InvalidReason, UnauthorizedReason } from "../../channels/webhook.ts";
 import { jsonResponse } from "../health.ts";
 
-export type UnauthorizedReason =
-  | "invalid_signature"
-  | "invalid_token"
-  | "missing_signature"
-  | "missing_timestamp"
-  | "missing_token"
-  | "missing_raw_body"
-  | "not_configured"
-  | "stale_timestamp";
-export type InvalidReason = "unsupported_transport" | "invalid_webhook_payload";
+export type { InvalidReason, UnauthorizedReason } from "../../channels/webhook.ts";
 export type WebhookFailure = UnauthorizedReason | InvalidReason | "handoff_unavailable" | "dispatch_failed";
 
 const STATUS: Record<WebhookFailure, [number, string]> = {
@@ -46,7 +38,7 @@ export async function rawBody(request: Request): Promise<Uint8Array | null> {
   return new Uint8Array(await request.arrayBuffer());
 }
 
-/** JSON is what both platforms post; a signed form or other encoding is an unsupported transport. */
+/** JSON is what the webhook platforms post; a signed form or other encoding is an unsupported transport. */
 export function isJsonContent(request: Request): boolean {
   const type = request.headers.get("content-type");
   return type === null || /^application\/(?:[\w.+-]+\+)?json\b/i.test(type.trim());

@@ -8,12 +8,10 @@ import { type Frame, PARAGRAPH, type Unit } from "../units.ts";
 
 type ItemFrame = Extract<Frame, { kind: "item" }>;
 
-/** The dialect families: one per platform. */
-export type DialectName = "telegram" | "discord" | "slack" | "whatsapp" | "signal";
-
 /** How one platform spells a reply: lines, preformatted blocks, quotes, and how it counts length. */
 export interface Dialect {
-  readonly name: DialectName;
+  /** A name for logs and tests (the platform's, or "markdown" and "plain" for the shared ones). */
+  readonly name: string;
   /** One unit as a line: its container prefix and content, or a pre unit's text, escaped. */
   line(unit: Unit): string;
   /** The opening and closing of a preformatted block (a code fence, a table). */

@@ -9,7 +9,6 @@ import { join } from "node:path";
 import { AcpAdapter } from "../../../src/channels/acp/index.ts";
 import { buildCore, type Core } from "../../../src/daemon/core.ts";
 import { createLogger } from "../../../src/kernel/log.ts";
-import { presenter } from "../../../src/gateway/presenter.ts";
 import { type FakeModel, startFakeModel } from "../../fakes/model-server.ts";
 import { loadedFrom } from "../../helpers/loaded.ts";
 
@@ -43,7 +42,7 @@ enabled = false
   );
   const log = createLogger({ FERMIX_LOG_LEVEL: "error" });
   // No retries: a scripted failure is the answer at once.
-  const core = buildCore({ loaded, log, presenter, providerDeps: { limits: { maxRetries: 0 } } });
+  const core = buildCore({ loaded, log, providerDeps: { limits: { maxRetries: 0 } } });
   const adapter = new AcpAdapter(loaded.config);
   core.channels.set("acp", {
     port: (target) => adapter.replyPort(target),

@@ -15,6 +15,7 @@ import { DISCORD_MEDIA_CAP } from "../../../src/channels/discord/outbound.ts";
 import { learntBotIdKey } from "../../../src/channels/discord/session.ts";
 import { MediaTooLarge } from "../../../src/channels/net.ts";
 import { HandoffUnavailable, type OutboundText, type ReplyTarget } from "../../../src/message/index.ts";
+import { discordProfile } from "../../../src/channels/discord/profile.ts";
 import { deliverReply } from "../../../src/present/index.ts";
 import { runAdapterContract } from "../../contract/adapter.contract.ts";
 import {
@@ -213,7 +214,7 @@ describe("discord adapter", () => {
       expect(markdown.length).toBeGreaterThan(2400);
       expect(markdown.length).toBeLessThan(2600);
       const target: ReplyTarget = { chatId: DISCORD_DM };
-      await deliverReply(adapter.replyPort(target), "discord", markdown);
+      await deliverReply(adapter.replyPort(target), discordProfile.text, markdown);
       const sent = fake.visible(DISCORD_DM);
       expect(sent).toHaveLength(2);
       expect(sent.every((m) => m.content.length <= 2000)).toBe(true);
@@ -251,7 +252,7 @@ describe("discord adapter", () => {
       expect(adapter.capabilities).toEqual({ edit: true, delete: true, react: "any", media: true, typing: true, buttons: true });
     });
 
-    test("a file goes out as a multipart upload: payload_json with the attachment, files[0] with the bytes", async () => {
+    test("a file goes out as a multipart upload: payload_json with the attachment (its id the string \"0\", naming files[0]), files[0] with the bytes", async () => {
       await setup({}, {}, false);
       const path = join(scratch, "chart.png");
       const bytes = new Uint8Array(4096).map((_, i) => i % 251);
@@ -262,7 +263,7 @@ describe("discord adapter", () => {
       expect(JSON.parse(String(call.body.payload_json))).toEqual({
         flags: MessageFlags.SuppressEmbeds,
         allowed_mentions: { parse: ["users"], replied_user: false },
-        attachments: [{ id: 0, filename: "chart.png" }],
+        attachments: [{ id: "0", filename: "chart.png" }],
         content: "the chart",
       });
       expect(call.files.map((f) => [f.field, f.filename, f.type, f.size])).toEqual([["files[0]", "chart.png", "image/png", 4096]]);

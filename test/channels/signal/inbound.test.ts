@@ -29,15 +29,17 @@ describe("signal inbound", () => {
         text: "foobar",
         media: [],
         receivedAt: options.receivedAt,
+        direct: true,
       },
     });
   });
 
-  test("a group message's chat is the group; the sender is still the person", () => {
+  test("a group message's chat is the group, not a direct one; the sender is still the person", () => {
     const params = fake.envelope.text("hello group", { groupId: SIGNAL_GROUP });
     const result = parseSignalReceive(params, options);
     if (result.kind !== "message") throw new Error(result.kind);
     expect(result.message.chatId).toBe(`group:${SIGNAL_GROUP}`);
+    expect(result.message.direct).toBe(false);
     expect(result.message.senderId).toBe(SIGNAL_ALICE.uuid);
     expect(parseMessageId(result.message.messageId)).toEqual({ author: SIGNAL_ALICE.uuid, timestamp: expect.any(Number) });
   });

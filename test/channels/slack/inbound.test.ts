@@ -71,6 +71,7 @@ describe("direct messages", () => {
         text: "what's on today?",
         media: [],
         receivedAt: AT,
+        direct: true,
       },
     });
   });
@@ -98,11 +99,12 @@ describe("direct messages", () => {
 });
 
 describe("channel messages", () => {
-  test("a top-level mention is handled, stripped, and answered in its own thread", () => {
+  test("a top-level mention is handled, stripped, and answered in its own thread, in no direct chat", () => {
     const message = messageOf(parse(envelope(messageEvent({ text: `<@${BOT}> summarise this` }))));
     expect(message.text).toBe("summarise this");
     expect(message.chatId).toBe("C0CHANNEL1");
     expect(message.threadId).toBe("1700000000.000100");
+    expect(message.direct).toBe(false);
   });
 
   test("the legacy <@ID|name> mention form and a trailing colon are stripped too", () => {

@@ -41,6 +41,7 @@ describe("the official text example", () => {
             text: "Does it come in another color?",
             media: [],
             receivedAt: AT,
+            direct: true,
           },
         },
       ],

@@ -58,6 +58,30 @@ const formError = (field: string, message: string) => ({
   errors: { [field]: { _errors: [{ code: "BASE_TYPE_MAX_LENGTH", message }] } },
 });
 
+/**
+ * The `attachments` of a message create as Discord's OpenAPI spec has them
+ * (MessageAttachmentRequest): an array of objects whose `id` is a string —
+ * for a new upload the `n` of its `files[n]` part, written as a string. A
+ * number is refused as a value of the wrong type (400, Invalid Form Body),
+ * and an id must name a part that was sent.
+ */
+function attachmentsError(attachments: unknown, parts: readonly string[]): { status: number; body: unknown } | undefined {
+  if (attachments === undefined) return undefined;
+  const refuse = (where: string, code: string, message: string) => ({
+    status: 400,
+    body: { message: "Invalid Form Body", code: 50035, errors: { attachments: where === "" ? { _errors: [{ code, message }] } : { [where]: { id: { _errors: [{ code, message }] } } } } },
+  });
+  if (!Array.isArray(attachments)) return refuse("", "MODEL_TYPE_CONVERT", "Only iterables may be used in a ListType");
+  for (const [index, attachment] of attachments.entries()) {
+    const id = (attachment as { id?: unknown } | null)?.id;
+    if (typeof id !== "string") return refuse(String(index), "STRING_TYPE_CONVERT", "Must be a string.");
+    if (!/^\d+$/.test(id)) return refuse(String(index), "NUMBER_TYPE_COERCE", `Value "${id}" is not snowflake.`);
+    // A new message has only new uploads: each id names its part.
+    if (!parts.includes(`files[${id}]`)) return refuse(String(index), "ATTACHMENT_NOT_FOUND", `No file part files[${id}] was uploaded.`);
+  }
+  return undefined;
+}
+
 export class FakeRest {
   readonly requests: RecordedRequest[] = [];
   readonly messages: FakeMessage[] = [];
@@ -229,6 +253,8 @@ export class FakeRest {
     if ((flags & ~SETTABLE_FLAGS) !== 0) return { status: 400, body: { message: "Invalid Form Body", code: 50035, errors: { flags: { _errors: [{ code: "MESSAGE_FLAGS_INVALID", message: "Invalid flags" }] } } } };
     const files = record.files.filter((f) => /^files\[\d+\]$/.test(f.field));
     if (files.some((f) => f.size > FAKE_FILE_LIMIT)) return { status: 413, body: { message: "Request entity too large", code: 40005 } };
+    const attachmentsRefused = attachmentsError(body.attachments, files.map((f) => f.field));
+    if (attachmentsRefused) return attachmentsRefused;
     if (content === "" && files.length === 0) return { status: 400, body: { message: "Cannot send an empty message", code: 50006 } };
     const refused = componentsError(body.components);
     if (refused) return refused;

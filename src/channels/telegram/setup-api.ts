@@ -1,15 +1,18 @@
 /**
- * Telegram for setup, with plain fetch (setup sits above the channel
- * adapters and does not start one): `getMe` checks a token, and pairing
- * waits for the next private message to the bot and takes its sender as the
- * owner — the id `/whoami` would have shown. Used only when no daemon polls
- * the same token: two pollers on one token get 409 Conflict, so then the
- * daemon is asked instead (see the control socket's `await_sender`).
+ * Telegram for setup, with plain fetch (setup starts no adapter): `getMe`
+ * checks a token, and pairing waits for the next private message to the bot
+ * and takes its sender as the owner — the id `/whoami` would have shown.
+ * Used only when no daemon polls the same token: two pollers on one token
+ * get 409 Conflict, so then the daemon is asked instead (see the control
+ * socket's `await_sender`).
  */
+import { type PairedSender, SetupCheckError } from "../setup.ts";
+
+export type { PairedSender } from "../setup.ts";
 
 export type TelegramFailure = "unauthorized" | "unreachable" | "conflict" | "api";
 
-export class TelegramSetupError extends Error {
+export class TelegramSetupError extends SetupCheckError {
   override name = "TelegramSetupError";
   constructor(
     readonly reason: TelegramFailure,
@@ -23,14 +26,6 @@ export interface TelegramBot {
   id: number;
   username: string;
   firstName: string;
-}
-
-/** Someone who wrote to the bot: the candidate owner. */
-export interface PairedSender {
-  id: string;
-  /** First and last name, as Telegram shows them. */
-  name: string;
-  username?: string;
 }
 
 export interface TelegramOptions {

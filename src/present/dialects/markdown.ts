@@ -1,6 +1,7 @@
 /**
- * Discord: Markdown, passed through. Text keeps its source spelling
- * (escapes, entities), headings stay # to ###, lists stay "-" and "1.".
+ * Markdown, passed through: what Discord shows, and what an editor (ACP) and
+ * the terminal read. Text keeps its source spelling (escapes, entities),
+ * headings stay # to ### (Discord's levels), lists stay "-" and "1.".
  * Discord renders no tables, so tables become monospace code blocks like
  * everywhere else.
  */
@@ -8,7 +9,7 @@ import { utf16Length } from "../measure.ts";
 import type { Run, Style, Unit } from "../units.ts";
 import { type Dialect, linePrefix, RULE } from "./base.ts";
 import { type InlineSpec, keyHref, linkKey, renderInline, unlinkable } from "./inline.ts";
-import { guardFence } from "./slack.ts";
+import { guardFence } from "./marks.ts";
 
 const MARK: Record<string, string> = { b: "**", i: "_", s: "~~" };
 
@@ -52,9 +53,9 @@ function discordMarker(item: { marker: string; ordered: boolean }): string {
   return item.marker === "☐" || item.marker === "☑" ? `- ${item.marker}` : "-";
 }
 
-/** The Discord dialect. */
-export const discord: Dialect = {
-  name: "discord",
+/** The Markdown dialect: Discord's, and the one editors (ACP) and the terminal read. */
+export const markdown: Dialect = {
+  name: "markdown",
   line(unit: Unit): string {
     if (unit.kind === "pre") return guardFence(unit.text);
     const prefix = linePrefix(unit, "> ", discordMarker);

@@ -4,12 +4,12 @@
  * bare addresses itself. There is no escape character, so a style glued to a
  * word is left unmarked rather than shown with stray markers.
  */
-import { utf16Length } from "../measure.ts";
-import type { Run, Style, Unit } from "../units.ts";
-import { type Dialect, linePrefix, RULE } from "./base.ts";
-import { type InlineSpec, keyHref, linkKey, renderInline } from "./inline.ts";
-import { labelTarget } from "./signal.ts";
-import { guardFence, markerRuns, neutralizeMarkers } from "./slack.ts";
+import { type Dialect, linePrefix, RULE } from "../../present/dialects/base.ts";
+import { type InlineSpec, keyHref, linkKey, renderInline } from "../../present/dialects/inline.ts";
+import { guardFence, markerRuns, neutralizeMarkers } from "../../present/dialects/marks.ts";
+import { labelTarget } from "../../present/dialects/plain.ts";
+import { utf16Length } from "../../present/measure.ts";
+import type { Run, Style, Unit } from "../../present/units.ts";
 
 const MARK: Record<string, string> = { b: "*", i: "_", s: "~", code: "`" };
 
@@ -33,7 +33,7 @@ const inline: InlineSpec = {
 };
 
 /** The WhatsApp dialect. */
-export const whatsapp: Dialect = {
+export const whatsAppDialect: Dialect = {
   name: "whatsapp",
   line(unit: Unit): string {
     if (unit.kind === "pre") return guardFence(unit.text);

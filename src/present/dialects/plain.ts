@@ -1,7 +1,7 @@
 /**
- * Signal: plain text. Formatting markers are removed, links read
- * "label: url", code is kept verbatim and indented, quotes keep a "> " mark.
- * The same dialect is the plain-text fallback on every other channel.
+ * Plain text: formatting markers are removed, links read "label: url", code
+ * is kept verbatim and indented, quotes keep a "> " mark. Signal's dialect,
+ * and the plain-text fallback on every other channel.
  */
 import { utf16Length } from "../measure.ts";
 import type { Run, Style, Unit } from "../units.ts";
@@ -24,9 +24,9 @@ const inline: InlineSpec = {
 
 const INDENT = "    ";
 
-/** The Signal dialect, also the plain-text fallback everywhere. */
-export const signal: Dialect = {
-  name: "signal",
+/** Plain text: Signal's dialect, and the plain-text fallback everywhere. */
+export const plain: Dialect = {
+  name: "plain",
   line(unit: Unit): string {
     if (unit.kind === "pre") return unit.role === "code" ? INDENT + unit.text.replace(/\n/g, `\n${INDENT}`) : unit.text;
     const prefix = linePrefix(unit, "> ");

@@ -5,10 +5,10 @@
  * anything except code; links and code never nest in each other; a
  * blockquote never holds a pre block or another blockquote.
  */
-import type { Run, Style, Unit } from "../units.ts";
-import { telegramLength } from "../measure.ts";
-import { type Dialect, linePrefix, RULE } from "./base.ts";
-import { type InlineSpec, keyHref, linkKey, renderInline, unlinkable } from "./inline.ts";
+import { type Dialect, linePrefix, RULE } from "../../present/dialects/base.ts";
+import { type InlineSpec, keyHref, linkKey, renderInline, unlinkable } from "../../present/dialects/inline.ts";
+import { decodeEntity, ENTITY } from "../../present/text.ts";
+import type { Run, Style, Unit } from "../../present/units.ts";
 
 /** Escape text for Telegram HTML. */
 export function escapeHtml(text: string): string {
@@ -18,6 +18,32 @@ export function escapeHtml(text: string): string {
 
 function escapeAttribute(text: string): string {
   return escapeHtml(text).replace(/"/g, "&quot;");
+}
+
+/**
+ * Length of Telegram HTML as Telegram counts it, after entity parsing: tags
+ * do not count, an entity counts as what it stands for, in UTF-16 code units.
+ */
+export function telegramLength(html: string): number {
+  let length = 0;
+  let i = 0;
+  while (i < html.length) {
+    const lt = html.indexOf("<", i);
+    const amp = html.indexOf("&", i);
+    const next = lt === -1 ? amp : amp === -1 ? lt : Math.min(lt, amp);
+    if (next === -1) return length + (html.length - i);
+    length += next - i;
+    if (next === lt) {
+      const gt = html.indexOf(">", lt);
+      i = gt === -1 ? html.length : gt + 1;
+      continue;
+    }
+    const m = ENTITY.exec(html.slice(amp, amp + 40));
+    const decoded = m ? decodeEntity(m[0]) : undefined;
+    length += decoded?.length ?? 1;
+    i = amp + (m && decoded !== undefined ? m[0].length : 1);
+  }
+  return length;
 }
 
 /** Link targets Telegram accepts in <a href>; anything else stays visible as text. */
@@ -49,7 +75,7 @@ const inline: InlineSpec = {
 };
 
 /** The Telegram HTML dialect. */
-export const telegram: Dialect = {
+export const telegramDialect: Dialect = {
   name: "telegram",
   line(unit: Unit): string {
     if (unit.kind === "pre") return escapeHtml(unit.text);
