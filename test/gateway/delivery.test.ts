@@ -18,7 +18,7 @@ import { type OutboundText, type ReplyPort, SendFailed, type SentMessage } from 
 import { createStreamer } from "../../src/present/stream.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { Outbox } from "../../src/store/outbox.ts";
-import { FakeClock } from "../present/fakes.ts";
+import { FakeClock } from "../helpers/clock.ts";
 import { partsPresenter, TARGET } from "../store/fixtures/outbox-reply.ts";
 
 let root: string;
