@@ -1,6 +1,6 @@
 /**
  * Ingress and trust: who may talk to a channel, and who is its operator
- * (DESIGN.md "Owner and commands"). Pure functions of the channel's config.
+ * (docs/security.md "Who is trusted"). Pure functions of the channel's config.
  */
 import { allowlistKey } from "../config/channels.ts";
 import type { ChatChannelName, Config } from "../config/schema.ts";

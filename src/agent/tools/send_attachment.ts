@@ -6,7 +6,8 @@
  * the outbox may send it later (after a retry, or a restart), and by then
  * the workspace name could stand for something else. Copies are swept with
  * the spool (src/store/retention.ts). The same file, caption and chat within
- * 60 seconds is sent once (the seed's duplicate-send cache, kept in SQLite).
+ * 60 seconds is sent once (a duplicate-send cache, kept in SQLite: a model
+ * that repeats the call, or a turn replayed after a restart, sends it once).
  */
 import { Type } from "@sinclair/typebox";
 import { randomUUID } from "node:crypto";

@@ -19,7 +19,7 @@ import { formatMb, MB } from "../../kernel/sizes.ts";
 import type { OutboundMedia, OutboundText, ReplyCapabilities, ReplyPort, ReplyTarget, SentMessage } from "../../message/index.ts";
 import { GROUP_PREFIX, parseMessageId } from "./inbound.ts";
 
-/** The seed's media cap for Signal (Signal's own attachment limit). */
+/** The media cap for Signal: Signal's own attachment limit. */
 export const SIGNAL_MEDIA_CAP = 100 * MB;
 
 export const SIGNAL_CAPABILITIES: ReplyCapabilities = {

@@ -13,7 +13,7 @@ import { startupFailure, webhookLifecycle } from "../webhook-lifecycle.ts";
 import { SlackApi, type SlackApiOptions } from "./api.ts";
 import { SLACK_CAPABILITIES, slackReplyPort } from "./outbound.ts";
 
-/** The seed's inbound media cap for Slack. */
+/** The inbound media cap for Slack: a larger file is not downloaded. */
 export const SLACK_INBOUND_CAP = 100 * MB;
 
 /** Test seams: everything else comes from config. */

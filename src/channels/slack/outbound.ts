@@ -18,7 +18,7 @@ import {
 import { formatMb, MB } from "../../kernel/sizes.ts";
 import { type SlackApi, SlackApiError } from "./api.ts";
 
-/** The seed's outbound media cap for Slack. */
+/** The outbound media cap for Slack: a larger file is not uploaded. */
 export const SLACK_MEDIA_CAP = 100 * MB;
 
 /**

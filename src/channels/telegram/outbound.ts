@@ -24,7 +24,7 @@ import { formatMb, MB } from "../../kernel/sizes.ts";
 import { classify, retryAfterSeconds, TelegramApiError, toApiError } from "./api.ts";
 
 
-/** The emoji a bot may react with (Bot API ReactionTypeEmoji; PROTOCOLS.md §3). ❤ is U+2764 without FE0F. */
+/** The emoji a bot may react with (Bot API ReactionTypeEmoji). ❤ is U+2764 without FE0F. */
 export const TELEGRAM_REACTIONS: readonly ReactionTypeEmoji["emoji"][] = [
   "👍", "👎", "❤", "🔥", "🥰", "👏", "😁", "🤔", "🤯", "😱", "🤬", "😢", "🎉", "🤩", "🤮", "💩", "🙏", "👌", "🕊", "🤡",
   "🥱", "🥴", "😍", "🐳", "❤‍🔥", "🌚", "🌭", "💯", "🤣", "⚡", "🍌", "🏆", "💔", "🤨", "😐", "🍓", "🍾", "💋", "🖕", "😈",
@@ -32,7 +32,7 @@ export const TELEGRAM_REACTIONS: readonly ReactionTypeEmoji["emoji"][] = [
   "🆒", "💘", "🙉", "🦄", "😘", "💊", "🙊", "😎", "👾", "🤷‍♂", "🤷", "🤷‍♀", "😡",
 ];
 
-/** Outbound caps by kind, bytes (the seed's Telegram limits). */
+/** Outbound caps by kind, bytes: the Bot API's upload limits (photos 10 MB, other files 50 MB). */
 export const TELEGRAM_MEDIA_CAPS: Readonly<Record<OutboundMediaKind, number>> = {
   image: 10 * MB,
   document: 50 * MB,

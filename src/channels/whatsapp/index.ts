@@ -15,7 +15,7 @@ import { startupFailure, webhookLifecycle } from "../webhook-lifecycle.ts";
 import { WhatsAppApi, type WhatsAppApiOptions } from "./api.ts";
 import { WHATSAPP_CAPABILITIES, whatsAppReplyPort } from "./outbound.ts";
 
-/** The seed's inbound media cap for WhatsApp. */
+/** The inbound media cap for WhatsApp: a larger file is not downloaded. */
 export const WHATSAPP_INBOUND_CAP = 25 * MB;
 
 /** Test seams: everything else comes from config. */

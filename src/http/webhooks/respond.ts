@@ -1,4 +1,4 @@
-/** DESIGN.md's webhook failure table, in one place: reason → status and body. */
+/** The webhook failure table of docs/http.md "Webhooks", in one place: reason → status and body. */
 import { jsonResponse } from "../health.ts";
 
 export type UnauthorizedReason =
