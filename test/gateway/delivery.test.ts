@@ -32,30 +32,6 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/** A manual clock whose sleeps end when the test advances past them. */
-function manualTime(start = 1_000_000) {
-  let now = start;
-  const sleepers: Array<{ until: number; wake: () => void; fail: (e: unknown) => void }> = [];
-  return {
-    now: () => now,
-    sleep: (ms: number, signal?: AbortSignal) =>
-      new Promise<void>((resolve, reject) => {
-        const entry = { until: now + ms, wake: resolve, fail: reject };
-        sleepers.push(entry);
-        signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
-      }),
-    /** Move time forward, waking every sleeper that is due, and let the work they start run. */
-    async advance(ms: number) {
-      now += ms;
-      for (const s of sleepers.splice(0)) {
-        if (s.until <= now) s.wake();
-        else sleepers.push(s);
-      }
-      for (let i = 0; i < 20; i++) await Bun.sleep(0);
-    },
-  };
-}
-
 /** A platform whose next answers are scripted: a failure to throw, or a delivery. */
 function platform() {
   const sent: Array<{ at: number; text: string }> = [];
@@ -73,7 +49,7 @@ function platform() {
   return { sent, failures, port, setClock: (c: () => number) => (clock = c) };
 }
 
-function build(time: ReturnType<typeof manualTime>, port: ReplyPort, horizonMs = 15 * 60_000) {
+function build(time: FakeClock, port: ReplyPort, horizonMs = 15 * 60_000) {
   const outbox = new Outbox(db, time.now);
   const delivery = new Delivery({
     outbox,
@@ -92,7 +68,7 @@ function build(time: ReturnType<typeof manualTime>, port: ReplyPort, horizonMs =
 
 describe("the retrier", () => {
   test("a 429 asking for 60 s is waited out: nothing before, the reply once after", async () => {
-    const time = manualTime();
+    const time = new FakeClock(1_000_000);
     const p = platform();
     p.setClock(time.now);
     const { delivery, outbox } = build(time, p.port);
@@ -109,7 +85,7 @@ describe("the retrier", () => {
   });
 
   test("a platform down past the horizon: the reply is given up, and the user is told once it takes messages again", async () => {
-    const time = manualTime();
+    const time = new FakeClock(1_000_000);
     const p = platform();
     const { delivery, outbox } = build(time, p.port, 60_000);
     // Down for as long as the test says: every send fails until then.
@@ -128,7 +104,7 @@ describe("the retrier", () => {
   });
 
   test("while sends fail, health hears the status and class; what the platform said (which can quote the message) is not in it", async () => {
-    const time = manualTime();
+    const time = new FakeClock(1_000_000);
     const p = platform();
     const { delivery } = build(time, p.port);
     p.failures.push(new SendFailed('HTTP 503: could not deliver "call +15551234567 about the heron" to chat 42', true, 503));
@@ -144,7 +120,7 @@ describe("the retrier", () => {
   });
 
   test("a send that fails on the network is 'could not be reached', with no status", async () => {
-    const time = manualTime();
+    const time = new FakeClock(1_000_000);
     const p = platform();
     const { delivery } = build(time, p.port);
     p.failures.push(Object.assign(new Error("Unable to connect. Is the computer able to access the url?"), { code: "ConnectionRefused" }));
@@ -153,7 +129,7 @@ describe("the retrier", () => {
   });
 
   test("a refusal (403) stops at once: not retried, the rest of the reply not sent", async () => {
-    const time = manualTime();
+    const time = new FakeClock(1_000_000);
     const p = platform();
     const { delivery, outbox } = build(time, p.port);
     p.failures.push(new SendFailed("HTTP 403: bot was blocked", false, 403));
@@ -164,7 +140,7 @@ describe("the retrier", () => {
   });
 
   test("a stopped turn's unsent parts are cancelled: nothing of them goes out, retries included", async () => {
-    const time = manualTime();
+    const time = new FakeClock(1_000_000);
     const p = platform();
     const { delivery, outbox } = build(time, p.port);
     p.failures.push(new SendFailed("HTTP 500", true, 500));
@@ -177,7 +153,7 @@ describe("the retrier", () => {
   });
 
   test("a chat's next reply waits behind its backlog: the order the user reads is the order they were written", async () => {
-    const time = manualTime();
+    const time = new FakeClock(1_000_000);
     const p = platform();
     const { delivery } = build(time, p.port);
     p.failures.push(new SendFailed("HTTP 502", true, 502));
@@ -223,7 +199,7 @@ describe("a draft stream rate-limited mid-reply", () => {
 
   for (const where of ["edit", "send"] as const) {
     test(`a 429 on the draft's ${where} asking for 60 s: the fallback waits it out, then the complete answer arrives once`, async () => {
-      const time = manualTime();
+      const time = new FakeClock(1_000_000);
       const p = editingPlatform(time.now);
       const { delivery, outbox } = build(time, p.port);
       const streamClock = new FakeClock();

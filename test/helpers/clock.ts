@@ -34,6 +34,21 @@ export class FakeClock implements Clock {
     this.timers.delete(handle as number);
   };
 
+  /** A src/kernel/wait.ts `Sleep` on this clock: resolves when `advance` passes `ms` from now, rejects when `signal` aborts. */
+  sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const onAbort = () => {
+        this.clearTimeout(handle);
+        reject(signal?.reason);
+      };
+      const handle = this.setTimeout(() => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      }, ms);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+
   /** Move time forward by `ms`, running the timers due meanwhile in time order, each at its moment, and letting their async work settle. */
   advance = async (ms: number): Promise<void> => {
     const target = this.time + ms;
