@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { type AlbumPart, createAlbumBuffer, isAlbumImage, mergeAlbum, senderKey } from "../../src/gateway/album.ts";
 import type { InboundMessage } from "../../src/message/index.ts";
-import { FakeClock } from "../helpers/clock.ts";
+import { FakeClock, settle } from "../helpers/clock.ts";
+import { until } from "../helpers/wait.ts";
 
 const DEBOUNCE = 3000;
 let counter = 0;
@@ -138,7 +139,8 @@ describe("ordering", () => {
     // Each offer's `done` is its own turn's end; none of them is settled yet.
     let settled = 0;
     for (const ticket of [album, follow, stop]) void ticket.done.then(() => settled++);
-    await Bun.sleep(1);
+    // Every promise chain queued so far has run: a `done` not tied to its turn would have settled.
+    await settle();
     expect(settled).toBe(0);
     for (const release of releases) release();
     await buffer.idle();
@@ -237,11 +239,16 @@ describe("failures", () => {
 
 describe("shutdown, groups and limits", () => {
   test("flushAll dispatches every pending album and waits for it", async () => {
-    const { clock, buffer, dispatched, offer } = setup(() => Bun.sleep(5));
+    let finished = 0;
+    const { clock, buffer, dispatched, offer } = setup(async () => {
+      await settle();
+      finished++;
+    });
     await offer(image("alice", "a"));
     await offer(image("bob", "b"));
     await buffer.flushAll();
     expect(dispatched.map((d) => d.merged.text).sort()).toEqual(["a", "b"]);
+    expect(finished).toBe(2);
     expect(buffer.pending()).toBe(0);
     expect(clock.pending()).toBe(0);
   });
@@ -284,7 +291,7 @@ describe("shutdown, groups and limits", () => {
     await buffer.offer(image("alice", "x"), "k1");
     await buffer.offer(image("alice", "y"), "k2");
     expect(merged).toEqual([]);
-    await Bun.sleep(60);
+    await until("the album after its debounce", () => merged.length > 0);
     await buffer.idle();
     expect(merged.map((m) => m.text)).toEqual(["x\ny"]);
   });
