@@ -1,7 +1,7 @@
 /**
  * Config resolution, pure: TOML text, secret-store values and the environment
  * in; a validated config and its warnings out. Layers, lowest first: built-in
- * defaults < config file < keychain < environment (DESIGN.md "Configuration").
+ * defaults < config file < keychain < environment (docs/configuration.md).
  */
 import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";

@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 
-/** Every file Fermix keeps, derived from one home directory (DESIGN.md "Files on disk"). */
+/** Every file Fermix keeps, derived from one home directory (docs/operations.md "Backups"). */
 export interface Paths {
   home: string;
   config: string;

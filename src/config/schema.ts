@@ -1,6 +1,6 @@
 /**
  * The configuration schema: one TypeBox definition that is both the type of a
- * loaded config and its validator. Every key of DESIGN.md "Configuration" is
+ * loaded config and its validator. Every key docs/configuration.md lists is
  * here, with its default.
  */
 import { FormatRegistry, type SchemaOptions, type Static, type TLiteral, type TSchema, type TUnion, Type } from "@sinclair/typebox";

@@ -1,7 +1,8 @@
 /**
  * Where credentials live: the OS keychain through `Bun.secrets` (service
  * `fermix`) when one answers, else `<home>/secrets.toml` with mode 0600. On a
- * headless server the file is the normal case (see BUN-NOTES.md).
+ * headless server the file is the normal case: `Bun.secrets` needs a
+ * desktop keyring (the Secret Service over D-Bus), which a server lacks.
  */
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import type { Env } from "./load.ts";

@@ -5,10 +5,11 @@
  * mode in effect. Only for an enabled Discord channel; whether the token is
  * set at all is the general channel row's job.
  */
-import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { botIdOfToken, learntBotIdKey } from "../channels/discord/session.ts";
 import type { Config } from "../config/schema.ts";
+import { openDatabaseReadOnly } from "../store/db.ts";
+import { SettingsStore } from "../store/settings.ts";
 
 export interface DiscordDoctorRow {
   check: string;
@@ -62,10 +63,9 @@ export function discordDoctorRows(config: Config, databasePath: string): Discord
 function learntBotId(databasePath: string, token: string): string | undefined {
   if (!existsSync(databasePath)) return undefined;
   try {
-    const db = new Database(databasePath, { readonly: true });
+    const db = openDatabaseReadOnly(databasePath);
     try {
-      const row = db.query("SELECT value FROM settings WHERE key = ?1").get(learntBotIdKey(token)) as { value: string } | null;
-      return row?.value;
+      return new SettingsStore(db).get(learntBotIdKey(token));
     } finally {
       db.close();
     }

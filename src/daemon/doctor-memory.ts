@@ -4,11 +4,14 @@
  * running daemon would have run), and the memory store. Read-only: the
  * database is opened for reading and never migrated from here.
  */
-import { Database } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { formatLocal } from "../agent/jobs/when.ts";
 import type { Config } from "../config/schema.ts";
 import { ownerTimeZone } from "../config/timezone.ts";
+import { openDatabaseReadOnly, schemaVersion } from "../store/db.ts";
+import { JobStore } from "../store/jobs.ts";
+import { MemoryStore } from "../store/memory.ts";
 
 export interface MemoryDoctorRow {
   check: string;
@@ -38,8 +41,8 @@ export function memoryAndJobRows(config: Config, databasePath: string, now = Dat
   }
   let db: Database | undefined;
   try {
-    db = new Database(databasePath, { readonly: true });
-    const { user_version } = db.query("PRAGMA user_version").get() as { user_version: number };
+    db = openDatabaseReadOnly(databasePath);
+    const user_version = schemaVersion(db);
     rows.push(user_version >= JOBS_SCHEMA ? jobsRow(db, zone, now) : { check: "jobs", status: "ok", detail: "none scheduled yet (the database migrates at next start)" });
     rows.push(user_version >= MEMORY_SCHEMA ? memoryRow(db, config) : { check: "memory", status: "ok", detail: "nothing remembered yet (the database migrates at next start)" });
   } catch (error) {
@@ -51,18 +54,15 @@ export function memoryAndJobRows(config: Config, databasePath: string, now = Dat
 }
 
 function jobsRow(db: Database, zone: string, now: number): MemoryDoctorRow {
-  const counts = db
-    .query(
-      `SELECT COUNT(*) AS live, COALESCE(SUM(schedule IS NOT NULL), 0) AS repeating,
-              COALESCE(SUM(state = 'pending' AND due_at < ?1), 0) AS overdue, MIN(CASE WHEN state = 'pending' THEN due_at END) AS next
-       FROM jobs WHERE state IN ('pending', 'running')`,
-    )
-    .get(now - OVERDUE_MS) as { live: number; repeating: number; overdue: number; next: number | null };
-  if (counts.live === 0) return { check: "jobs", status: "ok", detail: "no scheduled jobs pending" };
-  const next = counts.next !== null ? `; next due ${formatLocal(counts.next, zone)}` : "";
-  const detail = `${counts.live} pending (${counts.repeating} repeating)${next}`;
-  if (counts.overdue > 0) {
-    return { check: "jobs", status: "warn", detail: `${detail}; ${counts.overdue} overdue: they run (once, marked late) when \`fermix run\` is running` };
+  const live = new JobStore(db).live();
+  if (live.length === 0) return { check: "jobs", status: "ok", detail: "no scheduled jobs pending" };
+  const pending = live.filter((job) => job.state === "pending");
+  const repeating = live.filter((job) => job.schedule !== null).length;
+  const overdue = pending.filter((job) => job.dueAt < now - OVERDUE_MS).length;
+  const next = pending.length > 0 ? `; next due ${formatLocal(Math.min(...pending.map((job) => job.dueAt)), zone)}` : "";
+  const detail = `${live.length} pending (${repeating} repeating)${next}`;
+  if (overdue > 0) {
+    return { check: "jobs", status: "warn", detail: `${detail}; ${overdue} overdue: they run (once, marked late) when \`fermix run\` is running` };
   }
   return { check: "jobs", status: "ok", detail };
 }
@@ -70,8 +70,10 @@ function jobsRow(db: Database, zone: string, now: number): MemoryDoctorRow {
 function memoryRow(db: Database, config: Config): MemoryDoctorRow {
   const { enabled, prompt_items, prompt_chars } = config.fermix_core.memory;
   try {
-    const { n } = db.query("SELECT COUNT(*) AS n FROM memories").get() as { n: number };
-    db.query("SELECT COUNT(*) AS n FROM memories_fts WHERE memories_fts MATCH '\"fermix\"'").get();
+    const store = new MemoryStore(db);
+    const n = store.count();
+    const probe = store.check();
+    if (!probe.ok) throw new Error(probe.error);
     const facts = `${n} fact${n === 1 ? "" : "s"} remembered`;
     return {
       check: "memory",

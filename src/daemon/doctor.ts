@@ -3,7 +3,6 @@
  * model: it reads the config, the home and the database, and asks the OS
  * whether the port is free.
  */
-import { Database } from "bun:sqlite";
 import { existsSync, statSync } from "node:fs";
 import { profileOf } from "../channels/registry.ts";
 import { channelReadiness } from "../config/channels.ts";
@@ -14,6 +13,7 @@ import { pathsFor, resolveHome } from "../config/paths.ts";
 import { CHANNEL_NAMES } from "../config/schema.ts";
 import { transcriptionSettings } from "../config/transcription.ts";
 import { defaultServiceContext, servicePlatform, serviceStatus } from "../setup/service.ts";
+import { openDatabaseReadOnly, schemaVersion } from "../store/db.ts";
 import { MIGRATIONS } from "../store/migrations.ts";
 import { discordDoctorRows } from "./doctor-discord.ts";
 import { bindDoctorRow } from "./doctor-http.ts";
@@ -151,9 +151,9 @@ function secretsRow(loaded: LoadedConfig): DoctorRow {
 function databaseRow(path: string): DoctorRow {
   if (!existsSync(path)) return row("database", "ok", `${path} will be created at first run`);
   try {
-    const db = new Database(path, { readonly: true });
+    const db = openDatabaseReadOnly(path);
     try {
-      const { user_version } = db.query("PRAGMA user_version").get() as { user_version: number };
+      const user_version = schemaVersion(db);
       const latest = MIGRATIONS.at(-1)?.version ?? 0;
       if (user_version > latest) {
         return row("database", "fail", `${path} has schema ${user_version}, newer than this fermix (${latest})`);

@@ -1,5 +1,5 @@
 /**
- * The health report of the seed page "Webhooks and HTTP", built as a pure
+ * The health report (docs/http.md "The health report"), built as a pure
  * function of a snapshot of the daemon, so its shape is tested on data.
  */
 import { profileOf } from "../channels/registry.ts";

@@ -10,6 +10,7 @@
  * conversation queue behind `dispatch` is the one place where messages wait
  * for each other, so a /stop sent during a long answer reaches it at once.
  */
+import { type Clock, systemClock } from "../kernel/clock.ts";
 import type { InboundMessage } from "../message/index.ts";
 
 /** One buffered message and the idempotency key it was accepted under. */
@@ -30,8 +31,8 @@ export interface AlbumBufferOptions {
   dispatch: (merged: InboundMessage, parts: AlbumPart[]) => Promise<void>;
   /** A dispatch rejected: the caller forgets these parts' idempotency keys so a redelivery gets in. */
   onDispatchError: (parts: AlbumPart[], error: unknown) => void;
-  setTimer?: (fire: () => void, ms: number) => unknown;
-  clearTimer?: (handle: unknown) => void;
+  /** Time and timers for the debounce (default: the system's). */
+  clock?: Clock;
   /** An album this large is flushed at once instead of waiting, so one sender cannot grow the buffer without bound. */
   maxParts?: number;
 }
@@ -91,8 +92,7 @@ export function mergeAlbum(parts: readonly AlbumPart[]): InboundMessage {
 
 /** Create an album buffer; see AlbumBuffer for the contract. */
 export function createAlbumBuffer(options: AlbumBufferOptions): AlbumBuffer {
-  const setTimer = options.setTimer ?? ((fire: () => void, ms: number) => setTimeout(fire, ms));
-  const clearTimer = options.clearTimer ?? ((handle: unknown) => clearTimeout(handle as ReturnType<typeof setTimeout>));
+  const clock = options.clock ?? systemClock;
   const maxParts = options.maxParts ?? DEFAULT_MAX_PARTS;
   // Keyed by sender, not by group: a sender has at most one album open, which
   // is what lets their next non-image message flush it.
@@ -128,13 +128,13 @@ export function createAlbumBuffer(options: AlbumBufferOptions): AlbumBuffer {
     const album = albums.get(sender);
     if (!album) return;
     albums.delete(sender);
-    clearTimer(album.timer);
+    clock.clearTimeout(album.timer);
     void dispatch(album.parts).then(album.settle);
   }
 
   /** (Re)start the debounce; a timer that outlives its album (a clock that missed a clear) does nothing. */
   function arm(sender: string, album: PendingAlbum): void {
-    album.timer = setTimer(() => {
+    album.timer = clock.setTimeout(() => {
       if (albums.get(sender) === album) flush(sender);
     }, options.debounceMs);
   }
@@ -158,7 +158,7 @@ export function createAlbumBuffer(options: AlbumBufferOptions): AlbumBuffer {
         open.parts.push(part);
         if (open.parts.length >= maxParts) flush(sender);
         else {
-          clearTimer(open.timer);
+          clock.clearTimeout(open.timer);
           arm(sender, open);
         }
         return { done: open.done };

@@ -1,6 +1,7 @@
 /**
  * `ingest`: the single inbound entry point. Every message, whatever its
- * channel, goes through the seven steps of docs/architecture.md in order:
+ * channel, goes through the seven steps of docs/architecture.md ("The gateway
+ * pipeline") in order:
  * convert (done by the adapter), authorize, media, reply port, commands,
  * queue, deliver to the MainAgent (through the one turn engine).
  */

@@ -1,6 +1,6 @@
 /**
  * Ingress and trust: who may talk to a channel, and who is its operator
- * (docs/security.md, who is who). Pure functions of the channel's config
+ * (docs/security.md "Who is trusted"). Pure functions of the channel's config
  * and of its profile's keys (the owner's, the allowlist's) and locality.
  */
 import type { ChannelName, Config } from "../config/schema.ts";

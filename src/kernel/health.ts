@@ -1,5 +1,5 @@
 /**
- * The shapes of the health report (seed page "Webhooks and HTTP") and of what
+ * The shapes of the health report (docs/http.md "The health report") and of what
  * a running channel says about itself: imported by the channels that report,
  * the HTTP routes that serve, and the daemon that builds the report.
  */

@@ -5,30 +5,23 @@
  * timer runs unless there was work.
  */
 
+import { type Clock, systemClock, unrefTimer } from "./clock.ts";
+
 export const SETTLE_AFTER_MS = 3000;
-
-export interface SettlerClock {
-  now(): number;
-  /** Run `fire` after `ms`; the daemon's timers never keep the process alive. */
-  later(fire: () => void, ms: number): void;
-}
-
-const systemClock: SettlerClock = {
-  now: Date.now,
-  later: (fire, ms) => void setTimeout(fire, ms).unref(),
-};
 
 /** Returns `touch`, to call on each unit of work; one collection follows the last touch of a burst. */
 export function createSettler(
   delayMs = SETTLE_AFTER_MS,
   collect: () => void = () => Bun.gc(true),
-  clock: SettlerClock = systemClock,
+  clock: Clock = systemClock,
 ): () => void {
   let pending = false;
   let last = 0;
+  // The daemon's housekeeping never keeps the process alive.
+  const later = (ms: number) => unrefTimer(clock.setTimeout(fire, ms));
   const fire = () => {
     const quietFor = clock.now() - last;
-    if (quietFor < delayMs) return clock.later(fire, delayMs - quietFor);
+    if (quietFor < delayMs) return later(delayMs - quietFor);
     pending = false;
     collect();
   };
@@ -36,6 +29,6 @@ export function createSettler(
     last = clock.now();
     if (pending) return;
     pending = true;
-    clock.later(fire, delayMs);
+    later(delayMs);
   };
 }

@@ -1,5 +1,5 @@
 /**
- * A typed in-process event bus carrying the seed's telemetry events. Each
+ * A typed in-process event bus carrying Fermix's telemetry events. Each
  * event has numeric measurements and string metadata; subscribers (logs,
  * tests, later exporters) never throw into the emitter.
  */

@@ -3,7 +3,7 @@
  * gateway needs to turn a reply's Markdown into messages, stream it, and
  * send it with the plain-text fallback.
  */
-export { type Clock, systemClock } from "./clock.ts";
+export { type Clock, systemClock } from "../kernel/clock.ts";
 export { type AttachmentSender, type DeliverOptions, deliverReply, sendRendered, tempFileSender } from "./deliver.ts";
 export { editWithFallback, sendWithFallback } from "./fallback.ts";
 export { type Dialect } from "./dialects/base.ts";

@@ -8,7 +8,7 @@ import type { Logger } from "../kernel/log.ts";
 import type { Telemetry, TelemetryEvents } from "../kernel/telemetry.ts";
 import type { OutboundText, ReplyPort, SentMessage } from "../message/index.ts";
 import type { ProviderEvent } from "../message/stream.ts";
-import { type Clock, systemClock } from "./clock.ts";
+import { type Clock, systemClock } from "../kernel/clock.ts";
 import { type AttachmentSender, type DeliverOptions, deliverReply, sendAttachments } from "./deliver.ts";
 import { editWithFallback, sendWithFallback } from "./fallback.ts";
 import type { TextProfile } from "./measure.ts";

@@ -12,6 +12,7 @@ import { basename, join } from "node:path";
 import { build as buildPlist } from "plist";
 import type { Env } from "../config/load.ts";
 import { resolveHome } from "../config/paths.ts";
+import { PROJECT_URL } from "../version.ts";
 
 export type ServicePlatform = "systemd" | "launchd";
 
@@ -103,7 +104,7 @@ export function systemdUnit(ctx: ServiceContext): string {
   return `# Written by \`fermix service install\`; \`fermix service uninstall\` removes it.
 [Unit]
 Description=Fermix personal AI assistant
-Documentation=https://github.com/fermix-ai/fermix
+Documentation=${PROJECT_URL}
 After=network-online.target
 Wants=network-online.target
 

@@ -31,6 +31,20 @@ export function openDatabase(path: string, migrations: readonly Migration[] = MI
 }
 
 /**
+ * The database at `path` for looking only (`fermix doctor`, beside a running
+ * daemon): never created, never migrated, never written. Throws when the
+ * file does not open.
+ */
+export function openDatabaseReadOnly(path: string): Database {
+  return new Database(path, { readonly: true, strict: true });
+}
+
+/** The version of the last migration applied to the database (SQLite's `user_version`). */
+export function schemaVersion(db: Database): number {
+  return (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+}
+
+/**
  * Checkpoint the WAL on a timer instead of inside whichever commit crosses
  * SQLite's 1000-page mark. A checkpoint copies pages into the database and
  * fsyncs it: done inside a commit it stalls that webhook's answer (and every
@@ -77,7 +91,7 @@ function explain(path: string, error: unknown): unknown {
 
 /** Apply every migration newer than the database's `user_version`. */
 export function migrate(db: Database, migrations: readonly Migration[]): number {
-  const current = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+  const current = schemaVersion(db);
   const latest = migrations.at(-1)?.version ?? 0;
   if (current > latest) {
     throw new MigrationError(

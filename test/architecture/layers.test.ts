@@ -1,5 +1,5 @@
 /**
- * The architecture test: src/ keeps its floors (STYLE.md) and has no import
+ * The architecture test: src/ keeps its floors (docs/architecture.md) and has no import
  * cycle. A failure names the file, what it imports and the rule it breaks.
  */
 import { describe, expect, test } from "bun:test";

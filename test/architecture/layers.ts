@@ -1,5 +1,5 @@
 /**
- * The layer rules of STYLE.md, written down once: which folder of src/ may
+ * The layer rules of docs/architecture.md, written down once: which folder of src/ may
  * import which. A file imports from its own floor and the floors below it;
  * a few rules are sharper than the floors (present is pure, channel adapters
  * never import each other, only the entry points reach the composition root),

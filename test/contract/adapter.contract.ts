@@ -1,5 +1,6 @@
 /**
- * The conformance suite every channel adapter passes (STYLE.md habit 4), run
+ * The conformance suite every channel adapter passes (one suite for every
+ * implementation of ChannelAdapter, as every router of Hono passes one), run
  * against a loopback fake of that channel's platform. A channel's test file
  * builds a harness and calls `runAdapterContract`.
  *

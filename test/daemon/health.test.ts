@@ -9,7 +9,7 @@ const report = (toml: string | null, channels: Map<ChannelName, ChannelRuntimeSt
   buildHealthReport({ version: "1.2.3", now: NOW, loaded: loadedFrom(toml, env), channels, databaseReady: true, restartRequired: false });
 
 describe("health report", () => {
-  test("has exactly the seed page's keys, in its shape", () => {
+  test("has exactly the keys docs/http.md \"The health report\" lists, in its shape", () => {
     const r = report(READY_CONFIG);
     expect(Object.keys(r)).toEqual([
       "status", "app", "version", "timestamp", "failures", "config_path", "restart_required?",

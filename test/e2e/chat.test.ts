@@ -11,10 +11,12 @@ import { type FakeModel, reply } from "../fakes/model-server.ts";
 import { ensureBinary } from "../helpers/binary.ts";
 import { CHANNELS_OFF, providerToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
-import { within } from "../helpers/gateway.ts";
+import { until, within } from "../helpers/wait.ts";
 import { type TestHome } from "../helpers/home.ts";
 
 const start = e2eResources();
+/** After a stop: what was dropped would show (a model request, a printed word) within a few hundred ms; 1 s holds that on a loaded machine. */
+const STRAY_MS = 1000;
 
 /** A terminal with `fermix chat` running in it. */
 class Terminal {
@@ -62,13 +64,11 @@ class Terminal {
 
   /** Poll the screen until `check` holds; fails with the screen when it does not in time. */
   async waitFor(check: (screen: string) => boolean, what: string, timeoutMs = 8000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const screen = this.screen();
-      if (check(screen)) return screen;
-      if (Date.now() > deadline) throw new Error(`terminal: no ${what} within ${timeoutMs} ms; screen:\n${screen}`);
-      await Bun.sleep(25);
-    }
+    let screen = "";
+    await until(what, () => check((screen = this.screen())), timeoutMs).catch(() => {
+      throw new Error(`terminal: no ${what} within ${timeoutMs} ms; screen:\n${this.screen()}`);
+    });
+    return screen;
   }
 
   stop(): void {
@@ -164,9 +164,10 @@ describe("fermix chat: conversation control", () => {
         const [essay] = await fake.waitForRequests(1);
         const aborted = essay!.untilAborted.then(() => Date.now());
         // The keyboard is not held by the running reply: a second message goes in, and waits its turn.
+        // The keys reach the chat in the order typed, and its lines go to the gateway in that order:
+        // the second message is queued before the /stop (or Ctrl-C) after it is read.
         term.type("and then a second thing");
         term.key("Enter");
-        await Bun.sleep(300);
         let stoppedAt: number;
         if (how === "/stop") {
           term.type("/stop");
@@ -179,7 +180,9 @@ describe("fermix chat: conversation control", () => {
           await term.waitFor((s) => s.includes("(stopping…)"), "the stop note");
         }
         expect((await within(aborted, "the essay request to be aborted")) - stoppedAt).toBeLessThan(1000);
-        await Bun.sleep(1000);
+        // A second message that was not dropped would reach the model as soon as the essay's turn ended, and
+        // a word of the essay would be printed within its 400 ms pace: neither may happen within this window.
+        await Bun.sleep(STRAY_MS);
         // The second message never reached the model, and nothing of the essay was printed.
         expect(fake.requests).toHaveLength(1);
         expect(term.screen()).not.toContain("Slowly, word");

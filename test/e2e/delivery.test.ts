@@ -24,7 +24,16 @@ import { postSlackWebhook, postWhatsAppWebhook } from "../helpers/sign.ts";
 const start = e2eResources();
 const SLACK_SECRET = "e2e-delivery-slack-secret-0123456";
 const WA_SECRET = "e2e-delivery-wa-secret-0123456789";
-
+/**
+ * After everything a test waits for has arrived, how long nothing more may:
+ * a part sent twice, or a draft not taken back, would go out right after the
+ * one the test saw (the retrier sends a chat's parts back to back, and a
+ * replayed turn squares its answer before it sends); 1.5 s holds that on a
+ * loaded machine.
+ */
+const NOTHING_MORE_MS = 1500;
+/** The Slack outage of the first test: its reply may not reach the chat while it lasts, whatever the retrier tries. */
+const OUTAGE_MS = 20_000;
 
 async function health(daemon: RunningDaemon): Promise<{ status: string; failures: string[]; providers: Array<{ name: string; status: string }>; channels: Array<{ name: string; status: string }> }> {
   return (await (await fetch(new URL("/health/ready", daemon.url))).json()) as never;
@@ -64,21 +73,18 @@ test("Slack answering 500 for 20 s: the reply arrives once after the outage; hea
   const daemon = await daemonIn(slackHome(model.url, slack));
   model.reply(reply.text("Here is the answer that waited out the outage."));
   const outage = slack.outage(500);
+  const outageFrom = Date.now();
   await slackDm(slack, daemon, "are you there?");
   await model.waitForRequests(1);
   await until("a failed send", () => slack.requests.some((r) => r.api === "chat.postMessage" && r.status === 500));
   let report = await health(daemon);
-  for (let i = 0; i < 100 && report.channels.find((c) => c.name === "slack")?.status !== "degraded"; i++) {
-    await Bun.sleep(100);
-    report = await health(daemon);
-  }
-  expect(report.channels.find((c) => c.name === "slack")?.status).toBe("degraded");
+  await until("health to show the channel degraded", async () => (report = await health(daemon)).channels.find((c) => c.name === "slack")?.status === "degraded", 10_000);
   expect(report.failures.join("\n")).toMatch(/channel slack: degraded: sends failing .*retrying/);
-  await Bun.sleep(20_000 - 2000);
+  await Bun.sleep(Math.max(0, outageFrom + OUTAGE_MS - Date.now()));
   expect(answers(slack, "waited out the outage")).toEqual([]);
   outage.end();
   await until("the reply after the outage", () => answers(slack, "waited out the outage").length > 0, 60_000);
-  await Bun.sleep(1500);
+  await Bun.sleep(NOTHING_MORE_MS);
   expect(answers(slack, "waited out the outage")).toHaveLength(1);
   expect(model.requests).toHaveLength(1);
   expect(daemon.logs()).toContain("reply part not delivered; retrying");
@@ -98,10 +104,11 @@ test("a restart during a Slack outage: the held reply is delivered once when Sla
   expect(await first.stop("SIGTERM")).toBe(0);
 
   const second = await daemonIn(home);
-  await Bun.sleep(1500);
+  // The restarted daemon takes up the held reply while Slack is still down.
+  await until("the outbox resumed after the restart", () => second.logs().includes("outbox resumed"), 10_000);
   outage.end();
   await until("the reply after the restart", () => answers(slack, "Delivered across a restart.").length > 0, 60_000);
-  await Bun.sleep(1500);
+  await Bun.sleep(NOTHING_MORE_MS);
   expect(answers(slack, "Delivered across a restart.")).toHaveLength(1);
   // The turn was done before the kill: the reply waited in the outbox, the model was not asked again.
   expect(model.requests).toHaveLength(1);
@@ -134,7 +141,7 @@ test("a 429 with Retry-After is waited out, not dropped; a reply past the retry 
   const notice = slack.visibleTexts(SLACK_DM).find((t) => t.includes("couldn't deliver an answer"))!;
   expect(notice).toContain("This answer will be too late");
   expect(notice).toContain("Ask me again");
-  await Bun.sleep(1000);
+  await Bun.sleep(NOTHING_MORE_MS);
   expect(answers(slack, "This answer will be too late to matter.").filter((t) => !t.includes("couldn't deliver"))).toEqual([]);
 }, 120_000);
 
@@ -150,7 +157,7 @@ test("a draft on Slack whose edit gets a 429 with Retry-After: the rest of the r
   await until("the rate-limited edit", () => slack.calls("chat.update").some((r) => r.status === 429), 15_000);
   const limitedAt = slack.calls("chat.update").find((r) => r.status === 429)!.at;
   await until("the complete answer", () => answers(slack, "the last words of the answer").length > 0, 30_000);
-  await Bun.sleep(1500);
+  await Bun.sleep(NOTHING_MORE_MS);
   // Nothing was posted while Slack asked to wait; the whole answer came after it.
   const posts = slack.calls("chat.postMessage");
   expect(posts.filter((r) => r.at > limitedAt && r.at < limitedAt + 8000)).toEqual([]);
@@ -180,7 +187,7 @@ test("SIGKILL while a draft streams on Telegram: after restart the partial draft
 
   await daemonIn(home);
   await until("the complete answer", () => telegram.visibleTexts(ALICE.id).some((t) => t.includes("Paragraph 8")), 20_000);
-  await Bun.sleep(1500);
+  await Bun.sleep(NOTHING_MORE_MS);
   const visible = telegram.visibleTexts(ALICE.id).join("\n");
   for (let n = 1; n <= 8; n++) expect(visible.split(`Paragraph ${n}:`).length - 1).toBe(1);
   expect(model.requests).toHaveLength(2);
@@ -199,7 +206,7 @@ test("SIGKILL while a draft streams on Slack: after restart the partial draft is
 
   await daemonIn(home);
   await until("the complete answer", () => slack.visibleTexts(SLACK_DM).some((t) => t.includes("Paragraph 8")), 20_000);
-  await Bun.sleep(1500);
+  await Bun.sleep(NOTHING_MORE_MS);
   const visible = slack.visibleTexts(SLACK_DM).join("\n");
   for (let n = 1; n <= 8; n++) expect(visible.split(`Paragraph ${n}:`).length - 1).toBe(1);
 }, 90_000);
@@ -220,7 +227,7 @@ test("SIGKILL while a draft streams on Discord: after restart the partial draft 
 
   await daemonIn(home);
   await until("the complete answer", () => discord.visibleTexts(DISCORD_DM).some((t) => t.includes("Paragraph 8")), 20_000);
-  await Bun.sleep(1500);
+  await Bun.sleep(NOTHING_MORE_MS);
   const visible = discord.visibleTexts(DISCORD_DM).join("\n");
   for (let n = 1; n <= 8; n++) expect(visible.split(`Paragraph ${n}:`).length - 1).toBe(1);
   expect(model.requests).toHaveLength(2);
@@ -249,7 +256,7 @@ test("SIGKILL after one block of two on Signal: after restart the interrupted bl
 
   const second = await daemonIn(home);
   await until("the rest of the answer", () => seen().some((t) => t.includes(sentence(2, 14))), 20_000);
-  await Bun.sleep(1500);
+  await Bun.sleep(NOTHING_MORE_MS);
   const all = seen().join("\n");
   for (const p of [1, 2]) for (let n = 1; n <= 14; n++) expect(all.split(sentence(p, n)).length - 1).toBe(1);
   expect(second.logs()).toContain("replayed turn removed what its interrupted attempt had shown");
@@ -286,7 +293,7 @@ test("SIGKILL after one block of two on WhatsApp: after restart no block's text 
   const answer = part(1) + part(2);
   const { wa, restarted: second } = await whatsappKilledAfterFirstBlock({ question: "describe the garden", streamed: answer, replayed: answer, shown: sentence(1, 14), notYet: sentence(2, 14) });
   await until("the rest of the answer", () => wa.visibleTexts(WA_USER.wa_id).some((t) => t.includes(sentence(2, 14))), 20_000);
-  await Bun.sleep(1500);
+  await Bun.sleep(NOTHING_MORE_MS);
   const all = wa.visibleTexts(WA_USER.wa_id).join("\n");
   for (const p of [1, 2]) for (let n = 1; n <= 14; n++) expect(all.split(sentence(p, n)).length - 1).toBe(1);
   expect(second.logs()).toContain("replayed answer squared with what was already delivered");
@@ -304,7 +311,7 @@ test("SIGKILL after one block of two on WhatsApp, and the replay answers differe
     notYet: before(2, 1),
   });
   await until("the complete new answer", () => wa.visibleTexts(WA_USER.wa_id).some((t) => t.includes(after(2, 14))), 20_000);
-  await Bun.sleep(1500);
+  await Bun.sleep(NOTHING_MORE_MS);
   const texts = wa.visibleTexts(WA_USER.wa_id);
   const all = texts.join("\n");
   // What the user had read stays, once; the abandoned rest of the first answer never comes.

@@ -23,6 +23,7 @@ import { waitFor } from "../fakes/recorder.ts";
 import { type RunningDaemon, runFermix } from "../helpers/binary.ts";
 import { CHANNELS_OFF, type DiscordOptions, discordToml, providerToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
+import { until, within } from "../helpers/wait.ts";
 
 const start = e2eResources();
 
@@ -37,14 +38,21 @@ async function health(d: RunningDaemon): Promise<{ code: number; body: Health }>
   return { code: res.status, body: (await res.json()) as Health };
 }
 
+/**
+ * After /stop: the draft is edited at most once a second (EDIT_EVERY_MS) and
+ * the model sent a chunk every 250 ms, so a stray edit or part of the stopped
+ * answer would show within two edit intervals; 2.5 s holds that on a loaded machine.
+ */
+const STRAY_EDIT_MS = 2500;
+/** After a fatal close: the first reconnect waits at most its backoff's base (1 s), so one that should not happen would be connected within this. */
+const NO_RECONNECT_MS = 1500;
+
 async function discordHealth(d: RunningDaemon, status: string): Promise<Health> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const { body } = await health(d);
-    if (body.channels.find((c) => c.name === "discord")?.status === status) return body;
-    if (Date.now() > deadline) throw new Error(`discord never became ${status}: ${JSON.stringify(body)}`);
-    await Bun.sleep(50);
-  }
+  let body: Health | undefined;
+  await until(`discord to be ${status}`, async () => (body = (await health(d)).body).channels.find((c) => c.name === "discord")?.status === status, 10_000).catch(() => {
+    throw new Error(`discord never became ${status}: ${JSON.stringify(body)}`);
+  });
+  return body!;
 }
 
 /** The fake model, the Discord fake, and a home whose Discord channel is owned by Alice. */
@@ -92,8 +100,8 @@ test("the owner's DM and @mention are answered; a stranger gets nothing and cost
 
   // Bob is on no allowlist: received, dropped, no reply, no model call.
   discord.userMessage("hello? anyone?", { author: DISCORD_BOB, channelId: DISCORD_BOB_DM });
+  // Dropped is the end of it: no reply and no model call can follow the drop.
   await waitFor(() => d.logs().includes("unauthorized sender dropped"), { timeoutMs: 5000, what: "the drop" });
-  await Bun.sleep(300);
   expect(discord.botMessages(DISCORD_BOB_DM)).toEqual([]);
   expect(model.requests).toHaveLength(2);
 
@@ -134,11 +142,11 @@ test("/stop during a slow streamed answer aborts the model call, and nothing of 
     { timeoutMs: 10_000, what: "the Stopped reply" },
   );
   const [request] = model.requests;
-  await Promise.race([request!.untilAborted, Bun.sleep(5000).then(() => Promise.reject(new Error("the model call was not aborted")))]);
+  await within(request!.untilAborted, "the model call to be aborted", 5000);
   expect(request!.aborted).toBe(true);
 
   // Give a stray edit or part every chance to show up, then check none did.
-  await Bun.sleep(2500);
+  await Bun.sleep(STRAY_EDIT_MS);
   const after = discord.requests.slice(stoppedAt);
   const ofTheAnswer = after.filter((r) => (r.api === "messages.create" || r.api === "messages.edit") && String(r.body.content ?? "").includes("chunk"));
   expect(ofTheAnswer).toEqual([]);
@@ -156,7 +164,7 @@ test("Discord refusing the Message Content intent (4014) shows in health as fail
   expect(code).toBe(503);
   expect(report.channels.find((c) => c.name === "discord")).toEqual({ name: "discord", status: "failed", enabled: true, mode: "gateway", process_alive: false });
   expect(report.failures.join("\n")).toContain("enable the Message Content intent for this bot in the Developer Portal");
-  await Bun.sleep(1500);
+  await Bun.sleep(NO_RECONNECT_MS);
   expect(discord.gateway.connections).toHaveLength(1);
   expect(JSON.stringify(report)).not.toContain(discord.token);
 }, 60_000);

@@ -17,6 +17,14 @@ import { ACP_OFF, CHANNELS_OFF, providerToml, slackToml, telegramToml, tomlTable
 import { e2eResources, until } from "../helpers/e2e.ts";
 
 const start = e2eResources();
+/**
+ * After what a test waits for has arrived, how long nothing more may: a
+ * part sent twice would follow the first at once (the retrier sends a chat's
+ * parts back to back); 1.5 s holds that on a loaded machine.
+ */
+const NOTHING_MORE_MS = 1500;
+/** How long polls are counted against a server that answers them at once: about one a second makes 3 or 4, a loop that never waits hundreds. */
+const POLL_RATE_WINDOW_MS = 3000;
 
 
 /** The fake model, the Telegram fake and a home whose owner is Alice; `extra` is appended to the Telegram table. */
@@ -92,7 +100,7 @@ test("a code block sent as a file: a 502 page then 200 delivers the file once; a
   telegram.bareFailNext("sendDocument", 502);
   telegram.pushMessage(telegram.message.text("give me the script"));
   await until("the file", () => telegram.calls("sendDocument").some((c) => c.status === 200), 20_000);
-  await Bun.sleep(1000);
+  await Bun.sleep(NOTHING_MORE_MS);
   expect(telegram.calls("sendDocument").map((c) => c.status)).toEqual([502, 200]);
   expect(daemon.logs()).toMatch(/reply part not delivered; retrying[^\n]*status=502/);
   expect(daemon.logs()).not.toContain("undefined undefined");
@@ -125,9 +133,9 @@ test("block streaming sends the text before a big code fence while the fence is 
 test("a Bot API server that answers long polls at once is asked at most about once a second, and the log says why once", async () => {
   const { telegram, home } = await telegramSetup("", "", { holdPolls: false });
   const daemon = await start.daemon(home);
-  await Bun.sleep(1000);
+  await until("the poller to notice", () => daemon.logs().includes("answers long polls at once"), 10_000);
   const before = telegram.calls("getUpdates").length;
-  await Bun.sleep(3000);
+  await Bun.sleep(POLL_RATE_WINDOW_MS);
   const polls = telegram.calls("getUpdates").length - before;
   expect(polls).toBeGreaterThanOrEqual(1);
   expect(polls).toBeLessThanOrEqual(6);
@@ -141,8 +149,9 @@ test("a reply over max_reply_parts arrives as its first part, a line saying so, 
   model.reply(reply.text(answer));
   await start.daemon(home);
   telegram.pushMessage(telegram.message.text("write ten sections"));
-  await until("the file", () => telegram.calls("sendDocument").length > 0, 20_000);
-  await Bun.sleep(500);
+  // The first part, the line and then the file go in that order: once the file is in, the rest is.
+  await telegram.waitForCall("sendDocument", () => true, 20_000);
+  await until("the line about the file", () => telegram.visibleTexts(ALICE.id).some((t) => t.includes("answer.md")), 5000);
   const texts = telegram.visibleTexts(ALICE.id);
   expect(texts.filter((t) => t.includes("Words of section"))).toHaveLength(1);
   expect(texts.some((t) => t.includes("answer.md"))).toBe(true);
@@ -164,8 +173,9 @@ for (const [how, delayMs, chunks] of [
     model.reply(reply.slow(delayMs, ...chunks(answer)));
     await start.daemon(home);
     telegram.pushMessage(telegram.message.text("write twelve sections"));
-    await until("the file", () => telegram.calls("sendDocument").length > 0, 30_000);
-    await Bun.sleep(1500);
+    await telegram.waitForCall("sendDocument", () => true, 30_000);
+    await until("the line about the file", () => telegram.visibleTexts(ALICE.id).some((t) => t.includes("answer.md")), 5000);
+    await Bun.sleep(NOTHING_MORE_MS);
     const texts = telegram.visibleTexts(ALICE.id);
     const parts = texts.filter((t) => t.includes("Words of section"));
     expect(parts.length).toBeGreaterThanOrEqual(1);

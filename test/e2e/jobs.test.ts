@@ -10,17 +10,28 @@
  * The cron tick is tested with an injected clock (test/gateway/scheduler.test.ts).
  */
 import { expect, test } from "bun:test";
+import { join } from "node:path";
+import { openDatabaseReadOnly } from "../../src/store/db.ts";
+import { type Job, JobStore } from "../../src/store/jobs.ts";
 import { type RecordedRequest, reply, userText } from "../fakes/model-server.ts";
 import { SLACK_ALICE, SLACK_CHANNEL } from "../fakes/slack.ts";
 import { ALICE } from "../fakes/telegram.ts";
 import { runFermix } from "../helpers/binary.ts";
 import { ACP_OFF, providerToml, slackToml, telegramToml, tomlTable } from "../helpers/config.ts";
-import { e2eResources } from "../helpers/e2e.ts";
+import { e2eResources, until } from "../helpers/e2e.ts";
+import type { TestHome } from "../helpers/home.ts";
 import { nowSeconds, signSlack } from "../helpers/sign.ts";
 
 const start = e2eResources();
 
 const JOB_ANSWER = "Time to stretch, Alice!";
+/**
+ * After a job's result arrived, how long nothing more may come: a run the
+ * scheduler did not close is due again at once, so a second model request
+ * and a second message would follow within milliseconds; 1.5 s holds that
+ * on a loaded machine.
+ */
+const NO_REPEAT_MS = 1500;
 
 async function setup(extraToml = "") {
   const model = await start.model();
@@ -40,6 +51,16 @@ async function setup(extraToml = "") {
   return { model, telegram, home, say, shown, jobReply };
 }
 
+/** The jobs still to run, read from the database of a stopped daemon. */
+function readJobs(home: TestHome): Job[] {
+  const db = openDatabaseReadOnly(join(home.home, "fermix.db"));
+  try {
+    return new JobStore(db).live();
+  } finally {
+    db.close();
+  }
+}
+
 /** Alice asks for a reminder `when`; the model schedules it and says so. */
 async function scheduleStretch(s: Awaited<ReturnType<typeof setup>>, when: string) {
   s.model.reply(reply.toolCall("schedule", { when, request: "Remind Alice to stretch" }), reply.text("Scheduled your reminder."));
@@ -57,7 +78,7 @@ test("a job scheduled 2 s ahead delivers its result once; /new and /stop meanwhi
 
   await s.telegram.waitForTexts(ALICE.id, (texts) => texts.some((t) => t.includes(JOB_ANSWER)), 10_000);
   expect(Date.now() - scheduledAt).toBeGreaterThanOrEqual(1500);
-  await Bun.sleep(1500);
+  await Bun.sleep(NO_REPEAT_MS);
   expect(s.shown(JOB_ANSWER)).toEqual([`⏰ Scheduled job #1\n\n${JOB_ANSWER}`]);
   expect(s.model.requests).toHaveLength(3);
   // /tasks shows the finished run beside the background work, and no job still to run.
@@ -93,7 +114,7 @@ test("a job the owner makes on Telegram with target naming their Slack channel a
 
   const inSlack = () => slack.visibleTexts(SLACK_CHANNEL).filter((t) => t.includes(JOB_ANSWER));
   await slack.waitForTexts(SLACK_CHANNEL, () => inSlack().length > 0, undefined, 10_000);
-  await Bun.sleep(1500);
+  await Bun.sleep(NO_REPEAT_MS);
   expect(inSlack()).toHaveLength(1);
   expect(inSlack()[0]).toContain("Scheduled job #1");
   // Posted in the channel itself, not in the thread of the earlier mention.
@@ -114,7 +135,7 @@ test("a job made with `fermix ask` arrives on Telegram through [fermix_core.jobs
   expect(JSON.stringify(afterCall!.body.input)).toContain(`the result goes to telegram chat ${ALICE.id}`);
 
   await s.telegram.waitForTexts(ALICE.id, (texts) => texts.some((t) => t.includes(JOB_ANSWER)), 10_000);
-  await Bun.sleep(1000);
+  await Bun.sleep(NO_REPEAT_MS);
   expect(s.shown(JOB_ANSWER)).toHaveLength(1);
 }, 30_000);
 
@@ -123,13 +144,14 @@ test("a job that fell due while the daemon was down runs once at the next start,
   const first = await start.daemon(s.home);
   await scheduleStretch(s, "in 2 seconds");
   expect(await first.stop()).toBe(0);
-  await Bun.sleep(2500);
+  const [job] = readJobs(s.home);
+  await until("the job's due time to pass while the daemon is down", () => Date.now() > job!.dueAt, 10_000);
   expect(s.shown(JOB_ANSWER)).toEqual([]);
 
   s.model.reply(s.jobReply);
   await start.daemon(s.home);
   await s.telegram.waitForTexts(ALICE.id, (texts) => texts.some((t) => t.includes(JOB_ANSWER)), 10_000);
-  await Bun.sleep(1000);
+  await Bun.sleep(NO_REPEAT_MS);
   const [delivered, ...more] = s.shown(JOB_ANSWER);
   expect(more).toEqual([]);
   expect(delivered).toMatch(/^⏰ Scheduled job #1 — late: it was due .+, while Fermix was not running\.\n\nTime to stretch, Alice!$/);
@@ -151,7 +173,7 @@ test("SIGKILL while the job's model answer is still coming: after a restart it r
   s.model.reply(s.jobReply);
   await start.daemon(s.home);
   await s.telegram.waitForTexts(ALICE.id, (texts) => texts.some((t) => t.includes(JOB_ANSWER)), 10_000);
-  await Bun.sleep(1000);
+  await Bun.sleep(NO_REPEAT_MS);
   expect(s.shown("Time to")).toHaveLength(1);
   expect(s.model.requests).toHaveLength(4);
 }, 30_000);
@@ -168,8 +190,9 @@ test("SIGKILL while Telegram holds the answer to the job's message: after a rest
   hold.release();
 
   const second = await start.daemon(s.home);
-  await Bun.sleep(2000);
+  const decided = "scheduled run was delivered before a restart; not run again";
+  await until("the restarted scheduler's decision", () => second.logs().includes(decided), 10_000);
+  await Bun.sleep(NO_REPEAT_MS);
   expect(s.shown(JOB_ANSWER)).toHaveLength(1);
   expect(s.model.requests).toHaveLength(3);
-  expect(second.logs()).toContain("scheduled run was delivered before a restart; not run again");
 }, 30_000);

@@ -11,6 +11,8 @@ import { ACP_OFF, providerToml, telegramToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
 
 const start = e2eResources();
+/** After the last section arrived, how long nothing more may: a part sent twice would follow at once; 300 ms holds that. */
+const NOTHING_MORE_MS = 300;
 
 test("SIGKILL mid-reply: after restart no part is sent twice and none is lost", async () => {
   const model = await start.model();
@@ -36,7 +38,8 @@ test("SIGKILL mid-reply: after restart no part is sent twice and none is lost", 
 
   await start.daemon(home);
   const texts = await telegram.waitForTexts(ALICE.id, (t) => t.some((x) => x.includes("Section 3")), 15_000);
-  await Bun.sleep(300);
+  // A part sent twice would follow the last one at once (the outbox sends a chat's parts back to back).
+  await Bun.sleep(NOTHING_MORE_MS);
   const final = telegram.visibleTexts(ALICE.id);
   expect(final).toEqual(texts);
   for (const n of [1, 2, 3]) expect(final.filter((t) => t.includes(`Section ${n}`))).toHaveLength(1);

@@ -26,13 +26,11 @@ async function health(d: RunningDaemon): Promise<Health> {
 }
 
 async function until(d: RunningDaemon, done: (h: Health) => boolean, what: string): Promise<Health> {
-  const deadline = Date.now() + 8000;
-  for (;;) {
-    const h = await health(d);
-    if (done(h)) return h;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(h)}\n${d.logs()}`);
-    await Bun.sleep(50);
-  }
+  let h: Health | undefined;
+  await waitFor(what, async () => done((h = await health(d))), 8000).catch(() => {
+    throw new Error(`timed out waiting for ${what}: ${JSON.stringify(h)}\n${d.logs()}`);
+  });
+  return h!;
 }
 
 test("SIGHUP: a channel turned on in config.toml starts, and the new primary provider answers, without a restart", async () => {
@@ -96,8 +94,18 @@ test("pairing through the daemon: await_sender answers with the next sender Tele
   await until(d, (h) => h.channels.find((c) => c.name === "telegram")?.status === "ready", "telegram ready");
 
   const waiting = controlRequest(home.home, { type: "await_sender", channel: "telegram", timeout_ms: 10_000 });
-  await Bun.sleep(200);
-  telegram.pushMessage(telegram.message.text("pair me", { from: BOB }));
+  // The daemon waits for a sender once it has read the request; a stranger's message before that is only
+  // dropped. Bob writes again until one is seen, rather than the test guessing how long that read takes.
+  let answered = false;
+  void waiting.then(() => (answered = true));
+  let nextWrite = 0;
+  await waitFor("the daemon to see Bob", () => {
+    if (!answered && Date.now() >= nextWrite) {
+      telegram.pushMessage(telegram.message.text("pair me", { from: BOB }));
+      nextWrite = Date.now() + 250;
+    }
+    return answered;
+  }, 10_000);
   expect(await waiting).toEqual({ type: "sender", channel: "telegram", sender_id: String(BOB.id), sender_name: "Bob" });
   expect(telegram.botMessages(BOB.id)).toEqual([]);
   expect(model.requests).toHaveLength(0);

@@ -12,7 +12,7 @@ import type { User } from "grammy/types";
 import { type FakeModel, reply } from "../fakes/model-server.ts";
 import { ALICE, type TelegramFake } from "../fakes/telegram.ts";
 import { ACP_OFF, providerToml, telegramToml, tomlTable } from "../helpers/config.ts";
-import { e2eResources } from "../helpers/e2e.ts";
+import { e2eResources, until } from "../helpers/e2e.ts";
 import type { TestHome } from "../helpers/home.ts";
 
 const start = e2eResources();
@@ -167,13 +167,16 @@ describe("skills with the compiled binary", () => {
 
   test("a skill unused for park_after_days is parked automatically (gone from the prompt) and /skills unpark brings it back", async () => {
     // Three seconds.
-    const { model, home, say, start: run } = await setup({ parkAfterDays: 3 / 86_400 });
+    const parkAfterMs = 3000;
+    const { model, home, say, start: run } = await setup({ parkAfterDays: parkAfterMs / 86_400_000 });
     mkdirSync(skillDir(home, "tidy-downloads"), { recursive: true });
     writeFileSync(join(skillDir(home, "tidy-downloads"), "SKILL.md"), HAND_MADE);
     await run();
 
     expect(await promptAfter(model, say)).toContain("- tidy-downloads:");
-    await Bun.sleep(3500);
+    // The skill was recorded before that turn's prompt listed it: unused for park_after_days once this much time is past.
+    const listedBy = Date.now();
+    await until("the skill's park time", () => Date.now() > listedBy + parkAfterMs, parkAfterMs + 5000);
     expect(await promptAfter(model, say)).not.toContain("tidy-downloads");
     expect(await say("/skills")).toMatch(/Parked \(unused too long\) \(1\)\s+\S+ tidy-downloads — never used .*\/skills unpark tidy-downloads/);
     expect(await say("/skills restore tidy-downloads")).toContain("is parked, not archived");

@@ -21,6 +21,7 @@ import { WA_USER, type WhatsAppFake } from "../fakes/whatsapp.ts";
 import { startDaemon, type RunningDaemon } from "../helpers/binary.ts";
 import { ACP_OFF, CHANNELS_OFF, discordToml, providerToml, signalToml, slackToml, telegramToml, whatsappFakeToml } from "../helpers/config.ts";
 import { e2eResources, until } from "../helpers/e2e.ts";
+import { within } from "../helpers/wait.ts";
 import type { TestHome } from "../helpers/home.ts";
 import { postSlackWebhook, postWhatsAppWebhook } from "../helpers/sign.ts";
 
@@ -31,6 +32,15 @@ const WA_SECRET = "e2e-stop-whatsapp-app-secret-0123";
 /** A long answer in paragraphs, streamed slowly (~10 s): long enough to seal draft cards before /stop. */
 const PARAGRAPH = (n: number) => `Paragraph ${n} of the long answer goes on about the weather, the sea and the hills for a while.`;
 const LONG = Array.from({ length: 40 }, (_, i) => `${PARAGRAPH(i + 1)}\n\n`);
+/**
+ * After "Stopped": the model sent a paragraph every 250 ms and a draft is
+ * edited at most once a second, so a stray edit or part of the stopped
+ * answer would go within a second or two; 1.5 s after the reply holds that
+ * on a loaded machine.
+ */
+const STRAY_MS = 1500;
+/** After a restart: an inbox entry the restart replays would reach the model within milliseconds of the start. */
+const REPLAY_MS = 1500;
 
 /** What the test needs of a channel: send as the owner, and read what the bot sent, in order, with times. */
 interface Surface {
@@ -166,7 +176,7 @@ async function stopScenario(surface: Surface, model: FakeModel, opts: { cards: n
 
   await surface.send("and while you're at it, the second thing");
   const stopAt = await surface.send("/stop");
-  const abortedAt = await Promise.race([aborted, Bun.sleep(5000).then(() => Number.POSITIVE_INFINITY)]);
+  const abortedAt = await within(aborted, "the model call to be aborted", 5000);
   // Aborted within a second of /stop reaching the daemon (it may even land before the ack comes back).
   expect(abortedAt - stopAt).toBeLessThan(1000);
 
@@ -174,7 +184,7 @@ async function stopScenario(surface: Surface, model: FakeModel, opts: { cards: n
   const stopped = surface.visible().find((t) => t.startsWith("Stopped"))!;
   expect(stopped).toContain("1 running reply");
   expect(stopped).toContain("1 queued message");
-  await Bun.sleep(1500);
+  await Bun.sleep(STRAY_MS);
 
   // Nothing of the stopped answer arrives after "Stopped": no new message, no edit.
   const out = surface.outbound();
@@ -209,7 +219,7 @@ async function restartReplaysNothing(home: TestHome, daemon: RunningDaemon, mode
   start.defer(async () => {
     if (again.proc.exitCode === null) await again.stop("SIGKILL");
   });
-  await Bun.sleep(1500);
+  await Bun.sleep(REPLAY_MS);
   expect(model.requests).toHaveLength(1);
   expect(again.logs()).not.toContain("replaying unfinished inbox entries");
   return again;
@@ -339,7 +349,7 @@ for (const channel of ["Telegram", "Slack"] as const) {
     const aborted = replayed.untilAborted.then(() => Date.now());
 
     const stopAt = await surface.send("/stop");
-    const abortedAt = await Promise.race([aborted, Bun.sleep(5000).then(() => Number.POSITIVE_INFINITY)]);
+    const abortedAt = await within(aborted, "the replayed model call to be aborted", 5000);
     expect(abortedAt - stopAt).toBeLessThan(1000);
     await until("the Stopped reply", () => surface.visible().some((t) => t.startsWith("Stopped 1 running reply")));
 

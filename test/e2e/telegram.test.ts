@@ -8,9 +8,11 @@ import { reply } from "../fakes/model-server.ts";
 import { ALICE, BOB } from "../fakes/telegram.ts";
 import { type RunningDaemon } from "../helpers/binary.ts";
 import { ACP_OFF, providerToml, telegramToml } from "../helpers/config.ts";
-import { e2eResources } from "../helpers/e2e.ts";
+import { e2eResources, until } from "../helpers/e2e.ts";
 
 const start = e2eResources();
+/** After a streamed answer's last words are on screen: the stream's closing edit and deletion follow within milliseconds; 300 ms holds that. */
+const STREAM_CLOSE_MS = 300;
 
 /** The fake model, the Bot API fake, and a home whose Telegram (on by default) polls that fake for Alice. */
 async function setup() {
@@ -38,12 +40,8 @@ test("a Telegram message in, the model's answer out in the chat; an unauthorized
   const d = await start.daemon(home);
 
   // Polling is up once the first getUpdates came back: health says so.
-  const deadline = Date.now() + 5000;
   let report = await health(d);
-  while (report.channels.find((c) => c.name === "telegram")?.status !== "ready" && Date.now() < deadline) {
-    await Bun.sleep(50);
-    report = await health(d);
-  }
+  await until("telegram ready in health", async () => (report = await health(d)).channels.find((c) => c.name === "telegram")?.status === "ready", 5000).catch(() => {});
   expect(report.channels.find((c) => c.name === "telegram")).toEqual({
     name: "telegram",
     status: "ready",
@@ -63,7 +61,8 @@ test("a Telegram message in, the model's answer out in the chat; an unauthorized
   // Bob is not on the allowlist: his message is received and dropped, with no reply and no model call.
   const [fromBob] = telegram.pushMessage(telegram.message.text("hello? anyone?", { from: BOB }));
   await telegram.waitForRequest("getUpdates", (r) => Number(r.body.offset) > fromBob!.update_id, 5000);
-  await Bun.sleep(300);
+  // Dropped is the end of it: no reply and no model call can follow the drop.
+  await until("Bob's message to be dropped", () => d.logs().includes("unauthorized sender dropped"), 5000);
   expect(telegram.botMessages(BOB.id)).toEqual([]);
   expect(model.requests).toHaveLength(1);
   expect(d.logs()).toContain("unauthorized sender dropped");
@@ -83,7 +82,8 @@ test("a long streamed answer: a live draft edited in place, sealed into cards; o
   await start.daemon(home);
   telegram.pushMessage(telegram.message.text("write me three parts"));
   await telegram.waitForTexts(ALICE.id, (t) => t.join("\n").includes("Sentence 16 of part 3"), 20_000);
-  await Bun.sleep(300);
+  // The last text is in; the stream's closing calls (the last card's final edit, the status line's deletion) follow it at once.
+  await Bun.sleep(STREAM_CLOSE_MS);
 
   const bot = telegram.chat(ALICE.id).filter((e) => e.sender === "bot" && !e.deleted);
   // More than one message, and every part of the answer visible, in order.

@@ -15,8 +15,11 @@ import { ALICE, type TelegramFake } from "../fakes/telegram.ts";
 import { runFermix } from "../helpers/binary.ts";
 import { ACP_OFF, CHANNELS_OFF, providerToml, telegramToml, tomlTable } from "../helpers/config.ts";
 import { e2eResources, until } from "../helpers/e2e.ts";
+import { within } from "../helpers/wait.ts";
 
 const start = e2eResources();
+/** After /stop of an ultra turn: a merge, an answer or a status edit that should not come would follow the workers' end within milliseconds. */
+const NO_MERGE_MS = 1500;
 
 /** Allowed to talk to the assistant, not to command it. */
 const CAROL: User = { id: 333333333, is_bot: false, first_name: "Carol", username: "carol", language_code: "en" };
@@ -184,12 +187,13 @@ describe("/ultra with the compiled binary", () => {
     await until("the status to show the work", () => statusMessages(telegram).some((m) => (m.text ?? "").includes("0 of 4 parts done")));
 
     const stopAt = await send(telegram, "/stop");
-    const abortedAt = await Promise.all(workers.map((w) => Promise.race([w.untilAborted.then(() => Date.now()), Bun.sleep(5000).then(() => Number.POSITIVE_INFINITY)])));
+    const abortedAt = await Promise.all(workers.map((w) => within(w.untilAborted.then(() => Date.now()), "each worker's model call to be aborted", 5000)));
     for (const at of abortedAt) expect(at - stopAt).toBeLessThan(1000);
 
     await telegram.waitForTexts(ALICE.id, (t) => t.some((x) => x.startsWith("Stopped")), 10_000);
     expect(telegram.visibleTexts(ALICE.id).find((t) => t.startsWith("Stopped"))).toContain("1 running reply");
-    await Bun.sleep(1500);
+    // A merge that should not run would ask the model as soon as the last worker ended, at once.
+    await Bun.sleep(NO_MERGE_MS);
     // No merge, no answer, and the status is gone.
     expect(ofPhase(model, "merge")).toHaveLength(0);
     expect(model.requests).toHaveLength(5);

@@ -23,6 +23,7 @@ import { DESKTOP, launchBrowser, PHONE } from "../helpers/browser.ts";
 import { ACP_OFF, discordToml, providerToml, signalToml, slackToml, TELEGRAM_OFF, tomlTable, telegramToml } from "../helpers/config.ts";
 import { captureEvents } from "../helpers/events.ts";
 import { e2eResources } from "../helpers/e2e.ts";
+import { valueOf } from "../helpers/wait.ts";
 import { histogramSeries, parseMetrics, sampleValue } from "../helpers/prometheus.ts";
 
 const start = e2eResources();
@@ -48,15 +49,8 @@ interface Health {
 const health = async (d: RunningDaemon) => (await (await fetch(new URL("/health/ready", d.url))).json()) as Health;
 const telegramStatus = async (d: RunningDaemon) => (await health(d)).channels.find((c) => c.name === "telegram")?.status;
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
+/** Poll `probe` until it gives a value, and give it. */
+const until = valueOf;
 
 const SAVE = 'button[name="save"]';
 const OWNER = '[name="fermix_channels.telegram.owner_user_id"]';
@@ -214,10 +208,12 @@ test("the setup page: 403 without a link or with a spent or expired one; a fresh
   const telegram = start.telegram();
   const home = start.home(NO_LOCAL_SERVER);
   // Setup is required (no provider); links live 2 s here so that one can be seen to expire. No local model server answers.
-  home.writeConfig(TELEGRAM_OFF + ACP_OFF + tomlTable("fermix_core.http", { token_ttl_seconds: 2 }));
+  const ttlMs = 2000;
+  home.writeConfig(TELEGRAM_OFF + ACP_OFF + tomlTable("fermix_core.http", { token_ttl_seconds: ttlMs / 1000 }));
   const d = await start.daemon(home);
-  const launched = Date.now();
   const printed = await until("the setup link on stdout", readLine(d, /https?:\/\/\S+\/setup\?t=\S+/), 5000);
+  // The link was made before it was printed: it is expired once its life is past from now.
+  const seen = Date.now();
   expect(printed).toStartWith(new URL("/setup?t=", d.url).href);
   expect((await health(d)).status).toBe("setup_required");
 
@@ -227,7 +223,7 @@ test("the setup page: 403 without a link or with a spent or expired one; a fresh
   };
   expect(await refused(new URL("/setup", d.url).href)).toBe(true);
   expect(await refused(new URL("/setup?t=not-a-token", d.url).href)).toBe(true);
-  await Bun.sleep(Math.max(0, launched + 2300 - Date.now()));
+  await until("the printed link's expiry", () => Date.now() > seen + ttlMs, ttlMs + 5000);
   expect(await refused(printed)).toBe(true);
 
   // `fermix setup --web` asks the running daemon for a fresh link.

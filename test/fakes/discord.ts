@@ -1,6 +1,6 @@
 /**
  * A loopback fake of Discord for channel-adapter and end-to-end tests
- * (STYLE.md habit 9): one Bun.serve on 127.0.0.1, port 0, that is both the
+ * (real servers on loopback, not mocks): one Bun.serve on 127.0.0.1, port 0, that is both the
  * REST API (`${url}/api/v10`, discord/rest.ts) and the Gateway
  * (`ws://…/gateway` from GET /gateway/bot, `ws://…/resume` as every
  * session's resume_gateway_url; discord/gateway.ts).

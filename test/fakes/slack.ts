@@ -1,6 +1,6 @@
 /**
  * A loopback fake of the Slack Web API, for channel-adapter and end-to-end
- * tests (STYLE.md habit 9). It answers `${url}/api/<method>` the way
+ * tests (real servers on loopback, not mocks). It answers `${url}/api/<method>` the way
  * @slack/web-api 8.2.0 calls it (POST, form-urlencoded with objects
  * JSON-stringified, `Authorization: Bearer <token>`; JSON bodies and a
  * `token` field work too) with `{ok:true,...}` or `{ok:false,error}` at HTTP

@@ -1,6 +1,6 @@
 /**
  * A loopback fake of the Telegram Bot API, for channel-adapter and
- * end-to-end tests (STYLE.md habit 9). It speaks the documented wire format
+ * end-to-end tests (real servers on loopback, not mocks). It speaks the documented wire format
  * at `${url}/bot<token>/<method>` (JSON, GET query, or the multipart grammY
  * sends with `attach://` parts) and answers `{ok:true,result}` or
  * `{ok:false,error_code,description,parameters?}`.
@@ -65,7 +65,7 @@ export interface TelegramFakeOptions {
   holdPolls?: boolean;
   /**
    * Unit for the 4096/1024 limits. Telegram says "characters"; whether that
-   * means UTF-16 units or code points is unconfirmed (PROTOCOLS.md §3), so the
+   * means UTF-16 units or code points is not documented, so the
    * default is the stricter "utf16".
    */
   lengthUnit?: "utf16" | "codepoint";

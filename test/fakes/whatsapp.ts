@@ -1,6 +1,6 @@
 /**
  * A loopback fake of the WhatsApp Cloud API (Graph API), for channel-adapter
- * and end-to-end tests (STYLE.md habit 9). Any version segment is accepted
+ * and end-to-end tests (real servers on loopback, not mocks). Any version segment is accepted
  * (`${url}/v21.0/…`, `/v25.0/…`), so `graph_api_base` is `fake.graphBase()`.
  *
  * Routes (Bearer token required on all; `?access_token=` also works):
@@ -44,7 +44,7 @@ export interface WhatsAppFakeOptions {
   phoneNumberId?: string;
   displayPhoneNumber?: string;
   wabaId?: string;
-  /** How GET /{media-id} reports file_size: PROTOCOLS.md §2 says a string; some SDKs type it a number. */
+  /** How GET /{media-id} reports file_size: the Cloud API sends a string; some SDKs type it a number. */
   fileSizeAs?: "string" | "number";
 }
 

@@ -1,34 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { type AlbumPart, createAlbumBuffer, isAlbumImage, mergeAlbum, senderKey } from "../../src/gateway/album.ts";
 import type { InboundMessage } from "../../src/message/index.ts";
-
-/** A manual clock: timers fire only when the test advances time. */
-function fakeClock() {
-  let now = 0;
-  let seq = 0;
-  const timers = new Map<number, { at: number; fire: () => void }>();
-  return {
-    setTimer: (fire: () => void, ms: number) => {
-      seq += 1;
-      timers.set(seq, { at: now + ms, fire });
-      return seq;
-    },
-    clearTimer: (handle: unknown) => void timers.delete(handle as number),
-    /** Move time forward, firing due timers in order. */
-    advance(ms: number) {
-      const end = now + ms;
-      for (;;) {
-        const due = [...timers.entries()].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at)[0];
-        if (!due) break;
-        timers.delete(due[0]);
-        now = due[1].at;
-        due[1].fire();
-      }
-      now = end;
-    },
-    armed: () => timers.size,
-  };
-}
+import { FakeClock, settle } from "../helpers/clock.ts";
+import { until } from "../helpers/wait.ts";
 
 const DEBOUNCE = 3000;
 let counter = 0;
@@ -54,13 +28,12 @@ interface Dispatched {
 
 /** A buffer on a fake clock that records dispatches and forgotten keys. */
 function setup(dispatchImpl?: (merged: InboundMessage, parts: AlbumPart[]) => Promise<void>) {
-  const clock = fakeClock();
+  const clock = new FakeClock();
   const dispatched: Dispatched[] = [];
   const forgotten: string[][] = [];
   const buffer = createAlbumBuffer({
     debounceMs: DEBOUNCE,
-    setTimer: clock.setTimer,
-    clearTimer: clock.clearTimer,
+    clock,
     dispatch: async (merged, parts) => {
       dispatched.push({ merged, keys: parts.map((p) => p.key) });
       await dispatchImpl?.(merged, parts);
@@ -78,11 +51,11 @@ describe("merging", () => {
     const parts = [image("alice", "first"), image("alice"), image("alice", "third")];
     for (const part of parts) {
       await offer(part);
-      clock.advance(1000);
+      await clock.advance(1000);
     }
     expect(dispatched).toEqual([]);
     expect(buffer.pending()).toBe(3);
-    clock.advance(DEBOUNCE);
+    await clock.advance(DEBOUNCE);
     await buffer.idle();
     expect(dispatched).toHaveLength(1);
     const { merged, keys } = dispatched[0]!;
@@ -93,18 +66,18 @@ describe("merging", () => {
     expect(merged.text).toBe("first\nthird");
     expect(merged.media.map((m) => m.ref)).toEqual(parts.map((p) => p.media[0]!.ref));
     expect(buffer.pending()).toBe(0);
-    expect(clock.armed()).toBe(0);
+    expect(clock.pending()).toBe(0);
   });
 
   test("each part extends the wait: the album goes debounceMs after its last part", async () => {
     const { clock, buffer, dispatched, offer } = setup();
     await offer(image("alice"));
-    clock.advance(2000);
+    await clock.advance(2000);
     await offer(image("alice"));
-    clock.advance(2999); // 4999 ms after the first part, 2999 after the second
+    await clock.advance(2999); // 4999 ms after the first part, 2999 after the second
     await buffer.idle();
     expect(dispatched).toEqual([]);
-    clock.advance(1);
+    await clock.advance(1);
     await buffer.idle();
     expect(dispatched).toHaveLength(1);
     expect(dispatched[0]!.keys).toHaveLength(2);
@@ -113,9 +86,9 @@ describe("merging", () => {
   test("a part after the window starts a new album", async () => {
     const { clock, buffer, dispatched, offer } = setup();
     await offer(image("alice", "a"));
-    clock.advance(DEBOUNCE);
+    await clock.advance(DEBOUNCE);
     await offer(image("alice", "b"));
-    clock.advance(DEBOUNCE);
+    await clock.advance(DEBOUNCE);
     await buffer.idle();
     expect(dispatched.map((d) => d.merged.text)).toEqual(["a", "b"]);
   });
@@ -124,7 +97,7 @@ describe("merging", () => {
     const { clock, buffer, dispatched, offer } = setup();
     const only = image("alice", "just one");
     await offer(only);
-    clock.advance(DEBOUNCE);
+    await clock.advance(DEBOUNCE);
     await buffer.idle();
     expect(dispatched[0]!.merged).toBe(only);
   });
@@ -139,8 +112,8 @@ describe("ordering", () => {
     await offer(follow);
     expect(dispatched.map((d) => d.merged.text)).toEqual(["one\ntwo", "what do you think?"]);
     expect(dispatched[1]!.keys).toEqual([follow.messageId]);
-    expect(clock.armed()).toBe(0);
-    clock.advance(DEBOUNCE * 2);
+    expect(clock.pending()).toBe(0);
+    await clock.advance(DEBOUNCE * 2);
     await buffer.idle();
     expect(dispatched).toHaveLength(2);
   });
@@ -156,7 +129,7 @@ describe("ordering", () => {
       events.push(`answered ${merged.text}`);
     });
     const album = offer(image("alice", "album"));
-    clock.advance(DEBOUNCE);
+    await clock.advance(DEBOUNCE);
     expect(events).toEqual(["queued album"]);
     // The album's turn is still running: the next messages are handed on anyway, synchronously,
     // in arrival order, without awaiting anything.
@@ -166,7 +139,8 @@ describe("ordering", () => {
     // Each offer's `done` is its own turn's end; none of them is settled yet.
     let settled = 0;
     for (const ticket of [album, follow, stop]) void ticket.done.then(() => settled++);
-    await Bun.sleep(1);
+    // Every promise chain queued so far has run: a `done` not tied to its turn would have settled.
+    await settle();
     expect(settled).toBe(0);
     for (const release of releases) release();
     await buffer.idle();
@@ -202,7 +176,7 @@ describe("ordering", () => {
     expect(dispatched.map((d) => d.merged.text)).toEqual(["b1", "bob's text"]);
     expect(buffer.pending()).toBe(1);
     await offer(image("alice", "a2"));
-    clock.advance(DEBOUNCE);
+    await clock.advance(DEBOUNCE);
     await buffer.idle();
     expect(dispatched.map((d) => d.merged.text)).toEqual(["b1", "bob's text", "a1\na2"]);
   });
@@ -211,7 +185,7 @@ describe("ordering", () => {
     const { clock, buffer, dispatched, offer } = setup();
     await offer(image("alice", "here", "chat-1"));
     await offer(image("alice", "there", "chat-2"));
-    clock.advance(DEBOUNCE);
+    await clock.advance(DEBOUNCE);
     await buffer.idle();
     expect(dispatched.map((d) => d.merged.text).sort()).toEqual(["here", "there"]);
   });
@@ -225,7 +199,7 @@ describe("failures", () => {
     });
     const parts = [image("alice"), image("alice"), image("alice")];
     for (const part of parts) await offer(part);
-    clock.advance(DEBOUNCE);
+    await clock.advance(DEBOUNCE);
     await buffer.idle();
     expect(forgotten).toEqual([parts.map((p) => p.messageId)]);
     fail = false;
@@ -244,12 +218,11 @@ describe("failures", () => {
   });
 
   test("an onDispatchError that throws does not wedge the sender's chain", async () => {
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const seen: string[] = [];
     const buffer = createAlbumBuffer({
       debounceMs: DEBOUNCE,
-      setTimer: clock.setTimer,
-      clearTimer: clock.clearTimer,
+      clock,
       dispatch: async (merged) => {
         seen.push(merged.text);
         if (merged.text === "bad") throw new Error("dispatch");
@@ -266,13 +239,18 @@ describe("failures", () => {
 
 describe("shutdown, groups and limits", () => {
   test("flushAll dispatches every pending album and waits for it", async () => {
-    const { clock, buffer, dispatched, offer } = setup(() => Bun.sleep(5));
+    let finished = 0;
+    const { clock, buffer, dispatched, offer } = setup(async () => {
+      await settle();
+      finished++;
+    });
     await offer(image("alice", "a"));
     await offer(image("bob", "b"));
     await buffer.flushAll();
     expect(dispatched.map((d) => d.merged.text).sort()).toEqual(["a", "b"]);
+    expect(finished).toBe(2);
     expect(buffer.pending()).toBe(0);
-    expect(clock.armed()).toBe(0);
+    expect(clock.pending()).toBe(0);
   });
 
   test("explicit group keys: a new group from the sender flushes the old one; null never buffers", async () => {
@@ -283,19 +261,18 @@ describe("shutdown, groups and limits", () => {
     expect(dispatched.map((d) => d.merged.text)).toEqual(["g1-a\ng1-b"]);
     await offer(image("alice", "single"), null);
     expect(dispatched.map((d) => d.merged.text)).toEqual(["g1-a\ng1-b", "g2-a", "single"]);
-    clock.advance(DEBOUNCE);
+    await clock.advance(DEBOUNCE);
     await buffer.idle();
     expect(dispatched).toHaveLength(3);
   });
 
   test("an album that reaches maxParts goes at once", async () => {
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const sizes: number[] = [];
     const buffer = createAlbumBuffer({
       debounceMs: DEBOUNCE,
       maxParts: 3,
-      setTimer: clock.setTimer,
-      clearTimer: clock.clearTimer,
+      clock,
       dispatch: async (merged) => void sizes.push(merged.media.length),
       onDispatchError: () => {},
     });
@@ -314,7 +291,7 @@ describe("shutdown, groups and limits", () => {
     await buffer.offer(image("alice", "x"), "k1");
     await buffer.offer(image("alice", "y"), "k2");
     expect(merged).toEqual([]);
-    await Bun.sleep(60);
+    await until("the album after its debounce", () => merged.length > 0);
     await buffer.idle();
     expect(merged.map((m) => m.text)).toEqual(["x\ny"]);
   });

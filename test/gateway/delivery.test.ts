@@ -19,7 +19,7 @@ import { createStreamer } from "../../src/present/stream.ts";
 import { profileOf } from "../../src/channels/registry.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { Outbox } from "../../src/store/outbox.ts";
-import { FakeClock } from "../present/fakes.ts";
+import { FakeClock } from "../helpers/clock.ts";
 import { partsPresenter, TARGET } from "../store/fixtures/outbox-reply.ts";
 
 let root: string;
@@ -32,30 +32,6 @@ afterEach(() => {
   db.close();
   rmSync(root, { recursive: true, force: true });
 });
-
-/** A manual clock whose sleeps end when the test advances past them. */
-function manualTime(start = 1_000_000) {
-  let now = start;
-  const sleepers: Array<{ until: number; wake: () => void; fail: (e: unknown) => void }> = [];
-  return {
-    now: () => now,
-    sleep: (ms: number, signal?: AbortSignal) =>
-      new Promise<void>((resolve, reject) => {
-        const entry = { until: now + ms, wake: resolve, fail: reject };
-        sleepers.push(entry);
-        signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
-      }),
-    /** Move time forward, waking every sleeper that is due, and let the work they start run. */
-    async advance(ms: number) {
-      now += ms;
-      for (const s of sleepers.splice(0)) {
-        if (s.until <= now) s.wake();
-        else sleepers.push(s);
-      }
-      for (let i = 0; i < 20; i++) await Bun.sleep(0);
-    },
-  };
-}
 
 /** A platform whose next answers are scripted: a failure to throw, or a delivery. */
 function platform() {
@@ -74,7 +50,7 @@ function platform() {
   return { sent, failures, port, setClock: (c: () => number) => (clock = c) };
 }
 
-function build(time: ReturnType<typeof manualTime>, port: ReplyPort, horizonMs = 15 * 60_000) {
+function build(time: FakeClock, port: ReplyPort, horizonMs = 15 * 60_000) {
   const outbox = new Outbox(db, time.now);
   const delivery = new Delivery({
     outbox,
@@ -94,7 +70,7 @@ function build(time: ReturnType<typeof manualTime>, port: ReplyPort, horizonMs =
 
 describe("the retrier", () => {
   test("a 429 asking for 60 s is waited out: nothing before, the reply once after", async () => {
-    const time = manualTime();
+    const time = new FakeClock(1_000_000);
     const p = platform();
     p.setClock(time.now);
     const { delivery, outbox } = build(time, p.port);
@@ -111,7 +87,7 @@ describe("the retrier", () => {
   });
 
   test("a platform down past the horizon: the reply is given up, and the user is told once it takes messages again", async () => {
-    const time = manualTime();
+    const time = new FakeClock(1_000_000);
     const p = platform();
     const { delivery, outbox } = build(time, p.port, 60_000);
     // Down for as long as the test says: every send fails until then.
@@ -130,7 +106,7 @@ describe("the retrier", () => {
   });
 
   test("while sends fail, health hears the status and class; what the platform said (which can quote the message) is not in it", async () => {
-    const time = manualTime();
+    const time = new FakeClock(1_000_000);
     const p = platform();
     const { delivery } = build(time, p.port);
     p.failures.push(new SendFailed('HTTP 503: could not deliver "call +15551234567 about the heron" to chat 42', true, 503));
@@ -146,7 +122,7 @@ describe("the retrier", () => {
   });
 
   test("a send that fails on the network is 'could not be reached', with no status", async () => {
-    const time = manualTime();
+    const time = new FakeClock(1_000_000);
     const p = platform();
     const { delivery } = build(time, p.port);
     p.failures.push(Object.assign(new Error("Unable to connect. Is the computer able to access the url?"), { code: "ConnectionRefused" }));
@@ -155,7 +131,7 @@ describe("the retrier", () => {
   });
 
   test("a refusal (403) stops at once: not retried, the rest of the reply not sent", async () => {
-    const time = manualTime();
+    const time = new FakeClock(1_000_000);
     const p = platform();
     const { delivery, outbox } = build(time, p.port);
     p.failures.push(new SendFailed("HTTP 403: bot was blocked", false, 403));
@@ -166,7 +142,7 @@ describe("the retrier", () => {
   });
 
   test("a stopped turn's unsent parts are cancelled: nothing of them goes out, retries included", async () => {
-    const time = manualTime();
+    const time = new FakeClock(1_000_000);
     const p = platform();
     const { delivery, outbox } = build(time, p.port);
     p.failures.push(new SendFailed("HTTP 500", true, 500));
@@ -179,7 +155,7 @@ describe("the retrier", () => {
   });
 
   test("a chat's next reply waits behind its backlog: the order the user reads is the order they were written", async () => {
-    const time = manualTime();
+    const time = new FakeClock(1_000_000);
     const p = platform();
     const { delivery } = build(time, p.port);
     p.failures.push(new SendFailed("HTTP 502", true, 502));
@@ -225,7 +201,7 @@ describe("a draft stream rate-limited mid-reply", () => {
 
   for (const where of ["edit", "send"] as const) {
     test(`a 429 on the draft's ${where} asking for 60 s: the fallback waits it out, then the complete answer arrives once`, async () => {
-      const time = manualTime();
+      const time = new FakeClock(1_000_000);
       const p = editingPlatform(time.now);
       const { delivery, outbox } = build(time, p.port);
       const streamClock = new FakeClock();

@@ -16,8 +16,10 @@ import {
   TELEGRAM_LIKE,
   TELEGRAM_OWNER,
   toolNames,
+  until,
   within,
 } from "../helpers/gateway.ts";
+import { ConfirmationStore } from "../../src/store/confirmations.ts";
 
 let h: Harness;
 const dirs: string[] = [];
@@ -89,7 +91,8 @@ describe("/sandbox", () => {
     await h.ingest({ text: "/sandbox network on" });
     const token = tokenIn(last())!;
     expect(last()).toContain("within 1 second.");
-    await Bun.sleep(1100);
+    const { expiresAt } = new ConfirmationStore(h.core.db).get(token)!;
+    await until(() => Date.now() > expiresAt, "the code's expiry time", 5000);
     await h.ingest({ text: `/confirm ${token}` });
     expect(last()).toContain("expired");
     expect(h.core.sandbox.control.store.network()).toBeUndefined();

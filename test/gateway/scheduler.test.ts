@@ -12,7 +12,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BackgroundWork } from "../../src/gateway/background.ts";
-import { type Clock, type JobRun, type RunOutcome, Scheduler } from "../../src/gateway/jobs/scheduler.ts";
+import { type JobRun, type RunOutcome, Scheduler } from "../../src/gateway/jobs/scheduler.ts";
+import { FakeClock, settle } from "../helpers/clock.ts";
 import { createLogger } from "../../src/kernel/log.ts";
 import { type TelemetryEvent, Telemetry } from "../../src/kernel/telemetry.ts";
 import { openDatabase } from "../../src/store/db.ts";
@@ -22,37 +23,6 @@ const MINUTE = 60_000;
 const DAY = 86_400_000;
 /** Tue 2026-12-01 08:30 UTC. */
 const T0 = Date.UTC(2026, 11, 1, 8, 30);
-
-/** A clock whose time moves only when the test says; timers fire in order as it passes them. */
-class FakeClock implements Clock {
-  private timers = new Map<number, { at: number; fn: () => void }>();
-  private ids = 0;
-  constructor(public t: number) {}
-  now = () => this.t;
-  setTimeout = (fn: () => void, ms: number) => {
-    const id = ++this.ids;
-    this.timers.set(id, { at: this.t + ms, fn });
-    return id;
-  };
-  clearTimeout = (id: unknown) => void this.timers.delete(id as number);
-  /** Move time forward by `ms`, firing each timer at its moment and letting the work it starts settle. */
-  async advance(ms: number): Promise<void> {
-    const end = this.t + ms;
-    for (;;) {
-      const next = [...this.timers.entries()].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at)[0];
-      if (!next) break;
-      this.timers.delete(next[0]);
-      this.t = Math.max(this.t, next[1].at);
-      next[1].fn();
-      await settle();
-    }
-    this.t = end;
-    await settle();
-  }
-}
-const settle = async () => {
-  for (let i = 0; i < 10; i++) await Bun.sleep(0);
-};
 
 let root: string;
 let db: Database;

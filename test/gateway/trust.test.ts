@@ -1,4 +1,4 @@
-/** Ingress and trust (DESIGN.md "Owner and commands"): who may talk, who is the operator. */
+/** Ingress and trust (docs/security.md "Who is trusted"): who may talk, who is the operator. */
 import { afterEach, describe, expect, test } from "bun:test";
 import { profileOf } from "../../src/channels/registry.ts";
 import { channelReadiness } from "../../src/config/channels.ts";

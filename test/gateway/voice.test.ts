@@ -8,6 +8,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { reply, userText } from "../fakes/model-server.ts";
 import { type OpenAiSttFake, speech, startOpenAiSttFake, stt } from "../fakes/transcription.ts";
 import { DEFAULT_CHANNELS_TOML, type Harness, RecordingChannel, startHarness, TELEGRAM_STRANGER } from "../helpers/gateway.ts";
+import { until } from "../helpers/wait.ts";
 
 let h: Harness | undefined;
 let sttFake: OpenAiSttFake | undefined;
@@ -158,7 +159,7 @@ describe("failures reply and schedule no turn", () => {
     const { h, stt: fake } = await start();
     fake.reply(stt.hang());
     const outcome = h.ingest({ text: "", media: [voice] });
-    while (fake.calls.length === 0) await Bun.sleep(5);
+    await until("the transcription request", () => fake.calls.length > 0);
     expect(await h.ingest({ text: "/stop" })).toBe("command");
     expect(await outcome).toBe("cancelled");
     expect(h.telegram.texts().some((t) => t.includes("try again"))).toBe(false);

@@ -70,11 +70,4 @@ export function e2eResources() {
   };
 }
 
-/** Poll `check` until it holds; fails naming `what` after `timeoutMs` (the daemon under test runs in another process). */
-export async function until(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(25);
-  }
-}
+export { until } from "./wait.ts";

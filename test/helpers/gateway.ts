@@ -24,6 +24,7 @@ import type {
 } from "../../src/message/index.ts";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.ts";
 import { loadedFrom } from "./loaded.ts";
+import { until as untilHolds, within } from "./wait.ts";
 
 /** One thing a reply port was asked to do, with the conversation it was for. */
 export type PortAction =
@@ -236,19 +237,6 @@ export function toolNames(body: { tools?: Array<{ name?: string; function?: { na
 }
 
 /** Poll until `check` is true (events, not sleeps-as-assertions); rejects after the timeout. */
-export async function until(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
-  }
-}
+export const until = (check: () => boolean, what: string, timeoutMs = 5000): Promise<void> => untilHolds(what, check, timeoutMs);
 
-/** The promise, or a rejection naming `what` after the timeout: a failing wait fails fast and says why. */
-export function within<T>(promise: Promise<T>, what: string, timeoutMs = 5000): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), timeoutMs);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
+export { within };

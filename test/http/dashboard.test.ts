@@ -6,6 +6,7 @@ import { renderLive } from "../../src/http/dashboard/render.ts";
 import { ActivityLog, type ChannelTally, type ChartBucket, emptyTally } from "../../src/kernel/activity.ts";
 import type { HealthReport } from "../../src/kernel/health.ts";
 import { loadedFrom } from "../helpers/loaded.ts";
+import { until } from "../helpers/wait.ts";
 
 const TELEGRAM_ON = `
 [fermix_core.providers.openai]
@@ -161,8 +162,7 @@ describe("routes", () => {
     expect(s.listeners.size).toBe(1);
     abort.abort();
     await reader.cancel();
-    await Bun.sleep(20);
-    expect(s.listeners.size).toBe(0);
+    await until("the closed stream to stop listening", () => s.listeners.size === 0);
   });
 });
 

@@ -19,6 +19,7 @@ import { BOB, startTelegramFake } from "../fakes/telegram.ts";
 import { makeHome, type TestHome } from "../helpers/home.ts";
 import { rng } from "../helpers/rng.ts";
 import { loadedFrom } from "../helpers/loaded.ts";
+import { until } from "../helpers/wait.ts";
 
 const quiet = new Logger({ write() {} }, "error", new Redactor());
 const homes: TestHome[] = [];
@@ -239,14 +240,6 @@ function reading(res: Response) {
     return text;
   })();
   return { soFar: () => text, done };
-}
-
-async function until(what: string, check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
-  }
 }
 
 const NOWHERE = { FERMIX_SETUP_PROBES: "127.0.0.1:9" };

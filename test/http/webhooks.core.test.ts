@@ -6,6 +6,7 @@ import { reply, startFakeModel, type FakeModel } from "../fakes/model-server.ts"
 import { CHANNELS_OFF, OPENAI_TEST, providerToml, slackToml, whatsappToml } from "../helpers/config.ts";
 import { nowSeconds, signSlack, signWhatsApp } from "../helpers/sign.ts";
 import { webhookCore, type WebhookCore } from "../helpers/webhook-core.ts";
+import { until } from "../helpers/wait.ts";
 
 const SLACK_SECRET = "slack-signing-secret-0001";
 const WA_SECRET = "wa-app-secret-0001";
@@ -35,14 +36,13 @@ const slackPost = (h: WebhookCore, event: Record<string, unknown>, extra: Record
   return h.post("/webhook/slack", body, signSlack(body, SLACK_SECRET, nowSeconds()));
 };
 
-/** Wait until a condition holds (polling), failing with a message after a timeout. */
-async function until(what: string, check: () => boolean, timeoutMs = 5000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
-  }
-}
+/**
+ * How long after a turn's reply a duplicate turn would have asked the model:
+ * it would wait behind the first in the same conversation's queue and start
+ * the moment that one ended, so its request follows the reply within
+ * milliseconds; 300 ms holds that on a loaded machine.
+ */
+const DUPLICATE_TURN_MS = 300;
 
 test("20 concurrent deliveries of one Slack message: all answered 200, exactly one turn, one reply", async () => {
   fake = await startFakeModel();
@@ -54,7 +54,7 @@ test("20 concurrent deliveries of one Slack message: all answered 200, exactly o
   );
   expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200));
   await until("the reply", () => harness.sent.length === 1);
-  await Bun.sleep(100);
+  await Bun.sleep(DUPLICATE_TURN_MS);
   expect(fake.requests).toHaveLength(1);
   expect(harness.sent.map((s) => s.text)).toEqual(["only once"]);
 });

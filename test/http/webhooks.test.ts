@@ -1,6 +1,6 @@
 /**
  * The webhook routes against real signed requests, through the app (no port):
- * every failure reason of DESIGN.md's table with its status and body, the
+ * every failure reason of docs/http.md's table with its status and body, the
  * challenges, and a fuzz run. Turns are observed at the `submit` hand-off.
  */
 import { describe, expect, test } from "bun:test";

@@ -9,6 +9,12 @@ import { expect, test } from "bun:test";
 import { join } from "node:path";
 
 const STDIO = join(import.meta.dir, "../../src/kernel/stdio.ts");
+/**
+ * A slow reader: it starts reading only after this long. The child fills the
+ * 64 KB pipe within milliseconds of starting, so its writes meet a full pipe
+ * (the case under test) for most of its 2 MB; a faster machine only makes that surer.
+ */
+const SLOW_READER_MS = 200;
 
 async function childOutput(buildStreamFirst: boolean): Promise<string> {
   const script = `
@@ -19,8 +25,7 @@ async function childOutput(buildStreamFirst: boolean): Promise<string> {
     process.exit(0);
   `;
   const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "inherit" });
-  // A slow reader: the pipe (64 KB) is full long before the child has written its 2 MB.
-  await Bun.sleep(200);
+  await Bun.sleep(SLOW_READER_MS);
   const [out, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
   expect(code).toBe(0);
   return out;

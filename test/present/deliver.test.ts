@@ -6,7 +6,8 @@
 import { describe, expect, test } from "bun:test";
 import { profileOf } from "../../src/channels/registry.ts";
 import { deliverReply } from "../../src/present/deliver.ts";
-import { FakeClock, RecordingPort, recordingLogger } from "./fakes.ts";
+import { RecordingPort, recordingLogger } from "./fakes.ts";
+import { FakeClock } from "../helpers/clock.ts";
 
 const bigFence = `\`\`\`rust\n${Array.from({ length: 400 }, (_, i) => `let x${i} = ${i};`).join("\n")}\n\`\`\``;
 

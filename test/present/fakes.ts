@@ -12,7 +12,6 @@ import {
   type ReplyPort,
   type SentMessage,
 } from "../../src/message/index.ts";
-import type { Clock } from "../../src/present/clock.ts";
 
 export interface PortCall {
   op: "send" | "edit" | "delete" | "media";
@@ -98,52 +97,6 @@ export class RecordingPort implements ReplyPort {
   deletes(): PortCall[] {
     return this.calls.filter((c) => c.op === "delete");
   }
-}
-
-/** A clock whose timers fire only inside `advance`, in time order. */
-export class FakeClock implements Clock {
-  private time = 0;
-  private seq = 0;
-  private readonly timers = new Map<number, { at: number; callback: () => void }>();
-
-  now(): number {
-    return this.time;
-  }
-
-  setTimeout(callback: () => void, ms: number): unknown {
-    const id = ++this.seq;
-    this.timers.set(id, { at: this.time + Math.max(0, ms), callback });
-    return id;
-  }
-
-  clearTimeout(handle: unknown): void {
-    this.timers.delete(handle as number);
-  }
-
-  /** Move time forward, running due timers in order and letting their async work settle. */
-  async advance(ms: number): Promise<void> {
-    const target = this.time + ms;
-    for (;;) {
-      let next: [number, { at: number; callback: () => void }] | undefined;
-      for (const entry of this.timers) if (entry[1].at <= target && (!next || entry[1].at < next[1].at)) next = entry;
-      if (!next) break;
-      this.timers.delete(next[0]);
-      this.time = next[1].at;
-      next[1].callback();
-      await settle();
-    }
-    this.time = target;
-    await settle();
-  }
-
-  pending(): number {
-    return this.timers.size;
-  }
-}
-
-/** Let queued promise chains run. */
-export async function settle(): Promise<void> {
-  for (let i = 0; i < 50; i++) await Promise.resolve();
 }
 
 /** A logger that keeps its lines. */

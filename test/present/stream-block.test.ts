@@ -7,7 +7,8 @@ import { Telemetry } from "../../src/kernel/telemetry.ts";
 import { createStreamer, resolveStreamingMode, type Streamer, turnStreamingMode } from "../../src/present/stream.ts";
 import { profileOf } from "../../src/channels/registry.ts";
 import { BLOCK_MAX, BLOCK_MIN, IDLE_FLUSH_MS } from "../../src/present/stream-block.ts";
-import { FakeClock, RecordingPort } from "./fakes.ts";
+import { RecordingPort } from "./fakes.ts";
+import { FakeClock } from "../helpers/clock.ts";
 
 function setup(capabilities: ConstructorParameters<typeof RecordingPort>[1] = {}, channel: "discord" | "telegram" = "discord") {
   const clock = new FakeClock();

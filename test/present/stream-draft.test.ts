@@ -7,7 +7,8 @@ import { Telemetry, type TelemetryEvent } from "../../src/kernel/telemetry.ts";
 import { createStreamer, type Streamer } from "../../src/present/stream.ts";
 import { profileOf } from "../../src/channels/registry.ts";
 import { EDIT_EVERY_MS, SEAL_AT } from "../../src/present/stream-draft.ts";
-import { FakeClock, RecordingPort, recordingLogger, telegramVisible } from "./fakes.ts";
+import { RecordingPort, recordingLogger, telegramVisible } from "./fakes.ts";
+import { FakeClock } from "../helpers/clock.ts";
 
 function setup(capabilities: ConstructorParameters<typeof RecordingPort>[1] = {}, maxParts?: number) {
   const clock = new FakeClock();

@@ -8,7 +8,8 @@ import type { ChannelName } from "../../src/config/schema.ts";
 import { profileOf } from "../../src/channels/registry.ts";
 import { createStreamer } from "../../src/present/stream.ts";
 import { BLOCK_MAX } from "../../src/present/stream-block.ts";
-import { FakeClock, RecordingPort } from "./fakes.ts";
+import { RecordingPort } from "./fakes.ts";
+import { FakeClock } from "../helpers/clock.ts";
 import { generate } from "./gen.ts";
 import { missingAtom, platformLength, skeleton, slackProblems, telegramProblems, visibleText } from "./oracle.ts";
 

@@ -22,6 +22,8 @@ const start = e2eResources();
 
 /** A poll of /health/live that gets no answer within this long counts as the daemon not answering: it was frozen for good before. */
 const LIVE_TIMEOUT_MS = 5_000;
+/** How often /health/live is asked while the tools run: often enough that a frozen stretch is seen, not a wait for anything. */
+const LIVE_POLL_EVERY_MS = 20;
 
 /** Every tool output the model was handed, by call id. */
 function toolOutputs(requests: RecordedRequest[]): Map<string, string> {
@@ -76,7 +78,7 @@ test("a named pipe (made by a command or not), a socket and /dev/zero: every fil
         throw new Error(`/health/live did not answer within ${LIVE_TIMEOUT_MS} ms while the tools ran (${error.name})`);
       });
       polls.push(response.status);
-      await Bun.sleep(20);
+      await Bun.sleep(LIVE_POLL_EVERY_MS);
     }
   })();
   const ask = runFermix(["ask", "look at the pipe, the socket and /dev/zero"], home.env).finally(() => {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkpointEvery, MigrationError, openDatabase } from "../../src/store/db.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
+import { until } from "../helpers/wait.ts";
 
 const dirs: string[] = [];
 const tempDb = () => {
@@ -76,8 +77,7 @@ test("checkpoints run from the timer, not inside a commit: a commit leaves the m
     })();
     expect(statSync(path).size).toBe(before);
     expect(statSync(`${path}-wal`).size).toBeGreaterThan(1000 * 4096);
-    const deadline = Date.now() + 5000;
-    while (statSync(path).size === before && Date.now() < deadline) await Bun.sleep(20);
+    await until("the timer's checkpoint", () => statSync(path).size !== before, 5000);
     expect(statSync(path).size).toBeGreaterThan(before + 3000 * 2000);
   } finally {
     stop();

@@ -6,8 +6,9 @@
  * (`resolveTarget`): the conversation it was made in, a chat named by
  * `target`, or `[fermix_core.jobs] default_target`.
  */
+import { Type } from "@sinclair/typebox";
 import type { Job, JobStore, JobTarget } from "../../store/jobs.ts";
-import { type Tool, type ToolContext, ToolError } from "../tools/types.ts";
+import { defineTool, type Tool, type ToolContext, ToolError } from "../tools/types.ts";
 import { ACCEPTED, formatLocal, fromNow, parseWhen, WhenError } from "./when.ts";
 
 /** Jobs the owner may have waiting at once; anyone else may have a tenth of that. */
@@ -50,44 +51,38 @@ export function describeJob(job: Job, now: number): string {
   return `#${job.id}${running}: ${repeat}${when} → ${describeTarget(job.target)}: ${request}`;
 }
 
-const str = (args: Record<string, unknown>, key: string): string => (typeof args[key] === "string" ? (args[key] as string).trim() : "");
-
 /** schedule, list_jobs and cancel_job. Built per turn: the description carries the owner's time now. */
 export function jobTools(deps: JobToolsDeps): Tool[] {
   const { store, timezone } = deps;
-  const schedule: Tool = {
-    spec: {
-      name: "schedule",
-      description:
-        "Schedule a request for later: you will be given the request again when it falls due and your answer is sent to the user then " +
-        "(reminders, check-ins, a daily summary). " +
-        `when: ${ACCEPTED}. Times are in ${timezone}, where it is now ${formatLocal(deps.now(), timezone)}. ` +
-        "request: what to do then, written as an instruction to yourself (\"Remind the user to call Anna\"). " +
-        'target (optional, owner only): another chat to deliver to, as "<channel>:<chat id>"; default: this conversation.',
-      parameters: {
-        type: "object",
-        properties: {
-          when: { type: "string" },
-          request: { type: "string" },
-          target: { type: "string", description: '"<channel>:<chat id>", e.g. "telegram:123456789"' },
-        },
-        required: ["when", "request"],
-        additionalProperties: false,
+  const schedule = defineTool({
+    name: "schedule",
+    description:
+      "Schedule a request for later: you will be given the request again when it falls due and your answer is sent to the user then " +
+      "(reminders, check-ins, a daily summary). " +
+      `when: ${ACCEPTED}. Times are in ${timezone}, where it is now ${formatLocal(deps.now(), timezone)}. ` +
+      "request: what to do then, written as an instruction to yourself (\"Remind the user to call Anna\"). " +
+      'target (optional, owner only): another chat to deliver to, as "<channel>:<chat id>"; default: this conversation.',
+    parameters: Type.Object(
+      {
+        when: Type.String(),
+        request: Type.String(),
+        target: Type.Optional(Type.String({ description: '"<channel>:<chat id>", e.g. "telegram:123456789"' })),
       },
-    },
+      { additionalProperties: false },
+    ),
     async run(args, ctx) {
-      const request = str(args, "request");
+      const request = args.request.trim();
       if (request === "") throw new ToolError("request is empty: say what to do when the job is due");
       if (request.length > REQUEST_MAX_CHARS) throw new ToolError(`request is ${request.length} characters; keep it under ${REQUEST_MAX_CHARS}`);
       const now = deps.now();
       let when: ReturnType<typeof parseWhen>;
       try {
-        when = parseWhen(str(args, "when"), { now, timezone });
+        when = parseWhen(args.when.trim(), { now, timezone });
       } catch (error) {
         if (error instanceof WhenError) throw new ToolError(error.message);
         throw error;
       }
-      const target = deps.resolveTarget(str(args, "target") || undefined, ctx);
+      const target = deps.resolveTarget(args.target?.trim() || undefined, ctx);
       const cap = ctx.role === "operator" ? MAX_LIVE_JOBS : MAX_LIVE_JOBS_OTHERS;
       if (store.live().filter((job) => ownsJob(job, ctx)).length >= cap) {
         throw new ToolError(`there are already ${cap} jobs waiting; cancel some first (list_jobs)`);
@@ -108,36 +103,26 @@ export function jobTools(deps: JobToolsDeps): Tool[] {
         ? `scheduled repeating job #${job.id} (\`${job.schedule}\`); first run ${at}; results go to ${where}${idle}`
         : `scheduled job #${job.id} for ${at}; the result goes to ${where}${idle}`;
     },
-  };
+  });
 
-  const list: Tool = {
-    spec: {
-      name: "list_jobs",
-      description: "List the scheduled jobs still to run, soonest first, with their ids, times and where their results go.",
-      parameters: { type: "object", properties: {}, additionalProperties: false },
-    },
+  const list = defineTool({
+    name: "list_jobs",
+    description: "List the scheduled jobs still to run, soonest first, with their ids, times and where their results go.",
+    parameters: Type.Object({}, { additionalProperties: false }),
     async run(_args, ctx) {
       const jobs = store.live().filter((job) => ownsJob(job, ctx));
       if (jobs.length === 0) return "no scheduled jobs";
       const now = deps.now();
       return jobs.map((job) => describeJob(job, now)).join("\n");
     },
-  };
+  });
 
-  const cancel: Tool = {
-    spec: {
-      name: "cancel_job",
-      description: "Cancel a scheduled job by its id (from list_jobs); a repeating job stops repeating.",
-      parameters: {
-        type: "object",
-        properties: { id: { type: "integer" } },
-        required: ["id"],
-        additionalProperties: false,
-      },
-    },
+  const cancel = defineTool({
+    name: "cancel_job",
+    description: "Cancel a scheduled job by its id (from list_jobs); a repeating job stops repeating.",
+    parameters: Type.Object({ id: Type.Integer() }, { additionalProperties: false }),
     async run(args, ctx) {
-      const id = typeof args.id === "string" ? Number(args.id.replace(/^#/, "")) : args.id;
-      if (typeof id !== "number" || !Number.isInteger(id)) throw new ToolError("id must be a whole number (see list_jobs)");
+      const { id } = args;
       const job = store.get(id);
       if (!job || !ownsJob(job, ctx) || (job.state !== "pending" && job.state !== "running")) {
         throw new ToolError(`there is no scheduled job #${id} of yours still to run; see list_jobs`);
@@ -146,7 +131,7 @@ export function jobTools(deps: JobToolsDeps): Tool[] {
       deps.changed();
       return `cancelled job #${id}${job.state === "running" ? " (its current run finishes, but it will not run again)" : ""}`;
     },
-  };
+  });
 
   return [schedule, list, cancel];
 }

@@ -6,30 +6,22 @@
  * owner and tells them, in the conversation, that one is waiting. The section
  * lists the active skills' descriptions in every turn that has `use_skill`.
  */
+import { Type } from "@sinclair/typebox";
 import type { PromptSection, TurnRequest } from "../agent.ts";
-import { type Tool, ToolError } from "../tools/types.ts";
+import { defineTool, type Tool, ToolError } from "../tools/types.ts";
 import { type SkillLibrary, SkillRefused } from "./library.ts";
 
 export const SKILLS_HEADING = "Skills you have learnt";
 
-const text = (args: Record<string, unknown>, key: string): string => (typeof args[key] === "string" ? (args[key] as string) : "");
-
 /** use_skill and propose_skill over one library (who is offered them is the role table's business: src/gateway/roles.ts). */
 export function skillTools(library: SkillLibrary): Tool[] {
-  const useSkill: Tool = {
-    spec: {
-      name: "use_skill",
-      description:
-        "Load one of your skills (listed under “Skills you have learnt”) when it applies to the request: answers its full SKILL.md instructions and the other files of its folder, which you can read with read_file. Follow the instructions.",
-      parameters: {
-        type: "object",
-        properties: { name: { type: "string", description: "the skill's name, as listed" } },
-        required: ["name"],
-        additionalProperties: false,
-      },
-    },
+  const useSkill = defineTool({
+    name: "use_skill",
+    description:
+      "Load one of your skills (listed under “Skills you have learnt”) when it applies to the request: answers its full SKILL.md instructions and the other files of its folder, which you can read with read_file. Follow the instructions.",
+    parameters: Type.Object({ name: Type.String({ description: "the skill's name, as listed" }) }, { additionalProperties: false }),
     async run(args) {
-      const name = text(args, "name").trim();
+      const name = args.name.trim();
       if (name === "") throw new ToolError("name is empty: give the name of a listed skill");
       try {
         const skill = library.use(name);
@@ -43,29 +35,25 @@ export function skillTools(library: SkillLibrary): Tool[] {
         throw error;
       }
     },
-  };
+  });
 
-  const proposeSkill: Tool = {
-    spec: {
-      name: "propose_skill",
-      description:
-        "Propose a new skill, or a change to one, for the owner to review — for example after working out a task step by step that is likely to come again. " +
-        "It takes effect only when the owner approves it with /skills. content is the whole SKILL.md: YAML front matter between two `---` lines with `name` (the same as name) and `description` (one line: what it does and when to use it), then the instructions in Markdown.",
-      parameters: {
-        type: "object",
-        properties: {
-          name: { type: "string", description: 'lower-case letters, digits and hyphens, e.g. "weekly-report"; an existing name proposes a change to that skill' },
-          content: { type: "string", description: "the complete SKILL.md text" },
-          reason: { type: "string", description: "one or two sentences for the owner: why this skill is worth keeping" },
-        },
-        required: ["name", "content", "reason"],
-        additionalProperties: false,
+  const proposeSkill = defineTool({
+    name: "propose_skill",
+    description:
+      "Propose a new skill, or a change to one, for the owner to review — for example after working out a task step by step that is likely to come again. " +
+      "It takes effect only when the owner approves it with /skills. content is the whole SKILL.md: YAML front matter between two `---` lines with `name` (the same as name) and `description` (one line: what it does and when to use it), then the instructions in Markdown.",
+    parameters: Type.Object(
+      {
+        name: Type.String({ description: 'lower-case letters, digits and hyphens, e.g. "weekly-report"; an existing name proposes a change to that skill' }),
+        content: Type.String({ description: "the complete SKILL.md text" }),
+        reason: Type.String({ description: "one or two sentences for the owner: why this skill is worth keeping" }),
       },
-    },
+      { additionalProperties: false },
+    ),
     async run(args, ctx) {
-      const name = text(args, "name").trim();
+      const name = args.name.trim();
       try {
-        const proposal = library.propose({ channel: ctx.channel, senderId: ctx.senderId, conversation: ctx.conversation }, name, text(args, "content"), text(args, "reason"));
+        const proposal = library.propose({ channel: ctx.channel, senderId: ctx.senderId, conversation: ctx.conversation }, name, args.content, args.reason);
         const what = proposal.baseText === null ? `a new skill **${name}**` : `a change to the skill **${name}**`;
         await ctx.say(
           `📝 I proposed ${what} (proposal #${proposal.id}). It waits for you: \`/skills review ${proposal.id}\` shows it, then \`/skills approve ${proposal.id}\` or \`/skills deny ${proposal.id}\`.`,
@@ -76,7 +64,7 @@ export function skillTools(library: SkillLibrary): Tool[] {
         throw error;
       }
     },
-  };
+  });
   return [useSkill, proposeSkill];
 }
 

@@ -6,8 +6,10 @@
  * the outbox may send it later (after a retry, or a restart), and by then
  * the workspace name could stand for something else. Copies are swept with
  * the spool (src/store/retention.ts). The same file, caption and chat within
- * 60 seconds is sent once (the seed's duplicate-send cache, kept in SQLite).
+ * 60 seconds is sent once (a duplicate-send cache, kept in SQLite: a model
+ * that repeats the call, or a turn replayed after a restart, sends it once).
  */
+import { Type } from "@sinclair/typebox";
 import { randomUUID } from "node:crypto";
 import { mkdirSync, realpathSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -15,7 +17,7 @@ import { mediaKindForMime } from "../../message/index.ts";
 import { copyFd, exclusive, TooLarge } from "../sandbox/fsat.ts";
 import { openInReach } from "../sandbox/open.ts";
 import type { Reach } from "../sandbox/paths.ts";
-import { type Tool, ToolError } from "./types.ts";
+import { defineTool, ToolError } from "./types.ts";
 
 /** Above every platform's own limit for a file: nothing larger is copied only to be refused. */
 export const MAX_ATTACHMENT_BYTES = 1024 * 1024 * 1024;
@@ -57,23 +59,18 @@ async function privateCopy(path: string, workspace: string): Promise<{ dir: stri
   }
 }
 
-export const sendAttachmentTool: Tool = {
-  spec: {
-    name: "send_attachment",
-    description: "Send a file from the workspace to the user as an attachment, with an optional caption.",
-    parameters: {
-      type: "object",
-      properties: {
-        path: { type: "string", description: "path of the file, relative to the workspace" },
-        caption: { type: "string" },
-      },
-      required: ["path"],
-      additionalProperties: false,
+export const sendAttachmentTool = defineTool({
+  name: "send_attachment",
+  description: "Send a file from the workspace to the user as an attachment, with an optional caption.",
+  parameters: Type.Object(
+    {
+      path: Type.String({ description: "path of the file, relative to the workspace" }),
+      caption: Type.Optional(Type.String()),
     },
-  },
+    { additionalProperties: false },
+  ),
   async run(args, ctx) {
-    if (typeof args.path !== "string" || args.path === "") throw new ToolError("path is required");
-    const caption = typeof args.caption === "string" ? args.caption : "";
+    const caption = args.caption ?? "";
     const { dir, copy, digest } = await privateCopy(args.path, ctx.workspace);
     const mime = (Bun.file(copy).type || "application/octet-stream").split(";")[0]!;
     const filename = basename(copy);
@@ -102,4 +99,4 @@ export const sendAttachmentTool: Tool = {
     ctx.effects.attachments++;
     return `sent ${filename}`;
   },
-};
+});

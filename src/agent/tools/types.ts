@@ -1,7 +1,16 @@
-/** The tools the model is offered: a JSON-schema spec and a runner with the turn's context. */
+/**
+ * The tools the model is offered: a JSON-schema spec and a runner with the
+ * turn's context. A tool is written with `defineTool`: its parameters once,
+ * as a TypeBox schema that is both what the model is shown and what its
+ * arguments are checked against before `run` sees them (./arguments.ts).
+ */
+import type { Static, TObject } from "@sinclair/typebox";
 import type { IdempotencyStore } from "../../store/idempotency.ts";
 import type { GatewayChannel, ReplyButton, ReplyPort, ReplyTarget } from "../../message/index.ts";
 import type { ToolSpec } from "../providers/types.ts";
+import { checkArguments } from "./arguments.ts";
+
+export { ToolError } from "./errors.ts";
 
 /** What tools did during a turn; a turn that only reacted sends no text. */
 export interface TurnEffects {
@@ -36,7 +45,20 @@ export interface Tool {
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<string>;
 }
 
-/** A tool refused its arguments or failed: the message goes back to the model, which can correct itself. */
-export class ToolError extends Error {
-  override name = "ToolError";
+/** A tool as it is written: the schema of its arguments once, and a runner that gets them checked and typed. */
+export interface ToolDefinition<P extends TObject> {
+  name: string;
+  description: string;
+  /** `Type.Object({...}, { additionalProperties: false })`: sent to the model as is, and the check of what it sends. */
+  parameters: P;
+  run(args: Static<P>, ctx: ToolContext): Promise<string>;
+}
+
+/** The tool for a definition: arguments that do not fit its schema are refused with a ToolError before `run`. */
+export function defineTool<P extends TObject>(definition: ToolDefinition<P>): Tool {
+  const { name, description, parameters } = definition;
+  return {
+    spec: { name, description, parameters },
+    run: async (args, ctx) => definition.run(checkArguments(name, parameters, args), ctx),
+  };
 }

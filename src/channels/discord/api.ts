@@ -23,7 +23,7 @@ import {
 import type { Logger } from "../../kernel/log.ts";
 import { SendFailed } from "../../message/index.ts";
 import { type Sleep, sleep } from "../../kernel/wait.ts";
-import { VERSION } from "../../version.ts";
+import { PROJECT_URL, VERSION } from "../../version.ts";
 import { readCapped, scrub } from "../net.ts";
 import { type RateLimitBody, RateLimits, routeKey } from "./ratelimit.ts";
 
@@ -82,7 +82,7 @@ interface CallOptions {
   secrets?: string[];
 }
 
-const USER_AGENT = `DiscordBot (https://github.com/fermix/fermix, ${VERSION})`;
+const USER_AGENT = `DiscordBot (${PROJECT_URL}, ${VERSION})`;
 
 export class DiscordApi {
   private readonly base: string;

@@ -38,7 +38,7 @@ import {
 import { type DiscordApi, DiscordApiError } from "./api.ts";
 import { discordProfile } from "./profile.ts";
 
-/** The seed's outbound media cap for Discord. */
+/** The outbound media cap for Discord: its upload limit for a bot's message. */
 export const DISCORD_MEDIA_CAP = 10 * MB;
 
 /** Discord's message content limit, in characters. */

@@ -1,5 +1,5 @@
 /**
- * Discord Gateway v10 rules, pure (PROTOCOLS.md §4): the intents Fermix
+ * Discord Gateway v10 rules, pure (Discord's developer docs, "Gateway"): the intents Fermix
  * identifies with, what a close code means — resume, identify anew, or stop
  * for good with a reason a person can act on — the jittered first heartbeat,
  * the wait after an Invalid Session, reconnect backoff, and how a frame off

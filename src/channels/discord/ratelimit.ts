@@ -1,6 +1,6 @@
 /**
- * Discord's REST rate limits as one client keeps them (PROTOCOLS.md §4,
- * docs "Rate Limits"): per-route buckets learnt from the `X-RateLimit-*`
+ * Discord's REST rate limits as one client keeps them (Discord's developer
+ * docs, "Rate Limits"): per-route buckets learnt from the `X-RateLimit-*`
  * headers, keyed by the bucket hash and the route's major parameter (the
  * channel), a 429's `retry_after` applied to its bucket or, when `global` is
  * set, to every request. Pure bookkeeping with an injected clock: the client

@@ -10,6 +10,7 @@
  * replayed by the resume, and the idempotency keys drop any repeat.
  */
 import type { Database } from "bun:sqlite";
+import { SettingsStore } from "../../store/settings.ts";
 
 /** A resumable gateway session. */
 export interface StoredSession {
@@ -42,11 +43,10 @@ export function botIdOfToken(token: string): string | undefined {
 export class DiscordStateStore {
   private readonly sessionKey: string;
   private readonly botIdKey: string;
+  private readonly settings: SettingsStore;
 
-  constructor(
-    private readonly db: Database,
-    token: string,
-  ) {
+  constructor(db: Database, token: string) {
+    this.settings = new SettingsStore(db);
     const bot = botIdOfToken(token) ?? "unknown";
     this.sessionKey = `discord.session.${bot}`;
     this.botIdKey = learntBotIdKey(token);
@@ -54,7 +54,7 @@ export class DiscordStateStore {
 
   /** The stored session, or undefined when there is none (or it is unreadable). */
   loadSession(): StoredSession | undefined {
-    const raw = this.get(this.sessionKey);
+    const raw = this.settings.get(this.sessionKey);
     if (!raw) return undefined;
     try {
       const value = JSON.parse(raw) as Partial<StoredSession>;
@@ -68,29 +68,16 @@ export class DiscordStateStore {
 
   /** Store the session; runs inside the caller's transaction when there is one. */
   saveSession(session: StoredSession): void {
-    this.set(this.sessionKey, JSON.stringify(session));
+    this.settings.set(this.sessionKey, JSON.stringify(session));
   }
 
   /** Forget the session (Discord invalidated it, or the adapter stopped for good). */
   clearSession(): void {
-    this.db.query("DELETE FROM settings WHERE key = ?1").run(this.sessionKey);
+    this.settings.delete(this.sessionKey);
   }
 
   /** Remember the bot user id Ready reported. */
   saveBotUserId(id: string): void {
-    if (this.get(this.botIdKey) !== id) this.set(this.botIdKey, id);
-  }
-
-  private get(key: string): string | undefined {
-    const row = this.db.query("SELECT value FROM settings WHERE key = ?1").get(key) as { value: string } | null;
-    return row?.value;
-  }
-
-  private set(key: string, value: string): void {
-    this.db
-      .query(
-        "INSERT INTO settings (key, value, updated_at) VALUES (?1, ?2, ?3) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-      )
-      .run(key, value, Date.now());
+    if (this.settings.get(this.botIdKey) !== id) this.settings.set(this.botIdKey, id);
   }
 }

@@ -20,7 +20,7 @@ import type { OutboundMedia, OutboundText, ReplyCapabilities, ReplyPort, ReplyTa
 import { GROUP_PREFIX, parseMessageId } from "./inbound.ts";
 import { signalProfile } from "./profile.ts";
 
-/** The seed's media cap for Signal (Signal's own attachment limit). */
+/** The media cap for Signal: Signal's own attachment limit. */
 export const SIGNAL_MEDIA_CAP = 100 * MB;
 
 export const SIGNAL_CAPABILITIES: ReplyCapabilities = signalProfile.capabilities;

@@ -117,8 +117,8 @@ function ignoreReason(
   if (!event.user) return "no_user";
   if (botUserId && event.user === botUserId) return "own_message";
   if (isDirect(event)) return undefined;
-  // DESIGN.md: in a channel, answer only when the bot is mentioned or the
-  // message continues a thread the bot is in.
+  // In a channel, answer only when the bot is mentioned or the message
+  // continues a thread the bot is in (README.md "Channels").
   if (event.type === "app_mention" || (botUserId && mentions(event.text ?? "", botUserId))) return undefined;
   if (event.thread_ts && (botInThread?.(event.channel, event.thread_ts) ?? true)) return undefined;
   return "not_addressed";
@@ -126,7 +126,7 @@ function ignoreReason(
 
 function toInboundMessage(event: MessageEventT, botUserId: string | undefined, receivedAt: number): InboundMessage {
   // InboundMessage has one thread field, and it must name where the reply
-  // goes: DESIGN.md answers a channel message in its thread, and a top-level
+  // goes: a channel message is answered in its thread, and a top-level
   // channel message starts that thread at its own ts. Using ts here also
   // makes the follow-ups (whose thread_ts is that ts) the same conversation.
   // A DM is answered in the DM itself, so it has no thread unless the user

@@ -21,7 +21,7 @@ import { SLACK_REACTION_NAMES, SLACK_REACTIONS, slackProfile } from "./profile.t
 
 export { SLACK_REACTION_NAMES } from "./profile.ts";
 
-/** The seed's outbound media cap for Slack. */
+/** The outbound media cap for Slack: a larger file is not uploaded. */
 export const SLACK_MEDIA_CAP = 100 * MB;
 
 /** Slack edits, deletes and reacts by shortcode name; no typing indicator for bots (src/channels/slack/profile.ts). */

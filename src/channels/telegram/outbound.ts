@@ -27,7 +27,7 @@ import { TELEGRAM_REACTIONS, telegramProfile } from "./profile.ts";
 
 export { TELEGRAM_REACTIONS } from "./profile.ts";
 
-/** Outbound caps by kind, bytes (the seed's Telegram limits). */
+/** Outbound caps by kind, bytes: the Bot API's upload limits (photos 10 MB, other files 50 MB). */
 export const TELEGRAM_MEDIA_CAPS: Readonly<Record<OutboundMediaKind, number>> = {
   image: 10 * MB,
   document: 50 * MB,

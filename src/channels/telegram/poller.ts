@@ -20,38 +20,33 @@ import { faultLine, statusFault } from "../../kernel/fault-line.ts";
 import { classify, describeError, grammySignal, retryAfterSeconds, statusOf } from "./api.ts";
 import { ALLOWED_UPDATES, nextOffset } from "./inbound.ts";
 import { sleep } from "../../kernel/wait.ts";
+import { SettingsStore } from "../../store/settings.ts";
 
 /** The persisted poll offset, per bot (update ids of two bots are unrelated), in the `settings` table. */
 export class OffsetStore {
   private readonly key: string;
+  private readonly settings: SettingsStore;
 
-  constructor(
-    private readonly db: Database,
-    botId: string,
-  ) {
+  constructor(db: Database, botId: string) {
     this.key = `telegram.offset.${botId}`;
+    this.settings = new SettingsStore(db);
   }
 
   /** The offset to resume from, or undefined on a first run. */
   load(): number | undefined {
-    const row = this.db.query("SELECT value FROM settings WHERE key = ?1").get(this.key) as { value: string } | null;
-    const offset = row ? Number(row.value) : Number.NaN;
+    const offset = Number(this.settings.get(this.key) ?? Number.NaN);
     return Number.isSafeInteger(offset) ? offset : undefined;
   }
 
   /** Put back an earlier offset (none: forget it), after a hand-off that failed past its commit. */
   restore(offset: number | undefined): void {
     if (offset !== undefined) return this.save(offset);
-    this.db.query("DELETE FROM settings WHERE key = ?1").run(this.key);
+    this.settings.delete(this.key);
   }
 
   /** Store the offset; runs inside the caller's transaction when there is one. */
   save(offset: number): void {
-    this.db
-      .query(
-        "INSERT INTO settings (key, value, updated_at) VALUES (?1, ?2, ?3) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-      )
-      .run(this.key, String(offset), Date.now());
+    this.settings.set(this.key, String(offset));
   }
 }
 

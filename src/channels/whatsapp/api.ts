@@ -121,7 +121,7 @@ export class WhatsAppApi {
       ...(signal ? { signal } : {}),
     });
     if (!info.url) throw new WhatsAppApiError("media.get", 200, undefined, "WhatsApp returned no download URL for the media");
-    // PROTOCOLS.md §2: file_size comes as a string; some SDKs type it a number. Both are read.
+    // The Cloud API sends file_size as a string; some SDKs type it a number. Both are read.
     const size = Number(info.file_size);
     const result: { url: string; mime?: string; size?: number } = { url: info.url };
     if (info.mime_type) result.mime = info.mime_type;

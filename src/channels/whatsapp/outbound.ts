@@ -20,7 +20,7 @@ import { formatMb, MB } from "../../kernel/sizes.ts";
 import { type WhatsAppApi, WhatsAppApiError } from "./api.ts";
 import { whatsAppProfile } from "./profile.ts";
 
-/** The seed's outbound caps per media kind. */
+/** The outbound caps per media kind: the Cloud API's limits for uploaded media. */
 export const WHATSAPP_MEDIA_CAPS: Readonly<Record<OutboundMediaKind, number>> = {
   image: 5 * MB,
   audio: 16 * MB,

@@ -1,5 +1,5 @@
 /**
- * The slash commands (seed page "Channels", table "Slash commands") with
+ * The slash commands (README.md "Channels"; /help lists them) with
  * their role gates. Handlers only talk to the services they are given; the
  * gateway decides when each runs (`/stop` at once, ahead of the queue).
  */

@@ -1,6 +1,6 @@
 /**
- * `/skills`: the owner curates the skills the assistant learns (seed page
- * "Channels": review, approve or deny skill-curation proposals; list,
+ * `/skills`: the owner curates the skills the assistant learns (README.md
+ * "Skills: `/skills`": review, approve or deny skill-curation proposals; list,
  * archive, unpark or restore skills). The agent proposes with
  * `propose_skill`; nothing it proposes takes effect until approved here.
  *

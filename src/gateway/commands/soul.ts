@@ -1,6 +1,6 @@
 /**
  * `/soul`: the owner shapes the assistant's persona (SOUL.md) from any chat
- * (seed page "Channels", section "/soul subcommands"). Changes are proposals
+ * (README.md "The persona: `/soul`"). Changes are proposals
  * — a review drafted by the model, a revert, a reset — shown as a diff with a
  * `/soul apply TOKEN` line; nothing changes until the owner applies one.
  *

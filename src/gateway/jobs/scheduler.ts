@@ -18,25 +18,13 @@
  * clock is noticed) and is woken when a job is added or cancelled. Time
  * comes from an injected clock.
  */
+import { type Clock, systemClock } from "../../kernel/clock.ts";
 import type { Logger } from "../../kernel/log.ts";
 import type { Telemetry } from "../../kernel/telemetry.ts";
 import type { Job, JobStore } from "../../store/jobs.ts";
 import { nextRun } from "../../agent/jobs/when.ts";
 import type { BackgroundWork } from "../background.ts";
 import { TURN_KINDS } from "../turn/modes.ts";
-
-/** The time source and timers the scheduler uses: the system's, or a test's. */
-export interface Clock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
 
 /** A run that starts more than this long after its due time counts as late, and says so (ms). */
 export const LATE_AFTER_MS = 60_000;

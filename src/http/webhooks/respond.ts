@@ -1,4 +1,4 @@
-/** The webhook failure table of docs/http.md, in one place: reason → status and body. */
+/** The webhook failure table of docs/http.md "Webhooks", in one place: reason → status and body. */
 import type { InvalidReason, UnauthorizedReason } from "../../channels/webhook.ts";
 import { jsonResponse } from "../health.ts";
 

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { detectBackend } from "../../../src/agent/sandbox/detect.ts";
 import { SandboxRunner, type RunResult } from "../../../src/agent/sandbox/runner.ts";
-import { until } from "../../helpers/e2e.ts";
+import { until } from "../../helpers/wait.ts";
 import { makeMachine, type Machine } from "./fixture.ts";
 
 const backend = detectBackend();
@@ -266,13 +266,13 @@ describe("limits", () => {
     const controller = new AbortController();
     const running = runner.run({
       policy: m.policy(),
-      argv: ["/bin/sh", "-c", "sleep 30"],
+      argv: ["/bin/sh", "-c", "touch started; sleep 30"],
       cwd: m.workspace,
       timeoutMs: 30_000,
       outputLimit: 4096,
       signal: controller.signal,
     });
-    await Bun.sleep(200);
+    await until("the command to start", () => existsSync(join(m.workspace, "started")));
     controller.abort();
     const run = await running;
     expect(run.stopped).toBe(true);

@@ -224,7 +224,7 @@ describe("run_command's limits, as the model reads them", () => {
     // With a 2 s limit for commands, asking for an hour gets 2 s, and says which.
     const capped = await call("run_command", { command: "sleep 30", timeout_seconds: 3600 }, tools({ commandTimeoutMs: 2000 }));
     expect(capped).toStartWith("killed: it ran past its 2 s timeout");
-    expect(await call("run_command", { command: "true", timeout_seconds: -1 })).toBe("error: timeout_seconds must be a positive number");
+    expect(await call("run_command", { command: "true", timeout_seconds: -1 })).toBe("error: timeout_seconds must be a whole number of at least 1, not -1");
   }, 30_000);
 
   test("output over the limit is cut from the middle: both ends stay, and a note says how much went and how to see it all", async () => {

@@ -21,6 +21,7 @@ import {
   stt,
   type XaiSttFake,
 } from "../../fakes/transcription.ts";
+import { until } from "../../helpers/wait.ts";
 
 type AnyFake = OpenAiSttFake | XaiSttFake | DeepgramFake;
 const fakes: AnyFake[] = [];
@@ -268,7 +269,7 @@ describe.each(BACKENDS)("%s: failures", (name, start, make) => {
     fake.reply(stt.hang());
     const controller = new AbortController();
     const pending = backend.transcribe(VOICE, controller.signal);
-    while (fake.calls.length === 0) await Bun.sleep(5);
+    await until("the transcription request", () => fake.calls.length > 0);
     const reason = new Error("stopped by /stop");
     controller.abort(reason);
     await expect(pending).rejects.toBe(reason);

@@ -9,6 +9,7 @@ import { AcpAdapter } from "../../../src/channels/acp/index.ts";
 import { socketPipe, type SocketPipe } from "../../../src/channels/acp/pipe.ts";
 import { connectEditor, type Editor } from "./editor.ts";
 import { type AcpHarness, startAcp } from "./harness.ts";
+import { until } from "../../helpers/wait.ts";
 
 // The SDK rejects what it still waits for with "ACP connection closed" when a client leaves. None of it may
 // go unhandled: `bun test` fails the running test on any unhandled rejection, so every test here checks that.
@@ -23,13 +24,13 @@ async function editor(): Promise<Editor> {
 }
 
 async function idle(what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
+  const quiet = () => {
     const stats = h.adapter.stats();
-    if (stats.connections === 0 && stats.sessions === 0 && stats.prompts === 0 && stats.media === 0 && h.core.queue.activeKeys().length === 0) return;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(stats)}, queues ${h.core.queue.activeKeys()}`);
-    await Bun.sleep(10);
-  }
+    return stats.connections === 0 && stats.sessions === 0 && stats.prompts === 0 && stats.media === 0 && h.core.queue.activeKeys().length === 0;
+  };
+  await until(what, quiet, 5000).catch(() => {
+    throw new Error(`${what}: still ${JSON.stringify(h.adapter.stats())}, queues ${h.core.queue.activeKeys()}`);
+  });
 }
 
 beforeAll(async () => {

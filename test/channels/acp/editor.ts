@@ -9,6 +9,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import type { Socket, Subprocess } from "bun";
 import { socketPipe, type SocketPipe } from "../../../src/channels/acp/pipe.ts";
 import { ensureBinary } from "../../helpers/binary.ts";
+import { until } from "../../helpers/wait.ts";
 
 export interface Editor {
   /** Requests to the agent (initialize, session/new, session/prompt, …). */
@@ -75,11 +76,9 @@ function editorOver(stream: acp.Stream, close: () => Promise<void>, proc?: Subpr
         n.sessionId === sessionId && n.update.sessionUpdate === "agent_message_chunk" && n.update.content.type === "text" ? [n.update.content.text] : [],
       ),
     async until(check, what, timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!check(updates)) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; updates: ${JSON.stringify(updates)}`);
-        await Bun.sleep(10);
-      }
+      await until(what, () => check(updates), timeoutMs).catch((error: Error) => {
+        throw new Error(`${error.message}; updates: ${JSON.stringify(updates)}`);
+      });
     },
     async close() {
       connection.close();

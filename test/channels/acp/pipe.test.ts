@@ -5,8 +5,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Socket, UnixSocketListener } from "bun";
 import { SocketClosed, socketPipe, type SocketPipe } from "../../../src/channels/acp/pipe.ts";
+import { until } from "../../helpers/wait.ts";
 
 const cleanups: Array<() => void> = [];
+/** A write that did not wait for a paused peer would resolve as soon as the kernel took what it could: at once. */
+const PAUSED_PEER_MS = 100;
+/** One turn of the event loop, for the socket's I/O to run (no time passes on purpose). */
+const ioTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
@@ -47,7 +52,7 @@ test("bytes in both directions arrive intact", async () => {
   const reader = server.input.getReader();
   const { value } = await reader.read();
   expect(new TextDecoder().decode(value)).toBe("hello server\n");
-  while (received.length === 0) await Bun.sleep(5);
+  await until("the client's bytes", () => received.length > 0);
   expect(new TextDecoder().decode(received[0])).toBe("hello client\n");
 });
 
@@ -59,12 +64,13 @@ test("a write resolves only once a slow peer has taken every byte", async () => 
   let done = false;
   const writer = server.output.getWriter();
   const write = writer.write(big).then(() => (done = true));
-  await Bun.sleep(100);
-  // The kernel cannot hold 16 MB for a peer that reads nothing: the write waits.
+  // The kernel cannot hold 16 MB for a peer that reads nothing: the write waits. One that did not
+  // would resolve as soon as the kernel took what it could, at once, well within this window.
+  await Bun.sleep(PAUSED_PEER_MS);
   expect(done).toBe(false);
   client.resume();
   await write;
-  while (total < big.byteLength) await Bun.sleep(5);
+  await until("every byte at the client", () => total >= big.byteLength);
   expect(total).toBe(big.byteLength);
 });
 
@@ -87,7 +93,7 @@ test("a reader that falls behind pauses the socket instead of queueing without b
   for (let i = 0; i < 200 && offset < big.byteLength; i++) {
     const n = client.write(big.subarray(offset));
     if (n > 0) offset += n;
-    await Bun.sleep(2);
+    await ioTurn();
   }
   expect(offset).toBeLessThan(big.byteLength);
   const reader = server.input.getReader();
@@ -102,9 +108,9 @@ test("a reader that falls behind pauses the socket instead of queueing without b
   while (offset < big.byteLength) {
     const n = client.write(big.subarray(offset));
     if (n > 0) offset += n;
-    await Bun.sleep(1);
+    await ioTurn();
   }
-  while (received < big.byteLength) await Bun.sleep(5);
+  await until("every byte at the server", () => received >= big.byteLength);
   expect(received).toBe(big.byteLength);
   client.end();
   await reading;

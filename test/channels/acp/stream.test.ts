@@ -94,7 +94,8 @@ describe("UpdateChannel and AcpTurnStream", () => {
     const sent: string[] = [];
     let n = 0;
     const channel = new UpdateChannel(async (update) => {
-      await Bun.sleep(5 - (n++ % 3)); // later sends finish sooner if run concurrently
+      // Later sends finish sooner if run concurrently: each yields a different number of turns.
+      for (let turns = 5 - (n++ % 3); turns > 0; turns--) await Promise.resolve();
       if (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text" && update.content.text === "boom") throw new Error("closed");
       if (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text") sent.push(update.content.text);
     });

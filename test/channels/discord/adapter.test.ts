@@ -31,7 +31,7 @@ import {
   mention,
   startDiscordFake,
 } from "../../fakes/discord.ts";
-import { configFor, eventually, makeContext, type TestContext, virtualClock } from "./harness.ts";
+import { configFor, eventually, makeContext, recordingSleep, type TestContext, virtualClock } from "./harness.ts";
 
 const INVALID_CONTENT = {
   message: "Invalid Form Body",
@@ -68,6 +68,8 @@ runAdapterContract("discord", async () => {
 });
 
 const text = (t: string, notify = true, plain = false): OutboundText => ({ text: t, notify, linkPreview: false, plain });
+/** After the adapter stopped for good: a reconnect that should not happen would open a connection well within this window. */
+const NO_RECONNECT_MS = 150;
 
 describe("discord adapter", () => {
   let fake: DiscordFake;
@@ -350,7 +352,8 @@ describe("discord adapter", () => {
 
   describe("health and durability", () => {
     test("state: starting before the gateway is up, ready with the socket alive, failed with the reason after 4014", async () => {
-      await setup({}, {}, false);
+      // Every wait of the gateway client held to 5 ms: a reconnect after the failure would come at once.
+      await setup({ sleep: recordingSleep().sleep }, {}, false);
       expect(adapter.state()).toMatchObject({ status: "starting", process_alive: false });
       fake.gateway.messageContentAllowed = false;
       await adapter.start(ctx.context);
@@ -360,7 +363,7 @@ describe("discord adapter", () => {
         process_alive: false,
         detail: expect.stringContaining("enable the Message Content intent for this bot in the Developer Portal"),
       });
-      await Bun.sleep(100);
+      await Bun.sleep(NO_RECONNECT_MS);
       expect(fake.gateway.connections).toHaveLength(1);
     });
 
@@ -370,8 +373,10 @@ describe("discord adapter", () => {
       fake.userMessage("keep me");
       await fake.gateway.waitForFrame(GatewayOpcodes.Resume, () => true, 3000);
       await eventually(() => ctx.ingested.length === 1, 3000, "ingested after the replay");
-      await Bun.sleep(50);
-      expect(ctx.ingested.map((m) => m.text)).toEqual(["keep me"]);
+      // A later message comes in after any repeat of the first would have: only the two are there.
+      fake.userMessage("and then this");
+      await eventually(() => ctx.ingested.length >= 2, 3000, "the later message");
+      expect(ctx.ingested.map((m) => m.text)).toEqual(["keep me", "and then this"]);
     });
 
     test("a restart resumes the stored session: a message sent while Fermix was down still arrives", async () => {

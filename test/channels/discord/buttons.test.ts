@@ -18,6 +18,8 @@ const BUTTONS = [
   { label: "✖️ Deny", data: "fx:no:ABCD2345" },
 ];
 const PROMPT = "🔐 **Access request**: read-only access to `/srv/data`.";
+/** How long a press stays undecided in the test that proves Discord hears nothing before the decision. */
+const UNDECIDED_MS = 200;
 
 let fake: DiscordFake;
 let adapter: DiscordAdapter | undefined;
@@ -180,7 +182,8 @@ describe("a tap on a button", () => {
     const interaction = fake.pressButton(messageId);
     await eventually(() => presses.length === 1, 2000, "the press");
     // Until the decision is made (and stored), Discord hears nothing: a crash now shows the presser "interaction failed".
-    await Bun.sleep(200);
+    // An answer that did not wait for the decision would go out as the press came in, well within this window.
+    await Bun.sleep(UNDECIDED_MS);
     expect(fake.interaction(interaction)?.answer).toBeUndefined();
     release();
     expect((await fake.waitForInteractionAnswer(interaction)).data?.content).toBe("Approved.");

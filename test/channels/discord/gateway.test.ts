@@ -28,6 +28,12 @@ function start(opts: Parameters<typeof gatewayClient>[1] = {}) {
 
 const resumeFrames = () => fake.gateway.framesSent(GatewayOpcodes.Resume) as Array<GatewayFrame & { d: { session_id: string; seq: number; token: string } }>;
 const identifyFrames = () => fake.gateway.framesSent(GatewayOpcodes.Identify);
+/**
+ * After the client stopped for good: the test's sleep holds every wait to
+ * 5 ms of real time (recordingSleep), so a reconnect that should not happen
+ * would open a connection well within this window.
+ */
+const NO_RECONNECT_MS = 150;
 
 describe("connecting", () => {
   test("GET /gateway/bot, then Hello → Identify with the four intents → READY: ready, with the socket up", async () => {
@@ -76,7 +82,7 @@ describe("connecting", () => {
     made.client.start();
     await eventually(() => made.client.state().status === "failed", 2000, "failed");
     expect(made.client.state().detail).toContain("rejected the bot token");
-    await Bun.sleep(50);
+    await Bun.sleep(NO_RECONNECT_MS);
     expect(fake.gateway.connections).toHaveLength(0);
     expect(fake.calls("gateway.bot")).toHaveLength(1);
   });
@@ -257,7 +263,7 @@ describe("close codes that no reconnect can fix", () => {
     await eventually(() => client.state().status === "failed", 3000, "failed");
     expect(client.state()).toEqual({ status: "failed", process_alive: false, detail: expect.stringContaining(reason) });
     expect(client.state().detail).toContain(String(code));
-    await Bun.sleep(150);
+    await Bun.sleep(NO_RECONNECT_MS);
     expect(fake.gateway.connections).toHaveLength(1);
     expect(fake.calls("gateway.bot")).toHaveLength(1);
     expect(lines.join("\n")).toContain("discord adapter stopped");

@@ -18,6 +18,7 @@ import { DISCORD_ALICE, type DiscordFake } from "../../fakes/discord.ts";
 import { ACP_OFF, TELEGRAM_OFF, tomlTable } from "../../helpers/config.ts";
 import { adapterTestBase, captureLog } from "../../helpers/adapter-context.ts";
 import { loadedFrom } from "../../helpers/loaded.ts";
+import { waitFor } from "../../fakes/recorder.ts";
 
 /** A config whose Discord channel talks to the fake, owned by Alice. */
 export function configFor(fake: Pick<DiscordFake, "token" | "apiBase">, extra: Record<string, string> = {}): Config {
@@ -107,12 +108,4 @@ export function gatewayClient(fake: DiscordFake, opts: Partial<GatewayClientOpti
 }
 
 /** Poll until `probe` is truthy (the client runs in the background). */
-export async function eventually<T>(probe: () => T | undefined | null | false, timeoutMs = 5000, what = "condition"): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}
+export const eventually = <T>(probe: () => T | undefined | null | false, timeoutMs = 5000, what = "condition"): Promise<T> => waitFor(probe, { timeoutMs, what });

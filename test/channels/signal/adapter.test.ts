@@ -47,6 +47,10 @@ runAdapterContract("signal", async () => {
 });
 
 const text = (t: string, notify = true): OutboundText => ({ text: t, notify, linkPreview: false, plain: false });
+/** After a second start that failed, long enough for the 200 and 400 ms backoff steps that follow, and for dozens of starts in a tight loop. */
+const BACKOFF_WINDOW_MS = 600;
+/** A missing signal-cli is looked for again every backoff maximum (200 ms with FAST): a message logged per look would show twice more in this window. */
+const RETRY_WINDOW_MS = 500;
 
 describe("signal adapter", () => {
   const cleanups: Array<() => unknown> = [];
@@ -85,10 +89,12 @@ describe("signal adapter", () => {
       text: "hi fermix",
     });
     expect(ctx.submitted.map((s) => s.key)).toEqual([`${SIGNAL_ALICE.uuid}:${params.envelope.timestamp}`]);
-    // Delivered twice (a signal-cli restart can resend), handled once.
+    // Delivered twice (a signal-cli restart can resend), handled once: a later message from
+    // the same person comes in after the repeat, and the repeat is not in before it.
     await fake.receive(params);
-    await Bun.sleep(100);
-    expect(ctx.ingested).toHaveLength(1);
+    await fake.receive(fake.envelope.text("and then this"));
+    await eventually(() => ctx.ingested.some((m) => m.text === "and then this"), 5000, "the later message");
+    expect(ctx.ingested.map((m) => m.text)).toEqual(["hi fermix", "and then this"]);
   });
 
   test("a reply goes to the person's UUID; only parts marked notify are urgent", async () => {
@@ -299,11 +305,10 @@ describe("signal adapter", () => {
     expect(state.detail).not.toContain("+15550001111");
     expect(ctx.lines.some((l) => l.includes("not registered"))).toBe(true);
     expect(state.process_alive).toBe(false);
-    await Bun.sleep(600);
-    // 100 + 200 + 400 ms of waits: a handful of attempts, not a tight loop.
-    const attempts = fake.starts().length;
-    expect(attempts).toBeGreaterThanOrEqual(2);
-    expect(attempts).toBeLessThanOrEqual(5);
+    await eventually(() => fake.starts().length >= 2, 10_000, "a second attempt");
+    // The next waits are 200 and 400 ms: a handful of attempts in this window, where a tight loop makes dozens.
+    await Bun.sleep(BACKOFF_WINDOW_MS);
+    expect(fake.starts().length).toBeLessThanOrEqual(5);
     // Registered now: the next attempt comes up.
     fake.failStarts(undefined);
     await waitReady(adapter, 15_000);
@@ -332,8 +337,8 @@ describe("signal adapter", () => {
       expect(state.detail).toContain(expected);
       expect(state.detail).toContain("SIGNAL_CLI_PATH");
       expect(state.process_alive).toBe(false);
-      await Bun.sleep(300);
-      // Logged once, not once per backoff step.
+      // Logged once, not once per look.
+      await Bun.sleep(RETRY_WINDOW_MS);
       expect(ctx.lines.filter((l) => l.includes("signal-cli cannot be started"))).toHaveLength(1);
       // Sends fail plainly rather than hang past their timeout.
       const port = adapter.replyPort({ chatId: SIGNAL_ALICE.uuid });

@@ -14,6 +14,8 @@ import { SIGNAL_ALICE, type SignalFake, startSignalFake } from "../../fakes/sign
 import { ACP_OFF, signalToml, TELEGRAM_OFF } from "../../helpers/config.ts";
 import { adapterTestBase } from "../../helpers/adapter-context.ts";
 import { loadedFrom } from "../../helpers/loaded.ts";
+import { until } from "../../helpers/wait.ts";
+import { waitFor } from "../../fakes/recorder.ts";
 
 /** A config whose Signal channel runs the fake, with Alice (by UUID) as the owner. */
 export function configFor(fake: SignalFake, extra: { cliPath?: string; ownerUserId?: string } = {}): Config {
@@ -83,20 +85,10 @@ export async function startAdapter(options: SignalAdapterOptions = {}, fake = st
 
 /** Wait until the adapter says its child is ready. */
 export async function waitReady(adapter: SignalAdapter, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (adapter.state().status !== "ready") {
-    if (Date.now() > deadline) throw new Error(`signal adapter not ready: ${JSON.stringify(adapter.state())}`);
-    await Bun.sleep(10);
-  }
+  await until("the signal adapter to be ready", () => adapter.state().status === "ready", timeoutMs).catch(() => {
+    throw new Error(`signal adapter not ready: ${JSON.stringify(adapter.state())}`);
+  });
 }
 
 /** Poll until `probe` is truthy. */
-export async function eventually<T>(probe: () => T | undefined | null | false, timeoutMs = 10_000, what = "condition"): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
-  }
-}
+export const eventually = <T>(probe: () => T | undefined | null | false, timeoutMs = 10_000, what = "condition"): Promise<T> => waitFor(probe, { timeoutMs, what });

@@ -14,6 +14,7 @@ import { ALICE, type TelegramFake } from "../../fakes/telegram.ts";
 import { ACP_OFF, telegramToml } from "../../helpers/config.ts";
 import { adapterTestBase } from "../../helpers/adapter-context.ts";
 import { loadedFrom } from "../../helpers/loaded.ts";
+import { waitFor } from "../../fakes/recorder.ts";
 
 /** A config whose Telegram channel talks to the fake. */
 export function configFor(fake: Pick<TelegramFake, "token" | "url">, token = fake.token): Config {
@@ -54,12 +55,4 @@ export function makeContext(config: Config, opts: { dir?: string; albumDebounceM
 }
 
 /** Poll until `probe` is truthy (the adapter runs its loop in the background). */
-export async function eventually<T>(probe: () => T | undefined | null | false, timeoutMs = 5000, what = "condition"): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
-  }
-}
+export const eventually = <T>(probe: () => T | undefined | null | false, timeoutMs = 5000, what = "condition"): Promise<T> => waitFor(probe, { timeoutMs, what });

@@ -1,6 +1,6 @@
 /**
  * The WebSocket half of the Discord fake: a Gateway v10 server speaking the
- * documented opcodes and payloads (PROTOCOLS.md §4). Every connection gets
+ * documented opcodes and payloads (Discord's developer docs, "Gateway"). Every connection gets
  * Hello; Heartbeat is answered with Heartbeat ACK (unless told not to);
  * Identify checks the token (4004) and the privileged intent (4014), spends a
  * session start, and answers READY then GUILD_CREATE; Resume on a known

@@ -1,6 +1,6 @@
 /**
  * The REST half of the Discord fake: the routes a bot's replies use, under
- * `/api/v10`, checked the way Discord checks them (PROTOCOLS.md §4):
+ * `/api/v10`, checked the way Discord checks them (its developer docs):
  * `Authorization: Bot <token>` (401 otherwise), content at most 2,000
  * characters (400, code 50035), not empty (400, 50006), flags limited to
  * what a bot may set, files at most 10 MB (413, 40005), unknown messages 404

@@ -1,5 +1,5 @@
 /**
- * xAI's speech-to-text, `POST /v1/stt` (PROTOCOLS.md §7): multipart with the
+ * xAI's speech-to-text, `POST /v1/stt` (xAI's API reference): multipart with the
  * recording in `file`; modelless — the form has no `model` field, and this
  * fake refuses one, so a client that sends it is caught. Optional fields:
  * `language`, `format`, `diarize`, repeated `keyterm`. Bearer auth. OGG/Opus,

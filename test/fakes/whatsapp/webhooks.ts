@@ -1,6 +1,7 @@
 /**
  * Realistic WhatsApp Cloud API webhook bodies, shaped like the official
- * `messages` example in PROTOCOLS.md §2: one entry, one change, field
+ * `messages` example of its webhook reference (kept verbatim in
+ * test/channels/whatsapp/fixtures.ts): one entry, one change, field
  * "messages", with metadata, contacts and messages (or statuses). Media
  * messages carry an id the fake serves through GET /{media-id}. Only the
  * JSON: the X-Hub-Signature-256 is the caller's job.

@@ -5,42 +5,33 @@
  * owner and the turn waits for the answer — granted, denied or timed out —
  * which is what the model reads back.
  */
+import { Type } from "@sinclair/typebox";
 import { homedir } from "node:os";
 import { accessTo, grantablePath } from "../../sandbox/paths.ts";
 import type { GrantMode } from "../../../store/sandbox.ts";
-import { type Tool, ToolError } from "../types.ts";
+import { StringEnum } from "../arguments.ts";
+import { defineTool, type Tool, ToolError } from "../types.ts";
 import type { AccessBroker, WorkspaceDeps } from "./deps.ts";
-
-/** "ro"/"rw", also spelled read/write. */
-export function grantMode(value: unknown): GrantMode {
-  if (value === "ro" || value === "read" || value === "read-only") return "ro";
-  if (value === "rw" || value === "write" || value === "read-write") return "rw";
-  throw new ToolError('mode must be "ro" (read) or "rw" (read and write)');
-}
 
 const words = (mode: GrantMode) => (mode === "rw" ? "read-write" : "read-only");
 
 export function requestAccessTool(deps: WorkspaceDeps, broker: AccessBroker, direct: boolean): Tool {
-  return {
-    spec: {
-      name: "request_access",
-      description:
-        "Ask the owner for access to a file or folder outside the workspace. They get a prompt to approve; this waits for their answer (granted, denied or timed out). Ask only for what the task needs, read-only unless you must write.",
-      parameters: {
-        type: "object",
-        properties: {
-          path: { type: "string", description: "absolute path (or ~/…) of the file or folder" },
-          mode: { type: "string", enum: ["ro", "rw"], description: "ro: read; rw: read and write" },
-          reason: { type: "string", description: "one sentence the owner reads: what you need it for" },
-        },
-        required: ["path", "mode", "reason"],
-        additionalProperties: false,
+  return defineTool({
+    name: "request_access",
+    description:
+      "Ask the owner for access to a file or folder outside the workspace. They get a prompt to approve; this waits for their answer (granted, denied or timed out). Ask only for what the task needs, read-only unless you must write.",
+    parameters: Type.Object(
+      {
+        path: Type.String({ description: "absolute path (or ~/…) of the file or folder" }),
+        mode: StringEnum(["ro", "rw"] as const satisfies readonly GrantMode[], { description: "ro: read; rw: read and write" }),
+        reason: Type.String({ description: "one sentence the owner reads: what you need it for" }),
       },
-    },
+      { additionalProperties: false },
+    ),
     async run(args, ctx) {
-      if (typeof args.path !== "string" || args.path.trim() === "") throw new ToolError("path is required");
-      const mode = grantMode(args.mode);
-      const reason = typeof args.reason === "string" ? args.reason.trim() : "";
+      if (args.path.trim() === "") throw new ToolError("path is empty: give the file or folder you need");
+      const { mode } = args;
+      const reason = args.reason.trim();
       if (reason === "") throw new ToolError("reason is required: the owner decides by it");
       const reach = deps.reach();
       const candidate = grantablePath(args.path, reach.homeDir || homedir(), { fermixHome: deps.fermixHome, workspace: deps.workspace });
@@ -57,5 +48,5 @@ export function requestAccessTool(deps: WorkspaceDeps, broker: AccessBroker, dir
           return `timed out: the owner did not answer in time, so there is no access to ${candidate.path}. Tell them what you wanted it for; they can grant it with /sandbox grant.`;
       }
     },
-  };
+  });
 }

@@ -4,25 +4,23 @@
  * reach, with a timeout. The model gets the exit status and what the
  * command printed, cut in the middle past the output limit, with a note.
  */
+import { Type } from "@sinclair/typebox";
 import { existsSync, statSync } from "node:fs";
 import { resolveToolPath } from "../../sandbox/paths.ts";
 import type { Captured, RunResult } from "../../sandbox/runner.ts";
-import { type Tool, ToolError } from "../types.ts";
+import { defineTool, type Tool, ToolError } from "../types.ts";
 import { shownPath, type WorkspaceDeps } from "./deps.ts";
 
 type Reach = ReturnType<WorkspaceDeps["reach"]> & { canAsk: boolean };
 
 /** The argv for the model's `command`: a shell line runs under /bin/sh -c, a list runs as is. */
-export function commandArgv(command: unknown): string[] {
+export function commandArgv(command: string | string[]): string[] {
   if (typeof command === "string") {
     if (command.trim() === "") throw new ToolError("command is empty");
     return ["/bin/sh", "-c", command];
   }
-  if (Array.isArray(command) && command.length > 0 && command.every((part) => typeof part === "string")) {
-    if ((command[0] as string).trim() === "") throw new ToolError("the program name (command[0]) is empty");
-    return command as string[];
-  }
-  throw new ToolError('command must be a shell line ("ls -la | head") or a list of arguments (["ls", "-la"])');
+  if (command[0]!.trim() === "") throw new ToolError("the program name (command[0]) is empty");
+  return command;
 }
 
 /** What the model reads back: how it ended, then each stream that printed anything. */
@@ -46,26 +44,22 @@ export function describeRun(result: RunResult, timeoutSeconds: number): string {
 
 export function runCommandTool(deps: WorkspaceDeps, reach: () => Reach): Tool {
   const maxSeconds = Math.max(1, Math.floor(deps.commandTimeoutMs / 1000));
-  return {
-    spec: {
-      name: "run_command",
-      description:
-        `Run a command in a sandbox: it sees the workspace (read-write, but SOUL.md and skills/ read-only), the paths granted to you and the system's programs — no other files of the home directory, a private /tmp, the network only when the owner allowed it, and only the environment variables the owner allowed. ` +
-        `Give a shell line or a list of arguments. Runs in the workspace unless cwd says otherwise; killed after timeout_seconds (at most ${maxSeconds}).`,
-      parameters: {
-        type: "object",
-        properties: {
-          command: {
-            anyOf: [{ type: "string" }, { type: "array", items: { type: "string" }, minItems: 1 }],
-            description: 'a shell line ("ls -la | head") or the program and its arguments (["ls", "-la"])',
-          },
-          cwd: { type: "string", description: "working directory, relative to the workspace (default: the workspace)" },
-          timeout_seconds: { type: "integer", minimum: 1, maximum: maxSeconds, description: `default and most: ${maxSeconds}` },
-        },
-        required: ["command"],
-        additionalProperties: false,
+  return defineTool({
+    name: "run_command",
+    description:
+      `Run a command in a sandbox: it sees the workspace (read-write, but SOUL.md and skills/ read-only), the paths granted to you and the system's programs — no other files of the home directory, a private /tmp, the network only when the owner allowed it, and only the environment variables the owner allowed. ` +
+      `Give a shell line or a list of arguments. Runs in the workspace unless cwd says otherwise; killed after timeout_seconds (at most ${maxSeconds}).`,
+    parameters: Type.Object(
+      {
+        command: Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1 })], {
+          description: 'a shell line ("ls -la | head") or the program and its arguments (["ls", "-la"])',
+        }),
+        cwd: Type.Optional(Type.String({ description: "working directory, relative to the workspace (default: the workspace)" })),
+        // No `maximum`: a longer timeout than allowed is held to the cap rather than refused (the description states the cap).
+        timeout_seconds: Type.Optional(Type.Integer({ minimum: 1, description: `default and most: ${maxSeconds}` })),
       },
-    },
+      { additionalProperties: false },
+    ),
     async run(args, ctx) {
       const runner = deps.runner;
       if (!runner) throw new ToolError("commands cannot run here: this machine has no sandbox");
@@ -73,11 +67,7 @@ export function runCommandTool(deps: WorkspaceDeps, reach: () => Reach): Tool {
       const r = reach();
       const cwd = resolveToolPath(args.cwd ?? ".", "read", r);
       if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new ToolError(`cwd ${shownPath(cwd, r.workspace)} is not a folder`);
-      let seconds = maxSeconds;
-      if (args.timeout_seconds !== undefined) {
-        if (typeof args.timeout_seconds !== "number" || !(args.timeout_seconds > 0)) throw new ToolError("timeout_seconds must be a positive number");
-        seconds = Math.min(maxSeconds, Math.ceil(args.timeout_seconds));
-      }
+      const seconds = Math.min(maxSeconds, args.timeout_seconds ?? maxSeconds);
       const result = await runner.run({
         policy: deps.policy(),
         argv,
@@ -88,5 +78,5 @@ export function runCommandTool(deps: WorkspaceDeps, reach: () => Reach): Tool {
       });
       return describeRun(result, seconds);
     },
-  };
+  });
 }

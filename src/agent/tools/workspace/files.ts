@@ -6,9 +6,10 @@
  * it could have swapped for a link meanwhile. Only regular files and
  * folders are used; contents and listings move through the thread pool.
  */
+import { Type } from "@sinclair/typebox";
 import { exclusive, fileSizeBelow, type Kind, linkTarget, listBelow, readFd, replaceFd } from "../../sandbox/fsat.ts";
 import { openInReach, type Opened } from "../../sandbox/open.ts";
-import { type Tool, ToolError } from "../types.ts";
+import { defineTool, type Tool, ToolError } from "../types.ts";
 import { shownPath, type WorkspaceDeps } from "./deps.ts";
 
 /** The most of a file read_file returns at once (characters); `offset`/`limit` page through the rest. */
@@ -24,38 +25,22 @@ export function looksBinary(bytes: Uint8Array): boolean {
   return bytes.subarray(0, 8192).includes(0);
 }
 
-const str = (value: unknown, name: string): string => {
-  if (typeof value !== "string") throw new ToolError(`${name} must be a string`);
-  return value;
-};
-
-const positive = (value: unknown, name: string): number | undefined => {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) throw new ToolError(`${name} must be a whole number from 1`);
-  return value;
-};
-
 export function readFileTool(reach: () => Reach): Tool {
-  return {
-    spec: {
-      name: "read_file",
-      description:
-        "Read a text file from the workspace (or a path granted to you). Long files come in pages: pass offset (first line, from 1) and limit (number of lines).",
-      parameters: {
-        type: "object",
-        properties: {
-          path: { type: "string", description: "the file, relative to the workspace (or an absolute granted path)" },
-          offset: { type: "integer", minimum: 1, description: "first line to return (1-based)" },
-          limit: { type: "integer", minimum: 1, description: "how many lines to return" },
-        },
-        required: ["path"],
-        additionalProperties: false,
+  return defineTool({
+    name: "read_file",
+    description:
+      "Read a text file from the workspace (or a path granted to you). Long files come in pages: pass offset (first line, from 1) and limit (number of lines).",
+    parameters: Type.Object(
+      {
+        path: Type.String({ description: "the file, relative to the workspace (or an absolute granted path)" }),
+        offset: Type.Optional(Type.Integer({ minimum: 1, description: "first line to return (1-based)" })),
+        limit: Type.Optional(Type.Integer({ minimum: 1, description: "how many lines to return" })),
       },
-    },
+      { additionalProperties: false },
+    ),
     async run(args) {
       const r = reach();
-      const offset = positive(args.offset, "offset");
-      const limit = positive(args.limit, "limit");
+      const { offset, limit } = args;
       const opened = openInReach(args.path, "read", r);
       if (!opened) throw new ToolError(`no such file: ${args.path}`);
       const bytes = await closingAfter(opened, async () => {
@@ -79,7 +64,7 @@ export function readFileTool(reach: () => Reach): Tool {
       const shownLines = cut.split("\n").length;
       return `${cut}\n\n[truncated: showing lines ${first}–${first + shownLines - 1} of ${lines.length}; read on with offset ${first + shownLines - 1}]`;
     },
-  };
+  });
 }
 
 /** Run `work` on what was opened (a file's content one tool call at a time), closing it afterwards whatever happens. */
@@ -92,53 +77,44 @@ async function closingAfter<T>(opened: Opened, work: () => Promise<T>): Promise<
 }
 
 export function writeFileTool(reach: () => Reach): Tool {
-  return {
-    spec: {
-      name: "write_file",
-      description: "Create or overwrite a text file in the workspace (or a path granted read-write), creating its folders.",
-      parameters: {
-        type: "object",
-        properties: {
-          path: { type: "string", description: "the file, relative to the workspace" },
-          content: { type: "string", description: "the whole new content" },
-        },
-        required: ["path", "content"],
-        additionalProperties: false,
+  return defineTool({
+    name: "write_file",
+    description: "Create or overwrite a text file in the workspace (or a path granted read-write), creating its folders.",
+    parameters: Type.Object(
+      {
+        path: Type.String({ description: "the file, relative to the workspace" }),
+        content: Type.String({ description: "the whole new content" }),
       },
-    },
+      { additionalProperties: false },
+    ),
     async run(args) {
       const r = reach();
-      const content = str(args.content, "content");
+      const { content } = args;
       const opened = openInReach(args.path, "write", r);
       if (!opened) throw new ToolError(`cannot create ${args.path}: its folder vanished meanwhile; try again`);
       await closingAfter(opened, () => replaceFd(opened.fd, Buffer.from(content)));
       return `wrote ${Buffer.byteLength(content)} bytes to ${shownPath(opened.path, r.workspace)}`;
     },
-  };
+  });
 }
 
 export function editFileTool(reach: () => Reach): Tool {
-  return {
-    spec: {
-      name: "edit_file",
-      description:
-        "Replace exact text in a file: old_string must match the file exactly (whitespace included) and only once, unless replace_all is true.",
-      parameters: {
-        type: "object",
-        properties: {
-          path: { type: "string", description: "the file, relative to the workspace" },
-          old_string: { type: "string", description: "the exact text to replace" },
-          new_string: { type: "string", description: "what to put instead" },
-          replace_all: { type: "boolean", description: "replace every occurrence (default: exactly one must exist)" },
-        },
-        required: ["path", "old_string", "new_string"],
-        additionalProperties: false,
+  return defineTool({
+    name: "edit_file",
+    description:
+      "Replace exact text in a file: old_string must match the file exactly (whitespace included) and only once, unless replace_all is true.",
+    parameters: Type.Object(
+      {
+        path: Type.String({ description: "the file, relative to the workspace" }),
+        old_string: Type.String({ description: "the exact text to replace" }),
+        new_string: Type.String({ description: "what to put instead" }),
+        replace_all: Type.Optional(Type.Boolean({ description: "replace every occurrence (default: exactly one must exist)" })),
       },
-    },
+      { additionalProperties: false },
+    ),
     async run(args) {
       const r = reach();
-      const oldString = str(args.old_string, "old_string");
-      const newString = str(args.new_string, "new_string");
+      const { old_string: oldString, new_string: newString } = args;
       if (oldString === "") throw new ToolError("old_string must not be empty; use write_file to create a file");
       const opened = openInReach(args.path, "edit", r);
       if (!opened) throw new ToolError(`no such file: ${args.path}`);
@@ -156,26 +132,24 @@ export function editFileTool(reach: () => Reach): Tool {
       });
       return `replaced ${count} occurrence${count === 1 ? "" : "s"} in ${shownPath(opened.path, r.workspace)}`;
     },
-  };
+  });
 }
 
 export function listDirTool(reach: () => Reach): Tool {
-  return {
-    spec: {
-      name: "list_dir",
-      description: "List a folder of the workspace (or a granted path): folders end in /, links show their target, files their size.",
-      parameters: {
-        type: "object",
-        properties: { path: { type: "string", description: "the folder, relative to the workspace (default: the workspace itself)" } },
-        additionalProperties: false,
-      },
-    },
+  return defineTool({
+    name: "list_dir",
+    description: "List a folder of the workspace (or a granted path): folders end in /, links show their target, files their size.",
+    parameters: Type.Object(
+      { path: Type.Optional(Type.String({ description: "the folder, relative to the workspace (default: the workspace itself)" })) },
+      { additionalProperties: false },
+    ),
     async run(args) {
       const r = reach();
-      const opened = openInReach(args.path ?? ".", "read", r);
-      if (!opened) throw new ToolError(`no such folder: ${args.path ?? "."}`);
+      const path = args.path ?? ".";
+      const opened = openInReach(path, "read", r);
+      if (!opened) throw new ToolError(`no such folder: ${path}`);
       return closingAfter(opened, async () => {
-        if (opened.kind !== "folder") throw new ToolError(`${args.path} is a file; use read_file`);
+        if (opened.kind !== "folder") throw new ToolError(`${path} is a file; use read_file`);
         const entries = (await listBelow(opened.fd)).sort((a, b) =>
           (a.kind === "folder") === (b.kind === "folder") ? a.name.localeCompare(b.name) : a.kind === "folder" ? -1 : 1,
         );
@@ -185,7 +159,7 @@ export function listDirTool(reach: () => Reach): Tool {
         return `${header}\n${shown.join("\n")}${more}`;
       });
     },
-  };
+  });
 }
 
 const SPECIAL_WORDS: Partial<Record<Kind, string>> = { fifo: "named pipe", socket: "socket", device: "device", other: "special file" };

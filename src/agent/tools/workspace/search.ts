@@ -7,10 +7,11 @@
  * anything but a regular file read. Skips `.git`, binary files and files
  * over a megabyte; contents and listings move through the thread pool.
  */
+import { Type } from "@sinclair/typebox";
 import { join, relative } from "node:path";
 import { closeFd, listBelow, openBelow, readFd } from "../../sandbox/fsat.ts";
 import { openInReach } from "../../sandbox/open.ts";
-import { type Tool, ToolError } from "../types.ts";
+import { defineTool, type Tool, ToolError } from "../types.ts";
 import { shownPath, type WorkspaceDeps } from "./deps.ts";
 import { looksBinary } from "./files.ts";
 
@@ -34,30 +35,28 @@ export function contentPattern(pattern: string): RegExp {
 }
 
 export function searchFilesTool(reach: () => Reach): Tool {
-  return {
-    spec: {
-      name: "search_files",
-      description:
-        "Search a folder of the workspace (or a granted path) recursively: by file name (a glob such as *.md or src/**/*.ts) and/or by content (a regular expression). Give name, content or both.",
-      parameters: {
-        type: "object",
-        properties: {
-          path: { type: "string", description: "the folder to search, relative to the workspace (default: the workspace)" },
-          name: { type: "string", description: "glob the file name or its path under the folder must match" },
-          content: { type: "string", description: "regular expression a line must match" },
-        },
-        additionalProperties: false,
+  return defineTool({
+    name: "search_files",
+    description:
+      "Search a folder of the workspace (or a granted path) recursively: by file name (a glob such as *.md or src/**/*.ts) and/or by content (a regular expression). Give name, content or both.",
+    parameters: Type.Object(
+      {
+        path: Type.Optional(Type.String({ description: "the folder to search, relative to the workspace (default: the workspace)" })),
+        name: Type.Optional(Type.String({ description: "glob the file name or its path under the folder must match" })),
+        content: Type.Optional(Type.String({ description: "regular expression a line must match" })),
       },
-    },
+      { additionalProperties: false },
+    ),
     async run(args, ctx) {
       const r = reach();
-      const name = typeof args.name === "string" && args.name !== "" ? new Bun.Glob(args.name) : null;
-      const content = typeof args.content === "string" && args.content !== "" ? contentPattern(args.content) : null;
+      const name = args.name ? new Bun.Glob(args.name) : null;
+      const content = args.content ? contentPattern(args.content) : null;
       if (!name && !content) throw new ToolError("give name (a glob), content (a pattern), or both");
-      const root = openInReach(args.path ?? ".", "read", r);
+      const path = args.path ?? ".";
+      const root = openInReach(path, "read", r);
       if (!root || root.kind !== "folder") {
         root?.close();
-        throw new ToolError(`${args.path ?? "."} is not a folder`);
+        throw new ToolError(`${path} is not a folder`);
       }
       const results: string[] = [];
       let files = 0;
@@ -115,7 +114,7 @@ export function searchFilesTool(reach: () => Reach): Tool {
       const shown = results.slice(0, MAX_RESULTS);
       return `${shown.join("\n")}${capped ? `\n[stopped after ${shown.length} results; narrow the search]` : ""}${deep}`;
     },
-  };
+  });
 }
 
 /** The lines of the regular file `name` in `dirfd` that match, read through its descriptor; none for a binary or large file. */
