@@ -1,9 +1,8 @@
 /**
  * `ingest`: the single inbound entry point. Every message, whatever its
- * channel, goes through the seven steps of docs/architecture.md ("The gateway
- * pipeline") in order:
- * convert (done by the adapter), authorize, media, reply port, commands,
- * queue, deliver to the MainAgent (through the one turn engine).
+ * channel, goes through the seven steps of docs/architecture.md ("The
+ * gateway pipeline") in order: convert (done by the adapter), authorize,
+ * media, reply port, commands, queue, and the one turn engine.
  */
 import type { TranscriptionEngine } from "../agent/transcription/index.ts";
 import type { Config } from "../config/schema.ts";
