@@ -400,4 +400,32 @@ export const MIGRATIONS: readonly Migration[] = [
     UPDATE idempotency SET seen_at = expires_at - CASE scope WHEN 'inbound' THEN 86400000 ELSE 60000 END;
     `,
   },
+  {
+    version: 15,
+    name: "outbox purposes and held parts",
+    sql: `
+    -- What each outbox row is for, as a typed column (src/store/outbox.ts OUTBOX_PURPOSES) instead of
+    -- meaning read from its key's shape: the key stays an identity (one reply, idempotent per part).
+    -- Rows from before this version get theirs from the key shapes the code wrote then: a notice that an
+    -- answer was undelivered (…:undelivered), a file's text sent instead (…:inline<n>), attachments a
+    -- background task or job sent as it ran (bg:…:media, job:…:media), a line beside an answer (…:n<i>),
+    -- a background result (bg:…), a scheduled job's result (job:…); everything else answers a message.
+    ALTER TABLE outbox ADD COLUMN purpose TEXT NOT NULL DEFAULT 'reply'
+      CHECK (purpose IN ('reply', 'notice', 'background', 'job', 'media', 'inline_fallback', 'undelivered_notice'));
+    UPDATE outbox SET purpose = CASE
+      WHEN reply_key GLOB '*:undelivered' THEN 'undelivered_notice'
+      WHEN rtrim(reply_key, '0123456789') GLOB '*:inline' AND rtrim(reply_key, '0123456789') <> reply_key THEN 'inline_fallback'
+      WHEN reply_key GLOB 'bg:*:media' OR reply_key GLOB 'job:*:media' THEN 'media'
+      WHEN rtrim(reply_key, '0123456789') GLOB '*:n' AND rtrim(reply_key, '0123456789') <> reply_key THEN 'notice'
+      WHEN reply_key GLOB 'bg:*' THEN 'background'
+      WHEN reply_key GLOB 'job:*' THEN 'job'
+      ELSE 'reply'
+    END;
+
+    -- When a part's sends began to fail (epoch ms; NULL while none has): a part the platform keeps
+    -- refusing while the chat takes other calls is set aside hold_seconds after it (src/gateway/delivery/),
+    -- counted across restarts.
+    ALTER TABLE outbox ADD COLUMN first_failed_at INTEGER;
+    `,
+  },
 ];

@@ -9,6 +9,9 @@
  * A part that a platform outage held back stays `pending` with `not_before`
  * set: the retrier sends it then. A failure that may heal (`transient`) is
  * picked up again after a restart; a permanent one is not.
+ *
+ * Each row says what it is for (`purpose`); the reply key is only an
+ * identity, and nothing is read from its shape.
  */
 import type { Database, Statement } from "bun:sqlite";
 import type { GatewayChannel, OutboundMedia, OutboundText, ReplyTarget } from "../message/index.ts";
@@ -20,6 +23,19 @@ export type OutboxPayload =
   | { kind: "media"; media: OutboundMedia; inline?: string };
 
 export type OutboxState = "pending" | "sending" | "sent" | "failed" | "unknown" | "cancelled";
+
+/**
+ * What a row is for: how long it is retried and what the user is told when
+ * it cannot go follow from it (src/gateway/delivery/).
+ * - `reply`: (part of) the answer to a message, streamed or recorded whole, with its files;
+ * - `notice`: a line said beside an answer (a command's reply, a fault, a tool's message);
+ * - `background`: a /background task's result; `job`: a scheduled job's result;
+ * - `media`: an attachment a background task or a job sent while it ran;
+ * - `inline_fallback`: a file's text, sent as messages because the file could not be;
+ * - `undelivered_notice`: the user told that something could not be delivered.
+ */
+export const OUTBOX_PURPOSES = ["reply", "notice", "background", "job", "media", "inline_fallback", "undelivered_notice"] as const;
+export type OutboxPurpose = (typeof OUTBOX_PURPOSES)[number];
 
 export interface OutboxPart {
   id: number;
@@ -36,6 +52,9 @@ export interface OutboxPart {
   notBefore: number | null;
   /** Sent by a streaming turn while it ran: superseded, never resumed, when that turn is replayed. */
   live: boolean;
+  purpose: OutboxPurpose;
+  /** Epoch ms of the first failed send; null while none failed. */
+  firstFailedAt: number | null;
   createdAt: number;
 }
 
@@ -44,6 +63,8 @@ export interface RecordOptions {
   firstPart?: number;
   live?: boolean;
   notBefore?: number;
+  /** Default `reply`. */
+  purpose?: OutboxPurpose;
 }
 
 interface Row {
@@ -60,6 +81,8 @@ interface Row {
   attempts: number;
   not_before: number | null;
   live: number;
+  purpose: OutboxPurpose;
+  first_failed_at: number | null;
   created_at: number;
 }
 
@@ -80,11 +103,13 @@ const toPart = (row: Row): OutboxPart => {
     attempts: row.attempts,
     notBefore: row.not_before,
     live: row.live === 1,
+    purpose: row.purpose,
+    firstFailedAt: row.first_failed_at,
     createdAt: row.created_at,
   };
 };
 
-const COLUMNS = "id, reply_key, part, channel, chat_id, thread_id, kind, payload, state, platform_id, attempts, not_before, live, created_at";
+const COLUMNS = "id, reply_key, part, channel, chat_id, thread_id, kind, payload, state, platform_id, attempts, not_before, live, purpose, first_failed_at, created_at";
 
 export class Outbox {
   private readonly insertStmt: Statement;
@@ -102,20 +127,22 @@ export class Outbox {
   private readonly sweepStmt: Statement;
   private readonly stateStmt: Statement;
   private readonly chatPendingStmt: Statement;
+  private readonly forgetStmt: Statement;
 
   constructor(
     private readonly db: Database,
     private readonly now: () => number = Date.now,
   ) {
     this.insertStmt = db.query(
-      `INSERT INTO outbox (reply_key, part, channel, chat_id, thread_id, kind, payload, state, live, not_before, created_at, updated_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'pending', ?8, ?9, ?10, ?10) ON CONFLICT (reply_key, part) DO NOTHING`,
+      `INSERT INTO outbox (reply_key, part, channel, chat_id, thread_id, kind, payload, state, live, not_before, purpose, created_at, updated_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'pending', ?8, ?9, ?11, ?10, ?10) ON CONFLICT (reply_key, part) DO NOTHING`,
     );
     this.byReplyStmt = db.query(`SELECT ${COLUMNS} FROM outbox WHERE reply_key = ?1 ORDER BY part`);
     this.setStateStmt = db.query("UPDATE outbox SET state = ?2, error = ?3, transient = ?4, updated_at = ?5 WHERE id = ?1");
     this.sentStmt = db.query("UPDATE outbox SET state = 'sent', platform_id = ?2, error = NULL, updated_at = ?3 WHERE id = ?1");
     this.deferStmt = db.query(
-      "UPDATE outbox SET state = 'pending', attempts = attempts + 1, not_before = ?2, error = ?3, transient = 1, updated_at = ?4 WHERE id = ?1",
+      `UPDATE outbox SET state = 'pending', attempts = attempts + 1, not_before = ?2, error = ?3, transient = 1,
+       first_failed_at = COALESCE(first_failed_at, ?5), updated_at = ?4 WHERE id = ?1`,
     );
     this.cancelStmt = db.query("UPDATE outbox SET state = 'cancelled', error = ?2, updated_at = ?3 WHERE reply_key = ?1 AND state = 'pending'");
     this.resumableStmt = db.query(`SELECT ${COLUMNS} FROM outbox WHERE state = 'pending' ORDER BY id`);
@@ -130,6 +157,7 @@ export class Outbox {
     this.sweepStmt = db.query("DELETE FROM outbox WHERE state NOT IN ('pending', 'sending') AND updated_at < ?1");
     this.stateStmt = db.query("SELECT state FROM outbox WHERE id = ?1");
     this.chatPendingStmt = db.query(`SELECT ${COLUMNS} FROM outbox WHERE state = 'pending' AND channel = ?1 AND chat_id = ?2 ORDER BY id`);
+    this.forgetStmt = db.query("DELETE FROM outbox WHERE reply_key = ?1 AND state IN ('pending', 'sending')");
   }
 
   /**
@@ -138,7 +166,7 @@ export class Outbox {
    * turn, so the reply and the turn's end commit together.
    */
   record(replyKey: string, channel: GatewayChannel, target: ReplyTarget, payloads: OutboxPayload[], options: RecordOptions = {}): OutboxPart[] {
-    const start = options.firstPart ?? (this.nextPartStmt.get(replyKey) as { next: number }).next;
+    const start = options.firstPart ?? this.nextPart(replyKey);
     const now = this.now();
     const stored = (payload: OutboxPayload) => JSON.stringify(target.replyTo ? { payload, replyTo: target.replyTo } : { payload });
     this.db.transaction(() => {
@@ -154,18 +182,19 @@ export class Outbox {
           options.live ? 1 : 0,
           options.notBefore ?? null,
           now,
+          options.purpose ?? "reply",
         ),
       );
     })();
     return this.parts(replyKey).filter((p) => p.part >= start && p.part < start + payloads.length);
   }
 
-  /** Whether Fermix has replied in this thread: the thread is one it takes part in. */
   /** Parts recorded and not yet delivered (pending, or being sent): what the dashboard and /metrics show. */
   unsentCount(): number {
     return (this.db.query("SELECT COUNT(*) AS n FROM outbox WHERE state IN ('pending', 'sending')").get() as { n: number }).n;
   }
 
+  /** Whether Fermix has replied in this thread: the thread is one it takes part in. */
   hasRepliedInThread(channel: GatewayChannel, chatId: string, threadId: string): boolean {
     return this.threadStmt.get(channel, chatId, threadId) !== null;
   }
@@ -200,9 +229,23 @@ export class Outbox {
     this.setStateStmt.run(id, "failed", reason.slice(0, 500), transient ? 1 : 0, this.now());
   }
 
-  /** A send failed for a reason that may heal: back to pending, tried again at `notBefore`. */
-  defer(id: number, reason: string, notBefore: number): void {
-    this.deferStmt.run(id, notBefore, reason.slice(0, 500), this.now());
+  /** A send failed for a reason that may heal: back to pending, tried again at `notBefore`; `failedAt` is kept as the first failure if none is yet. */
+  defer(id: number, reason: string, notBefore: number, failedAt: number = this.now()): void {
+    this.deferStmt.run(id, notBefore, reason.slice(0, 500), this.now(), failedAt);
+  }
+
+  /** The next part number of a reply: where parts recorded now will start. */
+  nextPart(replyKey: string): number {
+    return (this.nextPartStmt.get(replyKey) as { next: number }).next;
+  }
+
+  /**
+   * Remove a reply's parts that were not delivered (pending, or whose send
+   * just failed), as if never recorded: a message offered in another's place
+   * that the platform did not take either. Returns how many.
+   */
+  forget(replyKey: string): number {
+    return this.forgetStmt.run(replyKey).changes;
   }
 
   /** Cancel every part of a reply still waiting to be sent (a /stop, a superseded attempt); returns how many. */

@@ -29,6 +29,8 @@ function delivered(...sources: Array<string | null>): OutboxPart[] {
       attempts: 0,
       notBefore: null,
       live: true,
+      purpose: "reply",
+      firstFailedAt: null,
       createdAt: 0,
     };
   });

@@ -15,7 +15,8 @@ import { Delivery } from "../../src/gateway/delivery.ts";
 import { profileOf } from "../../src/channels/registry.ts";
 import { FormattingRejected, type ReplyPort, type ReplyTarget } from "../../src/message/index.ts";
 import { openDatabase } from "../../src/store/db.ts";
-import { Outbox } from "../../src/store/outbox.ts";
+import { MIGRATIONS } from "../../src/store/migrations.ts";
+import { Outbox, type OutboxPayload } from "../../src/store/outbox.ts";
 import { partsPresenter, REPLY, REPLY_KEY, TARGET } from "./fixtures/outbox-reply.ts";
 
 let root: string;
@@ -151,5 +152,90 @@ describe("sending", () => {
     expect(outbox.parts(REPLY_KEY).map((p) => p.state)).toEqual(["sent", "failed", "failed", "failed"]);
     expect(calls).toBe(2);
     expect(await delivery.resume()).toEqual({ resumed: 0, unknown: 0 });
+  });
+});
+
+describe("what each row is for", () => {
+  const text = (t: string): OutboxPayload => ({ kind: "text", message: { text: t, notify: false, linkPreview: false, plain: true } });
+
+  test("a row keeps the purpose it was recorded with, whatever its key looks like", () => {
+    const db = openDatabase(dbPath);
+    open.push(db);
+    const outbox = new Outbox(db);
+    // A key shaped like an old notice key is only an identity now: it reads back as what it was recorded as.
+    outbox.record("bg:7:telegram:1:undelivered", "telegram", TARGET, [text("a result")], { purpose: "background" });
+    outbox.record("telegram:42:inbound-9", "telegram", TARGET, [text("an answer")]);
+    expect(outbox.parts("bg:7:telegram:1:undelivered").map((p) => p.purpose)).toEqual(["background"]);
+    expect(outbox.parts("telegram:42:inbound-9").map((p) => p.purpose)).toEqual(["reply"]);
+    expect(() => db.run("UPDATE outbox SET purpose = 'gossip'")).toThrow(/CHECK constraint/);
+  });
+
+  test("rows written before the purpose column get theirs from the key shapes of then", () => {
+    const before = MIGRATIONS.filter((m) => m.version < 15);
+    const old = openDatabase(dbPath, before);
+    const keys = [
+      "telegram:42:17",
+      "telegram:42:17:n0",
+      "telegram:42:17:n12",
+      "telegram:42:17:undelivered",
+      "telegram:42:17:n0:undelivered",
+      "telegram:42:17:inline3",
+      "bg:4:telegram:17",
+      "bg:4:telegram:17:media",
+      "bg:4:telegram:17:undelivered",
+      "job:9:1700000000000",
+      "job:9:1700000000000:media",
+      "job:9:1700000000000:n1",
+      "job:9:1700000000000:inline2",
+      // A reply whose message id happens to end in letters and digits is still a reply.
+      "whatsapp:1555:wamid.HBgLn0",
+      "slack:D1:1700000000.000100",
+    ];
+    const insert = old.query(
+      "INSERT INTO outbox (reply_key, part, channel, chat_id, kind, payload, state, created_at, updated_at) VALUES (?1, 0, 'telegram', '42', 'text', '{}', 'sent', 1, 1)",
+    );
+    for (const key of keys) insert.run(key);
+    old.close();
+
+    const db = openDatabase(dbPath);
+    open.push(db);
+    const purposes = Object.fromEntries((db.query("SELECT reply_key, purpose FROM outbox").all() as Array<{ reply_key: string; purpose: string }>).map((r) => [r.reply_key, r.purpose]));
+    expect(purposes).toEqual({
+      "telegram:42:17": "reply",
+      "telegram:42:17:n0": "notice",
+      "telegram:42:17:n12": "notice",
+      "telegram:42:17:undelivered": "undelivered_notice",
+      "telegram:42:17:n0:undelivered": "undelivered_notice",
+      "telegram:42:17:inline3": "inline_fallback",
+      "bg:4:telegram:17": "background",
+      "bg:4:telegram:17:media": "media",
+      "bg:4:telegram:17:undelivered": "undelivered_notice",
+      "job:9:1700000000000": "job",
+      "job:9:1700000000000:media": "media",
+      "job:9:1700000000000:n1": "notice",
+      "job:9:1700000000000:inline2": "inline_fallback",
+      "whatsapp:1555:wamid.HBgLn0": "reply",
+      "slack:D1:1700000000.000100": "reply",
+    });
+  });
+
+  test("a part's first failure is kept across later ones; a replacement that did not go is forgotten", () => {
+    const db = openDatabase(dbPath);
+    open.push(db);
+    let now = 1_000;
+    const outbox = new Outbox(db, () => now);
+    const [part] = outbox.record("r1", "telegram", TARGET, [text("held")]);
+    expect(part!.firstFailedAt).toBeNull();
+    outbox.defer(part!.id, "HTTP 500", 2_000);
+    now = 5_000;
+    outbox.defer(part!.id, "HTTP 500", 9_000);
+    expect(outbox.parts("r1")[0]).toMatchObject({ firstFailedAt: 1_000, attempts: 2, notBefore: 9_000, state: "pending" });
+
+    const [instead] = outbox.record("r1:instead0", "telegram", TARGET, [text("in its place")], { firstPart: 0, purpose: "undelivered_notice" });
+    outbox.markSending(instead!.id);
+    expect(outbox.forget("r1:instead0")).toBe(1);
+    expect(outbox.parts("r1:instead0")).toEqual([]);
+    // Forgotten, it can be recorded again from part 0.
+    expect(outbox.record("r1:instead0", "telegram", TARGET, [text("in its place")], { firstPart: 0 })).toHaveLength(1);
   });
 });
