@@ -90,7 +90,7 @@ export class Metrics {
     ]);
     this.replies = counter("fermix_replies_total", "Reply parts handed to a platform, by kind and whether the send worked.", ["channel", "kind", "ok"]);
     this.deliveryRetries = counter("fermix_delivery_retries_total", "Sends that failed for a reason that may heal, scheduled again.", ["channel", "kind"]);
-    this.deliveryFailures = counter("fermix_delivery_failures_total", "Sends given up: refused by the platform, or past the retry horizon.", ["channel", "kind", "reason"]);
+    this.deliveryFailures = counter("fermix_delivery_failures_total", "Sends given up: refused by the platform, past the retry horizon, or set aside (refused while the chat took other calls).", ["channel", "kind", "reason"]);
     this.commands = counter("fermix_commands_total", "Slash commands received.", ["channel", "command"]);
     this.providerRetries = counter("fermix_provider_retries_total", "Model requests that failed and were tried again.", ["provider", "reason"]);
     this.jobRuns = counter("fermix_job_runs_total", "Runs of scheduled jobs, by kind and outcome.", ["channel", "kind", "outcome"]);

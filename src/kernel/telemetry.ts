@@ -49,8 +49,8 @@ export interface TelemetryEvents {
   "dispatcher.agent_unavailable": { measurements: { count: number }; metadata: { channel: ChannelName } };
   /** A send that failed for a reason that may heal, scheduled to be tried again. */
   "delivery.retry": { measurements: { attempt: number; delay_ms: number }; metadata: { channel: ChannelName; kind: "text" | "media" } };
-  /** Sends given up: refused by the platform, or still failing at the retry horizon. */
-  "delivery.failed": { measurements: { count: number }; metadata: { channel: ChannelName; kind: "text" | "media"; reason: "refused" | "horizon" } };
+  /** Sends given up: refused by the platform, still failing at the retry horizon, or set aside (refused while the chat took other calls). */
+  "delivery.failed": { measurements: { count: number }; metadata: { channel: ChannelName; kind: "text" | "media"; reason: "refused" | "horizon" | "set_aside" } };
   /** A model request that failed and is tried again. */
   "provider.retry": { measurements: { attempt: number; delay_ms: number }; metadata: { provider: string; reason: string } };
   /** A turn that ended in a fault the user is told about (the class of the fault, never its text). */

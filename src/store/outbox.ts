@@ -30,7 +30,7 @@ export type OutboxState = "pending" | "sending" | "sent" | "failed" | "unknown" 
  * - `reply`: (part of) the answer to a message, streamed or recorded whole, with its files;
  * - `notice`: a line said beside an answer (a command's reply, a fault, a tool's message);
  * - `background`: a /background task's result; `job`: a scheduled job's result;
- * - `media`: an attachment a background task or a job sent while it ran;
+ * - `media`: an attachment a tool sent while a turn ran, under a key of its own (a background task's, a job's);
  * - `inline_fallback`: a file's text, sent as messages because the file could not be;
  * - `undelivered_notice`: the user told that something could not be delivered.
  */

@@ -92,7 +92,7 @@ describe("the retrier", () => {
     const { delivery, outbox } = build(time, p.port, 60_000);
     // Down for as long as the test says: every send fails until then.
     for (let i = 0; i < 50; i++) p.failures.push(new SendFailed("HTTP 503", true, 503));
-    await delivery.say("slack", TARGET, "r1", "an answer about the tides");
+    await delivery.say("slack", TARGET, "r1", "an answer about the tides", undefined, undefined, "reply");
     for (let i = 0; i < 20 && outbox.parts("r1")[0]!.state !== "failed"; i++) await time.advance(10_000);
     expect(outbox.parts("r1").map((x) => x.state)).toEqual(["failed"]);
     expect(p.sent).toEqual([]);

@@ -117,7 +117,7 @@ export class TurnEngine {
     const rules = TURN_KINDS[spec.kind];
     const channel = spec.asker.channel;
     const log = services.log.child({ channel, turn: spec.kind });
-    const port = spec.port ?? services.delivery.durablePort(channel, spec.target, `${spec.replyKey}:media`, spec.rawPort);
+    const port = spec.port ?? services.delivery.durablePort(channel, spec.target, `${spec.replyKey}:media`, spec.rawPort, "media");
     let notices = 0;
     const say = spec.say ?? (async (markdown: string) => void (await services.delivery.say(channel, spec.target, `${spec.replyKey}:n${notices++}`, markdown, spec.rawPort)));
     const fault = async (kind: TurnFaultClass, shownAnything = false): Promise<void> => {
@@ -312,7 +312,7 @@ export class TurnEngine {
     const parts = db.transaction(() => {
       if (history !== undefined) conversations.append(spec.conversation, "assistant", history);
       spec.complete?.();
-      return delivery.record(channel, spec.target, spec.replyKey, markdown, 0);
+      return delivery.record(channel, spec.target, spec.replyKey, markdown, 0, undefined, TURN_KINDS[spec.kind].purpose);
     })();
     await delivery.send(parts, spec.rawPort);
   }

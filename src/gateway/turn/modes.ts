@@ -13,6 +13,7 @@
  *   touches it (only a shutdown interrupts it, and it runs again at the next
  *   start).
  */
+import type { OutboxPurpose } from "../../store/outbox.ts";
 import type { TurnMode } from "../roles.ts";
 
 export type TurnKind = "conversation" | "ultra" | "background" | "scheduled";
@@ -26,13 +27,15 @@ export interface TurnKindRules {
   waitingNotice: boolean;
   /** `/stop` in its conversation ends it. */
   stoppable: boolean;
+  /** What its answer is in the outbox: how it is retried, and named if it cannot be delivered. */
+  purpose: OutboxPurpose;
 }
 
 export const TURN_KINDS: Readonly<Record<TurnKind, TurnKindRules>> = {
-  conversation: { tools: "foreground", live: true, waitingNotice: true, stoppable: true },
-  ultra: { tools: "ultra_part", live: true, waitingNotice: false, stoppable: true },
-  background: { tools: "background", live: false, waitingNotice: false, stoppable: true },
-  scheduled: { tools: "scheduled", live: false, waitingNotice: false, stoppable: false },
+  conversation: { tools: "foreground", live: true, waitingNotice: true, stoppable: true, purpose: "reply" },
+  ultra: { tools: "ultra_part", live: true, waitingNotice: false, stoppable: true, purpose: "reply" },
+  background: { tools: "background", live: false, waitingNotice: false, stoppable: true, purpose: "background" },
+  scheduled: { tools: "scheduled", live: false, waitingNotice: false, stoppable: false, purpose: "job" },
 };
 
 /**
