@@ -137,6 +137,13 @@ const DeliverySchema = Type.Object(
       default: 20_000,
       description: "After this long without a word from the model, a \"still waiting\" status shows until the answer starts (ms; 0: never).",
     }),
+    hold_seconds: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 24 * 60 * 60,
+      default: 60,
+      description:
+        "How long a message the platform keeps refusing, while it takes other calls for the same chat (typing, other messages), holds that chat's later replies, counted from its first failure; past it the message is set aside and the user told in one line what was not sent (a code block comes inline instead). While every call fails (an outage) nothing is set aside: replies wait up to retry_horizon_minutes (seconds).",
+    }),
   },
   { default: {} },
 );

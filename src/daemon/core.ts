@@ -158,8 +158,10 @@ export function buildCore(options: CoreOptions): Core {
     spoolDir: join(paths.home, "spool"),
     telemetry,
     log: log.child({ component: "delivery" }),
-    horizonMs: config.fermix_core.delivery.retry_horizon_minutes * 60_000,
-    maxParts: config.fermix_core.max_reply_parts,
+    // Read from the config in force at each use: a reload changes them.
+    horizonMs: () => live.config.fermix_core.delivery.retry_horizon_minutes * 60_000,
+    holdMs: () => live.config.fermix_core.delivery.hold_seconds * 1000,
+    maxParts: () => live.config.fermix_core.max_reply_parts,
   });
   const persona = new Persona({
     store: new SoulStore(db),

@@ -109,7 +109,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     }
     const adapter = (await load())(config);
     core.channels.set(name, {
-      port: (target) => adapter.replyPort(target),
+      // Every call to a chat that goes through is seen by delivery: a part refused while others go is set aside.
+      port: (target) => core.delivery.watch(name, target, adapter.replyPort(target)),
       fetchMedia: (media, signal, maxBytes) => adapter.fetchMedia(media, signal, maxBytes),
       inboundMediaCap: adapter.inboundMediaCap,
     });
