@@ -3,6 +3,9 @@
  * the daemon is SIGKILLed while the model is still answering, and the next
  * start completes that turn exactly once — one more model request, the
  * message in it once, one reply in the DM, and nothing left to replay.
+ * And the one rule for a part in flight at a crash: killed while the turn's
+ * only send waited for Slack's answer (Slack had posted it), the next start
+ * neither sends that part again nor posts the committed answer a second time.
  */
 import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
@@ -91,3 +94,33 @@ test("SIGTERM mid-turn: the daemon stops cleanly, leaves the turn in the inbox, 
   expect(model.requests).toHaveLength(2);
   expect(userTexts(model.requests[1]!)).toEqual(["answer me after the restart"]);
 });
+
+test("SIGKILL while the turn's only send waits for Slack: the part in flight is not sent again, and the replay does not post the answer twice", async () => {
+  const { model, slack, home, start, post } = await setup();
+  model.reply(reply.text("Safe and sound, once."));
+  // Slack posts the message but its answer never comes: the daemon cannot know it arrived.
+  slack.neverAnswerNext("chat.postMessage");
+  const first = await start();
+  expect((await post(first, "answer me exactly once")).status).toBe(200);
+  await slack.waitForTexts(SLACK_DM, (t) => t.length > 0);
+  expect(await first.stop("SIGKILL")).not.toBe(0);
+
+  // Were the model asked again, this is what it would say.
+  model.reply(reply.text("A second answer that must never be posted."));
+  const second = await start();
+  const db = new Database(join(home.home, "fermix.db"), { readonly: true });
+  resources.defer(() => db.close());
+  // The replayed turn is done when its inbox entry is: whatever it was going to send is recorded by then.
+  await until(() => (db.query("SELECT count(*) AS n FROM inbox").get() as { n: number }).n === 0, "the replayed turn to finish");
+  expect(second.logs()).toContain("outbox parts interrupted mid-send are not re-sent");
+  expect(db.query("SELECT state FROM outbox").all()).toEqual([{ state: "unknown" }]);
+  expect(await second.stop("SIGTERM")).toBe(0);
+  expect(slack.visibleTexts(SLACK_DM)).toEqual(["Safe and sound, once."]);
+  expect(slack.calls("chat.postMessage")).toHaveLength(1);
+  // The answer was written before the send: the model was asked once, and history has the turn once.
+  expect(model.requests).toHaveLength(1);
+  expect(db.query("SELECT role, content FROM messages ORDER BY id").all()).toEqual([
+    { role: "user", content: "answer me exactly once" },
+    { role: "assistant", content: "Safe and sound, once." },
+  ]);
+}, 60_000);

@@ -22,6 +22,7 @@
  *   fake.rateLimitNext("chat.postMessage", 1)        HTTP 429, Retry-After: 1, {ok:false,error:"ratelimited"}
  *   fake.failNext("chat.postMessage", "msg_too_long") or "invalid_blocks", "channel_not_found", …
  *   fake.failUploadNext(500)                         the upload POST answers that HTTP status
+ *   fake.neverAnswerNext("chat.postMessage")         carried out (the message is in the channel), never answered
  *
  * Usage:
  *   const slack = startSlackFake();
@@ -32,6 +33,7 @@
  *   expect(slack.visibleTexts(SLACK_DM)).toEqual(["It says hello."]);
  *   await slack.stop();
  */
+import type { Server } from "bun";
 import { FaultQueue, jsonReply, LoopbackServer, parseRequest, type RecordedRequest, waitFor } from "./recorder.ts";
 import { SlackEventBuilder, type SlackFile } from "./slack/events.ts";
 import { type Args, decodeArgs, SlackError, str, validBlocks } from "./slack/args.ts";
@@ -80,6 +82,7 @@ export class SlackFake {
   private readonly http: LoopbackServer;
   private readonly store = new Map<string, SlackEntry[]>();
   private readonly faults = new FaultQueue<{ status: number; body: Record<string, unknown>; headers?: Record<string, string> }>();
+  private readonly unanswered = new FaultQueue<true>();
   private lastMicros = 0;
   private down: number | undefined;
 
@@ -98,7 +101,7 @@ export class SlackFake {
       nextTs: () => this.nextTs(),
       recordInbound: (channel, event) => this.recordInbound(channel, event),
     });
-    this.http = new LoopbackServer((req) => this.handle(req));
+    this.http = new LoopbackServer((req, server) => this.handle(req, server));
   }
 
   get url(): string {
@@ -164,6 +167,14 @@ export class SlackFake {
   serverErrorNext(method: string, status = 500, times = 1): void {
     this.faults.add(method, { status, body: { ok: false, error: "internal_error" } }, times);
   }
+  /**
+   * The next `method` call is carried out — a posted message is in the
+   * channel — but its answer never comes: the client waits until it gives up
+   * or dies, never learning that it succeeded.
+   */
+  neverAnswerNext(method: string): void {
+    this.unanswered.add(method, true);
+  }
   failUploadNext(status = 500, times = 1): void {
     this.faults.add("upload", { status, body: { ok: false, error: "upload_failed" } }, times);
   }
@@ -203,7 +214,7 @@ export class SlackFake {
     return entry;
   }
 
-  private async handle(req: Request): Promise<Response> {
+  private async handle(req: Request, server: Server<undefined>): Promise<Response> {
     const path = new URL(req.url).pathname;
     if (path.startsWith("/files-pri/")) return this.servePrivate(req, path);
     if (path.startsWith("/upload/v1/")) return this.receiveUpload(req, path.slice("/upload/v1/".length));
@@ -222,6 +233,10 @@ export class SlackFake {
     if (bearer !== this.token) return jsonReply(record, 200, { ok: false, error: "invalid_auth" });
     try {
       const result = this.dispatch(method, decodeArgs(record.body));
+      if (this.unanswered.take(method)) {
+        server.timeout(req, 0);
+        return new Promise<Response>(() => {});
+      }
       return jsonReply(record, 200, { ok: true, ...result });
     } catch (e) {
       if (e instanceof SlackError) return jsonReply(record, 200, { ok: false, error: e.error, ...e.extra });

@@ -141,7 +141,8 @@ export class TurnEngine {
 
     // A replay first looks at what its earlier attempt left under the same reply key.
     const earlier = rules.live && spec.replay ? services.delivery.delivered(spec.replyKey) : [];
-    const takeBack = earlier.length > 0 && spec.rawPort.capabilities.delete;
+    // A part caught mid-send has no id to take back and may have arrived: it is never sent again, so what was delivered is squared.
+    const takeBack = earlier.length > 0 && spec.rawPort.capabilities.delete && earlier.every((part) => part.platformId !== null);
     const reconcile = earlier.length > 0 && !takeBack;
     if (takeBack) await withdraw(spec.rawPort, earlier, log);
     const committed = rules.live && spec.replay ? committedAnswer(services.conversations, spec.conversation, spec.text) : undefined;

@@ -1,10 +1,12 @@
 /**
  * A conversation turn replayed after a crash squares its answer with what
  * its first attempt already delivered: where the channel can take messages
- * back, what was shown is withdrawn and the new answer replaces it; where it
- * cannot, only the rest of the answer is sent — or the whole, introduced by
- * one line saying why it comes again. An answer the first attempt committed
- * to history is not asked of the model again.
+ * back and every one of them has its id, what was shown is withdrawn and the
+ * new answer replaces it; otherwise only the rest of the answer is sent — or
+ * the whole, introduced by one line saying why it comes again. A part caught
+ * mid-send counts as delivered: it may have arrived, and is never sent again
+ * (docs/operations.md). An answer the first attempt committed to history is
+ * not asked of the model again.
  */
 import { describeError } from "../../kernel/errors.ts";
 import type { Logger } from "../../kernel/log.ts";
