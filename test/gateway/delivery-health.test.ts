@@ -8,13 +8,14 @@
 import { expect, test } from "bun:test";
 import { SendHealth, watchedPort } from "../../src/gateway/delivery/health.ts";
 import { SendFailed } from "../../src/message/index.ts";
-import { manualTime, scriptedPlatform } from "../helpers/delivery.ts";
+import { FakeClock } from "../helpers/clock.ts";
+import { scriptedPlatform } from "../helpers/delivery.ts";
 import { TARGET } from "../store/fixtures/outbox-reply.ts";
 
 const OTHER = { chatId: "43" };
 
 test("a message through a watched port ends the trouble; typing and a reaction show only that the chat is reached", async () => {
-  const time = manualTime();
+  const time = new FakeClock(1_000_000);
   const health = new SendHealth(time.now);
   const p = scriptedPlatform(time.now);
   const port = watchedPort("telegram", TARGET, p.port, health);
@@ -31,7 +32,7 @@ test("a message through a watched port ends the trouble; typing and a reaction s
 });
 
 test("on a channel without typing, its typing call proves nothing; a failed call is passed up and proves nothing either", async () => {
-  const time = manualTime();
+  const time = new FakeClock(1_000_000);
   const health = new SendHealth(time.now);
   const p = scriptedPlatform(time.now, { typing: false });
   p.script.refuse = (call) => (call.op === "react" ? new SendFailed("HTTP 500", true, 500) : undefined);

@@ -15,7 +15,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SendFailed } from "../../src/message/index.ts";
 import { openDatabase } from "../../src/store/db.ts";
-import { buildDelivery, manualTime, scriptedPlatform } from "../helpers/delivery.ts";
+import { FakeClock } from "../helpers/clock.ts";
+import { buildDelivery, scriptedPlatform } from "../helpers/delivery.ts";
 import { TARGET } from "../store/fixtures/outbox-reply.ts";
 
 let root: string;
@@ -33,7 +34,7 @@ const SCRIPT = { filename: "snippet.py", mime: "text/x-python", content: 'print(
 const serverError = () => new SendFailed("HTTP 500: Internal Server Error", true, 500);
 
 /** Advance in one-second steps until `done` or `limitMs` has passed; returns the time it took. */
-async function until(time: ReturnType<typeof manualTime>, done: () => boolean, limitMs: number): Promise<number> {
+async function until(time: FakeClock, done: () => boolean, limitMs: number): Promise<number> {
   const start = time.now();
   while (!done() && time.now() - start < limitMs) await time.advance(1000);
   return time.now() - start;
@@ -41,7 +42,7 @@ async function until(time: ReturnType<typeof manualTime>, done: () => boolean, l
 
 describe("a part the platform refuses while it takes the chat's other messages", () => {
   test("a file: set aside after the hold, its text inline in its place, and the next reply after it", async () => {
-    const time = manualTime();
+    const time = new FakeClock(1_000_000);
     const p = scriptedPlatform(time.now);
     p.script.refuse = (call) => (call.op === "media" ? serverError() : undefined);
     const { delivery, outbox } = buildDelivery(db, root, time, p.port, { holdMs: 30_000 });
@@ -66,7 +67,7 @@ describe("a part the platform refuses while it takes the chat's other messages",
   });
 
   test("a text: one line says what was not sent, and later replies go", async () => {
-    const time = manualTime();
+    const time = new FakeClock(1_000_000);
     const p = scriptedPlatform(time.now);
     p.script.refuse = (call) => (call.text === "A poisoned message about the harbour" ? serverError() : undefined);
     const { delivery } = buildDelivery(db, root, time, p.port, { holdMs: 20_000 });
@@ -82,7 +83,7 @@ describe("a part the platform refuses while it takes the chat's other messages",
   });
 
   test("a file refused outright (4xx) is replaced at once, without waiting for the hold", async () => {
-    const time = manualTime();
+    const time = new FakeClock(1_000_000);
     const p = scriptedPlatform(time.now);
     p.script.refuse = (call) => (call.op === "media" ? new SendFailed("HTTP 400: Bad Request: wrong file", false, 400) : undefined);
     const { delivery } = buildDelivery(db, root, time, p.port, { holdMs: 60_000 });
@@ -92,7 +93,7 @@ describe("a part the platform refuses while it takes the chat's other messages",
   });
 
   test("the hold is read at each failure: a reload that shortens it sets the part aside sooner", async () => {
-    const time = manualTime();
+    const time = new FakeClock(1_000_000);
     const p = scriptedPlatform(time.now);
     p.script.refuse = (call) => (call.op === "media" ? serverError() : undefined);
     let holdMs = 3_600_000;
@@ -107,7 +108,7 @@ describe("a part the platform refuses while it takes the chat's other messages",
   });
 
   test("a notice that keeps failing is dropped once another call to the chat went through, never replaced by another notice", async () => {
-    const time = manualTime();
+    const time = new FakeClock(1_000_000);
     const p = scriptedPlatform(time.now);
     p.script.refuse = (call) => (call.text?.includes("couldn't") ? serverError() : undefined);
     const { delivery, outbox } = buildDelivery(db, root, time, p.port, { holdMs: 10_000 });
@@ -129,7 +130,7 @@ describe("a part the platform refuses while it takes the chat's other messages",
 
 describe("a platform that takes nothing (an outage)", () => {
   test("nothing is set aside however long past the hold; when it is back, the file goes as a file, then the next reply", async () => {
-    const time = manualTime();
+    const time = new FakeClock(1_000_000);
     const p = scriptedPlatform(time.now);
     let down = true;
     p.script.refuse = () => (down ? serverError() : undefined);
@@ -153,7 +154,7 @@ describe("a platform that takes nothing (an outage)", () => {
   });
 
   test("a text held through an outage past the horizon is given up with the notice, not set aside", async () => {
-    const time = manualTime();
+    const time = new FakeClock(1_000_000);
     const p = scriptedPlatform(time.now);
     let down = true;
     p.script.refuse = () => (down ? serverError() : undefined);
@@ -169,7 +170,7 @@ describe("a platform that takes nothing (an outage)", () => {
 
 describe("across a restart", () => {
   test("the hold counts from the part's first failure before the restart: it is set aside at its first failure after", async () => {
-    const time = manualTime();
+    const time = new FakeClock(1_000_000);
     const p = scriptedPlatform(time.now);
     p.script.refuse = (call) => (call.op === "media" ? serverError() : undefined);
     const before = buildDelivery(db, root, time, p.port, { holdMs: 30_000 });

@@ -10,7 +10,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../../src/store/db.ts";
-import { buildDelivery, manualTime, scriptedPlatform } from "../helpers/delivery.ts";
+import { FakeClock } from "../helpers/clock.ts";
+import { buildDelivery, scriptedPlatform } from "../helpers/delivery.ts";
 import { TARGET } from "../store/fixtures/outbox-reply.ts";
 
 let root: string;
@@ -25,7 +26,7 @@ afterEach(() => {
 });
 
 function setup() {
-  const time = manualTime();
+  const time = new FakeClock(1_000_000);
   const p = scriptedPlatform(time.now);
   return { time, p, ...buildDelivery(db, root, time, p.port) };
 }
@@ -57,7 +58,7 @@ test("two code blocks with the same file name, recorded one after the other for 
 });
 
 test("a reply over max_reply_parts: its first part, a line saying so, and the whole answer as answer.md", () => {
-  const time = manualTime();
+  const time = new FakeClock(1_000_000);
   const p = scriptedPlatform(time.now);
   const { delivery } = buildDelivery(db, root, time, p.port);
   const answer = Array.from({ length: 14 }, (_, i) => `section ${i + 1}`).join("\n---\n");

@@ -17,7 +17,8 @@ import { Telemetry } from "../../src/kernel/telemetry.ts";
 import { FormattingRejected, SendFailed } from "../../src/message/index.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { Outbox, type OutboxPart } from "../../src/store/outbox.ts";
-import { manualTime, scriptedPlatform } from "../helpers/delivery.ts";
+import { FakeClock } from "../helpers/clock.ts";
+import { scriptedPlatform } from "../helpers/delivery.ts";
 import { TARGET } from "../store/fixtures/outbox-reply.ts";
 
 let root: string;
@@ -32,7 +33,7 @@ afterEach(() => {
 });
 
 function setup() {
-  const time = manualTime();
+  const time = new FakeClock(1_000_000);
   const outbox = new Outbox(db, time.now);
   const health = new SendHealth(time.now);
   const sender = new PartSender({ outbox, health, telemetry: new Telemetry(), log: createLogger({ FERMIX_LOG_LEVEL: "error" }) });

@@ -1,7 +1,7 @@
 /**
- * What the delivery tests share: a manual clock whose sleeps end when the
- * test moves time on, a platform whose every call is recorded and whose
- * failures are scripted per call, and a Delivery on a real outbox.
+ * What the delivery tests share: a platform whose every call is recorded and
+ * whose failures are scripted per call, and a Delivery on a real outbox and
+ * the one fake clock (test/helpers/clock.ts).
  */
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
@@ -12,31 +12,7 @@ import { Telemetry } from "../../src/kernel/telemetry.ts";
 import type { OutboundMedia, OutboundText, ReplyCapabilities, ReplyPort, SentMessage } from "../../src/message/index.ts";
 import { Outbox } from "../../src/store/outbox.ts";
 import { partsPresenter } from "../store/fixtures/outbox-reply.ts";
-
-/** A manual clock whose sleeps end when the test advances past them. */
-export function manualTime(start = 1_000_000) {
-  let now = start;
-  const sleepers: Array<{ until: number; wake: () => void }> = [];
-  return {
-    now: () => now,
-    sleep: (ms: number, signal?: AbortSignal) =>
-      new Promise<void>((resolve, reject) => {
-        sleepers.push({ until: now + ms, wake: resolve });
-        signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
-      }),
-    /** Move time forward, waking every sleeper that is due, and let the work they start run. */
-    async advance(ms: number) {
-      now += ms;
-      for (const s of sleepers.splice(0)) {
-        if (s.until <= now) s.wake();
-        else sleepers.push(s);
-      }
-      for (let i = 0; i < 20; i++) await Bun.sleep(0);
-    },
-  };
-}
-
-export type ManualTime = ReturnType<typeof manualTime>;
+import type { FakeClock } from "./clock.ts";
 
 /** One call a platform was made, at the delivery clock's time; `ok` false when it was refused. */
 export interface PlatformCall {
@@ -88,7 +64,7 @@ export interface BuildOptions {
 }
 
 /** A Delivery on `db` whose raw port is `port`, on the manual clock. */
-export function buildDelivery(db: Database, root: string, time: ManualTime, port: ReplyPort, options: BuildOptions = {}) {
+export function buildDelivery(db: Database, root: string, time: FakeClock, port: ReplyPort, options: BuildOptions = {}) {
   const outbox = new Outbox(db, time.now);
   const delivery = new Delivery({
     outbox,
