@@ -10,6 +10,7 @@ import type { ConversationStore, HistoryMessage } from "../store/conversations.t
 import { buildInstructions } from "./prompt.ts";
 import { type ContentPart, type ModelInput, type Provider, ProviderError, type ProviderEvent, type ProviderFault, type Usage } from "./providers/types.ts";
 import { type Tool, type ToolContext, ToolError, type TurnEffects } from "./tools/types.ts";
+import { describeError } from "../kernel/errors.ts";
 
 export const MAX_STEPS = 8;
 
@@ -176,6 +177,6 @@ async function runTool(tools: Map<string, Tool>, call: { name: string; arguments
   } catch (error) {
     if (error instanceof ToolError) return `error: ${error.message}`;
     if (isAbort(error, context.signal)) throw error;
-    return `error: ${call.name} failed: ${error instanceof Error ? error.message : String(error)}`;
+    return `error: ${call.name} failed: ${describeError(error)}`;
   }
 }

@@ -14,6 +14,7 @@ import { type AgentDeps, MainAgent } from "./agent.ts";
 import { Compactor } from "./compaction.ts";
 import { createProvider, type ProviderDeps } from "./providers/index.ts";
 import type { Provider } from "./providers/types.ts";
+import { describeError } from "../kernel/errors.ts";
 
 /** Only the class and status of a fault are kept: a caller's object may carry more (a code, the attempts), none of it for a page. */
 const pageFault = (fault: Fault): Fault => (fault.status === undefined ? { fault: fault.fault } : { fault: fault.fault, status: fault.status });
@@ -143,7 +144,7 @@ export class AgentSupervisor {
         this.agent = this.build();
         this.deps.log.info("agent restarted");
       } catch (error) {
-        this.deps.log.error("agent restart failed; retrying", { error: error instanceof Error ? error.message : String(error) });
+        this.deps.log.error("agent restart failed; retrying", { error: describeError(error) });
         this.restarting = null;
         void this.restart("previous restart failed");
         return;

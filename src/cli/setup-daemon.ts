@@ -7,6 +7,7 @@ import { encodeEvent, LineDecoder, type ClientEvent, type ServerEvent } from "..
 import type { ReloadResult } from "../kernel/health.ts";
 import { socketAnswers } from "../kernel/unix-socket.ts";
 import type { DaemonPairing } from "../setup/pairing.ts";
+import { describeError } from "../kernel/errors.ts";
 
 /** Whether a daemon answers on this home's control socket. */
 export function daemonRunning(controlSocket: string): Promise<boolean> {
@@ -53,7 +54,7 @@ export async function reloadDaemon(controlSocket: string): Promise<ReloadResult 
     if (answer.type === "reloaded") return answer.result;
     return { error: answer.type === "error" ? answer.message : `unexpected answer ${answer.type}` };
   } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) };
+    return { error: describeError(error) };
   }
 }
 
@@ -64,7 +65,7 @@ export async function askSetupLink(controlSocket: string): Promise<{ url: string
     if (answer.type === "setup_link") return { url: answer.url, expiresInSeconds: answer.expires_in_seconds };
     return { error: answer.type === "error" ? answer.message : `unexpected answer ${answer.type}` };
   } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) };
+    return { error: describeError(error) };
   }
 }
 
@@ -75,7 +76,7 @@ export async function pairThroughDaemon(controlSocket: string, channel: string, 
   try {
     answer = await ask(controlSocket, { type: "await_sender", channel, timeout_ms: timeoutMs }, signal);
   } catch (error) {
-    return { kind: "unavailable", why: error instanceof Error ? error.message : String(error) };
+    return { kind: "unavailable", why: describeError(error) };
   }
   if (answer.type === "sender") return { kind: "sender", id: answer.sender_id, ...(answer.sender_name ? { name: answer.sender_name } : {}) };
   if (answer.type === "timeout") return { kind: "timeout" };

@@ -21,6 +21,7 @@ import { channelsStep } from "./setup-channels.ts";
 import { daemonRunning, describeReload, reloadDaemon } from "./setup-daemon.ts";
 import { PAIR_TIMEOUT_SECONDS, type SetupArgs } from "./setup-args.ts";
 import { type Io, loaderCheck, type Prompts, prompts, WizardCancelled } from "./setup-prompts.ts";
+import { describeError } from "../kernel/errors.ts";
 
 export interface WizardInput {
   ctx: CliContext;
@@ -41,7 +42,7 @@ export async function runWizard({ ctx, current, args, terminal }: WizardInput): 
   try {
     start = planSetup({ currentText: current.text, currentSecrets: current.secrets, changes: presets, filePath: current.paths.config }).resolved;
   } catch (error) {
-    ask.log.error(error instanceof Error ? error.message : String(error));
+    ask.log.error(describeError(error));
     ask.outro("Fix config.toml (or move it away), then run fermix setup again.");
     return 1;
   }

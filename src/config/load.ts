@@ -8,6 +8,7 @@ import { Value } from "@sinclair/typebox/value";
 import { nearest } from "./nearest.ts";
 import { ConfigError, type ConfigIssue } from "./errors.ts";
 import { type Config, ConfigSchema, ProviderSchema, SECRET_KEYS, schemaAt } from "./schema.ts";
+import { describeError } from "../kernel/errors.ts";
 
 export { ConfigError, type ConfigIssue } from "./errors.ts";
 
@@ -47,7 +48,7 @@ export function parseConfigText(text: string, file: string): Table {
   try {
     return Bun.TOML.parse(text) as Table;
   } catch (error) {
-    throw new ConfigError(file, [], error instanceof Error ? error.message : String(error));
+    throw new ConfigError(file, [], describeError(error));
   }
 }
 

@@ -53,6 +53,7 @@ import type { SandboxBackend } from "../agent/sandbox/detect.ts";
 import { createSettler } from "../kernel/settle.ts";
 import type { Logger } from "../kernel/log.ts";
 import { Telemetry } from "../kernel/telemetry.ts";
+import { describeError } from "../kernel/errors.ts";
 
 /** How much accepted work may be in flight before webhooks are answered 503. */
 export const HANDOFF_CAPACITY = 512;
@@ -136,7 +137,7 @@ export function buildCore(options: CoreOptions): Core {
       if (swept.inbox > 0) sweepLog.warn("inbox entries that never completed were given up", { entries: swept.inbox, days: retention.inboxDays });
       if (swept.outbox + swept.spool > 0) sweepLog.debug("old replies swept", { outbox_parts: swept.outbox, spool_dirs: swept.spool });
     } catch (error) {
-      sweepLog.error("sweeping old rows failed", { error: error instanceof Error ? error.message : String(error) });
+      sweepLog.error("sweeping old rows failed", { error: describeError(error) });
     }
   };
   const inbox = new Inbox(db, idempotency);

@@ -12,6 +12,7 @@ import { ownerTimeZone } from "../config/timezone.ts";
 import { openDatabaseReadOnly, schemaVersion } from "../store/db.ts";
 import { JobStore } from "../store/jobs.ts";
 import { MemoryStore } from "../store/memory.ts";
+import { describeError } from "../kernel/errors.ts";
 
 export interface MemoryDoctorRow {
   check: string;
@@ -46,7 +47,7 @@ export function memoryAndJobRows(config: Config, databasePath: string, now = Dat
     rows.push(user_version >= JOBS_SCHEMA ? jobsRow(db, zone, now) : { check: "jobs", status: "ok", detail: "none scheduled yet (the database migrates at next start)" });
     rows.push(user_version >= MEMORY_SCHEMA ? memoryRow(db, config) : { check: "memory", status: "ok", detail: "nothing remembered yet (the database migrates at next start)" });
   } catch (error) {
-    rows.push({ check: "jobs", status: "fail", detail: `cannot read the jobs: ${error instanceof Error ? error.message : String(error)}` });
+    rows.push({ check: "jobs", status: "fail", detail: `cannot read the jobs: ${describeError(error)}` });
   } finally {
     db?.close();
   }
@@ -81,6 +82,6 @@ function memoryRow(db: Database, config: Config): MemoryDoctorRow {
       detail: enabled ? `on; ${facts}; up to ${prompt_items} relevant facts (${prompt_chars} characters) in each turn` : `off ([fermix_core.memory] enabled = false); ${facts}`,
     };
   } catch (error) {
-    return { check: "memory", status: "fail", detail: `the memory store does not answer: ${error instanceof Error ? error.message : String(error)}` };
+    return { check: "memory", status: "fail", detail: `the memory store does not answer: ${describeError(error)}` };
   }
 }

@@ -23,6 +23,7 @@ import { rootWarning } from "../agent/sandbox/identity.ts";
 import { formatMb } from "../kernel/sizes.ts";
 import { homeExposure, secretsExposure } from "./exposure.ts";
 import { providerHealth } from "./health.ts";
+import { describeError } from "../kernel/errors.ts";
 
 export type RowStatus = "ok" | "warn" | "fail";
 
@@ -168,7 +169,7 @@ function databaseRow(path: string): DoctorRow {
       db.close();
     }
   } catch (error) {
-    return row("database", "fail", `${path} does not open: ${error instanceof Error ? error.message : String(error)}`);
+    return row("database", "fail", `${path} does not open: ${describeError(error)}`);
   }
 }
 
@@ -208,7 +209,7 @@ async function portRow(env: Env, fromConfig: HttpConfig, probeDaemon: (settings:
   try {
     settings = resolveHttp(env, fromConfig);
   } catch (error) {
-    return row("port", "fail", error instanceof Error ? error.message : String(error));
+    return row("port", "fail", describeError(error));
   }
   const where = `${settings.hostname}:${settings.port}`;
   if (portIsFree(settings)) return row("port", "ok", `${where} is free`);

@@ -18,6 +18,7 @@ import type { HealthReport, ReloadResult } from "../kernel/health.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { ChannelSupervisor } from "./channels.ts";
 import type { Core } from "./core.ts";
+import { describeError } from "../kernel/errors.ts";
 
 export interface ReloadDeps {
   env: Env;
@@ -43,7 +44,7 @@ export async function reloadDaemon(deps: ReloadDeps): Promise<ReloadResult> {
   try {
     next = await loadConfig(deps.env);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = describeError(error);
     log.error("config reload failed; keeping the running config", { error: message });
     return { ok: false, error: message, restart_required: [], channels: empty, provider_changed: false, health: deps.report() };
   }

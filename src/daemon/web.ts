@@ -24,6 +24,7 @@ import { type GaugeReadings, Metrics } from "../kernel/metrics.ts";
 import { readCurrentSetup } from "../setup/write.ts";
 import { VERSION } from "../version.ts";
 import type { Core } from "./core.ts";
+import { describeError } from "../kernel/errors.ts";
 
 /** How often channel status is sampled for "connected since" and "last error" while nobody looks. */
 const OBSERVE_EVERY_MS = 1000;
@@ -95,7 +96,7 @@ async function pairThroughThisDaemon(deps: WebDeps, token: string, timeoutMs: nu
   } catch (error) {
     if (signal?.aborted) throw error;
     if (timedOut.aborted) return { kind: "timeout" };
-    return { kind: "unavailable", why: error instanceof Error ? error.message : String(error) };
+    return { kind: "unavailable", why: describeError(error) };
   }
 }
 
@@ -131,7 +132,7 @@ export function buildWeb(deps: WebDeps): Web {
     try {
       observe(deps.report());
     } catch (error) {
-      deps.log.warn("dashboard could not read health", { error: error instanceof Error ? error.message : String(error) });
+      deps.log.warn("dashboard could not read health", { error: describeError(error) });
     }
   }, OBSERVE_EVERY_MS);
   observer.unref();

@@ -25,6 +25,7 @@
 import type { GatewayChannel, PressResult } from "../message/index.ts";
 import { CODES_KEPT_MS, type CodeKind, type CodeRow, type CodeState, type ConfirmationStore } from "../store/confirmations.ts";
 import type { Role } from "./trust.ts";
+import { describeError } from "../kernel/errors.ts";
 
 export type { CodeKind, CodeState };
 
@@ -293,7 +294,7 @@ export class Confirmations<G = unknown> {
         return { state: "confirmed", result: { ok: true, done: true, text: this.options.apply(recordOf(row)) } };
       } catch (error) {
         this.store.settle(row.code, "failed", now, "confirmed");
-        return { state: "failed", result: { ok: false, done: true, text: error instanceof Error ? error.message : String(error) } };
+        return { state: "failed", result: { ok: false, done: true, text: describeError(error) } };
       }
     });
     if (!outcome) return lost();

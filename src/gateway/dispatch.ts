@@ -14,6 +14,7 @@ import { type AlbumBuffer, createAlbumBuffer } from "./album.ts";
 import type { Gateway } from "./ingest.ts";
 import type { GatewayChannel } from "../message/index.ts";
 import type { TaskSupervisor } from "./supervisor.ts";
+import { describeError } from "../kernel/errors.ts";
 
 export interface DispatcherDeps {
   db: Database;
@@ -55,7 +56,7 @@ export class Dispatcher {
             deps.log.error("album dispatch failed; its message ids were forgotten", {
               channel,
               parts: parts.length,
-              error: error instanceof Error ? error.message : String(error),
+              error: describeError(error),
             });
           },
         }),

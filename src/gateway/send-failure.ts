@@ -5,6 +5,7 @@
  * escapes a client untyped (a refused or reset connection) may heal too.
  */
 import { FormattingRejected, SendFailed } from "../message/index.ts";
+import { describeError } from "../kernel/errors.ts";
 
 export interface SendFailure {
   transient: boolean;
@@ -26,7 +27,7 @@ export function classifySendError(error: unknown): SendFailure {
   }
   // The plain-text resend after a formatting rejection failed too: trying the same again will not help.
   if (error instanceof FormattingRejected) return { transient: false, reason: `formatting rejected: ${error.message}` };
-  const message = error instanceof Error ? error.message : String(error);
+  const message = describeError(error);
   const code = (error as { code?: unknown } | null)?.code;
   const network =
     (typeof code === "string" && NETWORK_CODES.has(code)) ||

@@ -4,6 +4,7 @@
  * instead of exhausting memory) and never lets a task's failure escape.
  */
 import type { Logger } from "../kernel/log.ts";
+import { describeError } from "../kernel/errors.ts";
 
 export class TaskSupervisor {
   private running = 0;
@@ -29,7 +30,7 @@ export class TaskSupervisor {
     for (const task of tasks) {
       this.running++;
       void task()
-        .catch((error) => this.log.error("supervised task failed", { error: error instanceof Error ? error.message : String(error) }))
+        .catch((error) => this.log.error("supervised task failed", { error: describeError(error) }))
         .finally(() => {
           this.running--;
           if (this.running === 0) for (const wake of this.idle.splice(0)) wake();

@@ -12,6 +12,7 @@ import type { UltraMode, UltraProgress } from "../agent/ultra/engine.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { GatewayChannel, ReplyPort, SentMessage } from "../message/index.ts";
 import type { TurnEngine, TurnOutcome, TurnSpec } from "./turn/engine.ts";
+import { describeError } from "../kernel/errors.ts";
 
 /** The status line for a phase. */
 export function progressText(progress: UltraProgress): string {
@@ -51,7 +52,7 @@ export class UltraStatus {
     const message = { text, notify: false, linkPreview: false as const, plain: true };
     if (!this.sent) {
       this.sent = this.port.sendText(message).catch((error: unknown) => {
-        this.log.warn("could not show the ultra status", { channel: this.channel, error: error instanceof Error ? error.message : String(error) });
+        this.log.warn("could not show the ultra status", { channel: this.channel, error: describeError(error) });
         return undefined;
       });
       return;

@@ -13,6 +13,7 @@ import type { Logger } from "../kernel/log.ts";
 import { formatMb } from "../kernel/sizes.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
 import { type FetchedMedia, type GatewayChannel, type InboundMedia, MediaTooLarge } from "../message/index.ts";
+import { describeError } from "../kernel/errors.ts";
 
 /** The line the agent sees above a transcript that follows a caption (or another transcript). */
 export const TRANSCRIPT_DELIMITER = "[voice note transcript]";
@@ -84,7 +85,7 @@ export async function transcribeAudio(audio: readonly InboundMedia[], settings: 
         emit(settings, elapsed(), error.size, "refused", "too_large");
         return { kind: "refused", reply: tooLargeReply(error.size, cap, false) };
       }
-      settings.log?.warn("voice note download failed", { backend: engine.backend, error: messageOf(error) });
+      settings.log?.warn("voice note download failed", { backend: engine.backend, error: describeError(error) });
       emit(settings, elapsed(), media.declaredSize ?? 0, "error", "download_failed");
       return { kind: "refused", reply: DOWNLOAD_FAILED_REPLY };
     }
@@ -98,7 +99,7 @@ export async function transcribeAudio(audio: readonly InboundMedia[], settings: 
       if (error instanceof TranscriptionFailed) {
         settings.log?.warn("transcription failed", { backend: error.backend, status: error.status, reason: error.reason });
       } else if (!(error instanceof TooLarge) && !(error instanceof NoTranscriptionKey)) {
-        settings.log?.error("transcription failed unexpectedly", { backend: engine.backend, error: messageOf(error) });
+        settings.log?.error("transcription failed unexpectedly", { backend: engine.backend, error: describeError(error) });
       }
       emit(settings, elapsed(), bytes, status, reason);
       return { kind: "refused", reply };
@@ -135,6 +136,3 @@ function emit(settings: VoiceSettings, durationMs: number, bytes: number, status
   });
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

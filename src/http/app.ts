@@ -11,6 +11,7 @@ import { type DashboardSource, dashboardRoutes } from "./dashboard/index.ts";
 import { healthRoutes, jsonResponse } from "./health.ts";
 import { type MetricsSource, metricsRoutes } from "./metrics.ts";
 import { type SetupGate, type SetupService, setupRoutes } from "./setup/index.ts";
+import { describeError } from "../kernel/errors.ts";
 
 export interface AppDeps {
   /** The Host names answered and, beyond loopback, the dashboard tokens; read per request. */
@@ -37,7 +38,7 @@ export function createApp(deps: AppDeps) {
       if (code === "PARSE" || code === "VALIDATION" || code === "INVALID_COOKIE_SIGNATURE") {
         return jsonResponse({ error: "Bad Request" }, 400);
       }
-      deps.log.error("http handler failed", { code: String(code), error: error instanceof Error ? error.message : String(error) });
+      deps.log.error("http handler failed", { code: String(code), error: describeError(error) });
       return jsonResponse({ error: "Internal Server Error" }, 500);
     })
     .use(healthRoutes(deps.report))

@@ -9,6 +9,7 @@
  * module; `faultLine` takes no free text, so nothing upstream can pass
  * through it.
  */
+import { describeError } from "./errors.ts";
 
 /**
  * What kind of fault a failed request was: the other side could not be
@@ -85,7 +86,7 @@ export function pageSafeMessage(error: unknown): string | undefined {
 export function describeForLog(error: unknown): string {
   const parts: string[] = [];
   for (let e: unknown = error, depth = 0; e !== undefined && depth < 4; e = e instanceof Error ? e.cause : undefined, depth++) {
-    parts.push(e instanceof Error ? e.message : String(e));
+    parts.push(describeError(e));
   }
   return parts.join(": ");
 }

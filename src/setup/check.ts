@@ -5,6 +5,7 @@
  * `fermix setup --check` run it; flags alone contact nothing.
  */
 import { modelIds } from "./probe.ts";
+import { describeError } from "../kernel/errors.ts";
 
 export type ProviderCheck =
   | { ok: true; models: string[] }
@@ -32,7 +33,7 @@ export async function checkProvider(input: ProviderCheckInput, options: CheckOpt
   try {
     response = await (options.fetch ?? fetch)(url, { headers, signal: AbortSignal.any(signals) });
   } catch (error) {
-    const why = error instanceof Error && error.name === "TimeoutError" ? "no answer in time" : error instanceof Error ? error.message : String(error);
+    const why = error instanceof Error && error.name === "TimeoutError" ? "no answer in time" : describeError(error);
     return { ok: false, reason: "unreachable", message: `cannot reach ${url}: ${why}` };
   }
   if (response.status === 401 || response.status === 403) {

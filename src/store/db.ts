@@ -2,6 +2,7 @@
 import { Database } from "bun:sqlite";
 import { chmodSync, existsSync } from "node:fs";
 import { MIGRATIONS, type Migration } from "./migrations.ts";
+import { describeError } from "../kernel/errors.ts";
 
 export class MigrationError extends Error {
   override name = "MigrationError";
@@ -72,7 +73,7 @@ export function checkpointEvery(db: Database, everyMs: number): () => void {
 /** SQLite's terse errors, as a sentence an operator can act on. */
 function explain(path: string, error: unknown): unknown {
   if (error instanceof MigrationError) return error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = describeError(error);
   if (/not a database|malformed|corrupt/i.test(message)) {
     return new DatabaseUnavailable(
       `the database ${path} is damaged (${message}): stop fermix, move the file aside and restore the latest backup of it (see docs/operations.md), or start without it to begin afresh`,

@@ -8,6 +8,7 @@
  */
 import type { Database, Statement } from "bun:sqlite";
 import { ftsQuery } from "./fts.ts";
+import { describeError } from "../kernel/errors.ts";
 
 /** The operator's scope: the owner, wherever they write from. */
 export const OWNER_SCOPE = "owner";
@@ -139,7 +140,7 @@ export class MemoryStore {
       this.probeStmt.get();
       return { ok: true };
     } catch (error) {
-      return { ok: false, error: error instanceof Error ? error.message : String(error) };
+      return { ok: false, error: describeError(error) };
     }
   }
 }

@@ -8,6 +8,7 @@
  * and the zone are arguments.
  */
 import { Cron } from "croner";
+import { describeError } from "../../kernel/errors.ts";
 
 export type When =
   | { kind: "once"; at: number }
@@ -151,7 +152,7 @@ function isoInstant(match: RegExpExecArray, timezone: string): number {
     if (offset) return Date.parse(`${local}${offset.toUpperCase() === "Z" ? "Z" : offset.replace(/^([+-]\d{2})(\d{2})$/, "$1:$2")}`);
     return new Cron(local, { timezone, paused: true }).nextRun(new Date(0))?.getTime() ?? Number.NaN;
   } catch (error) {
-    throw new WhenError(`"${match[0]}" is not a valid time: ${error instanceof Error ? error.message : String(error)}`);
+    throw new WhenError(`"${match[0]}" is not a valid time: ${describeError(error)}`);
   }
 }
 

@@ -10,6 +10,7 @@ import { VERSION } from "../../version.ts";
 import { readSse, type SseEvent } from "./sse.ts";
 import { ProviderError } from "./types.ts";
 import { retryAfterMs, sleep as wait } from "../../kernel/wait.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
@@ -329,7 +330,7 @@ function safeUrl(url: string): string {
 }
 
 function describe(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = describeError(error);
   // Bun appends advice meant for whoever debugs fetch itself, not for our users.
   return message.replace(/\s*For more information, pass `verbose: true`.*$/s, "");
 }

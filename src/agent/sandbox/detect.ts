@@ -12,6 +12,7 @@ import { dataFiles, identityArgs, SYSTEM_DIRS, type SystemLayout } from "./bwrap
 import { type EtcEntry, etcCandidates } from "./etc.ts";
 import { openDataFiles } from "./fds.ts";
 import { type HostUser, type SandboxIdentity, sandboxIdentity } from "./identity.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 export type SandboxBackend = { kind: "bwrap"; path: string } | { kind: "sandbox-exec"; path: string };
 
@@ -112,7 +113,7 @@ export function probeBackend(backend: SandboxBackend, identity: SandboxIdentity 
     const run = Bun.spawnSync(argv, { env: { PATH: "/usr/bin:/bin" }, stdio: ["ignore", "pipe", "pipe", ...(data?.stdio ?? [])], timeout: 5000 });
     if (run.exitCode !== 0) return { ok: false, reason: run.stderr?.toString().trim() || `exit code ${run.exitCode}` };
   } catch (error) {
-    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+    return { ok: false, reason: describeError(error) };
   } finally {
     data?.close();
   }

@@ -13,6 +13,7 @@ import type { Logger } from "../../kernel/log.ts";
 import type { SkillChange, SkillChangeKind, SkillChangeOrigin, SkillProposal, SkillRow, SkillState, SkillStore } from "../../store/skills.ts";
 import { SoulFile } from "../soul/file.ts";
 import { nameProblem, type ParsedSkill, parseSkill, SkillFormatError, skillHash } from "./file.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 export const DAY_MS = 24 * 60 * 60_000;
 /** The most files of a skill's folder use_skill lists. */
@@ -103,7 +104,7 @@ export class SkillLibrary {
       } catch (error) {
         unreadable.add(folder);
         const code = (error as NodeJS.ErrnoException).code;
-        problems.push({ folder, problem: code === "ENOENT" ? "it has no SKILL.md" : error instanceof Error ? error.message : String(error) });
+        problems.push({ folder, problem: code === "ENOENT" ? "it has no SKILL.md" : describeError(error) });
       }
     }
 
@@ -305,7 +306,7 @@ export class SkillLibrary {
     try {
       entries = readdirSync(this.deps.dir, { withFileTypes: true });
     } catch (error) {
-      this.deps.log?.warn("the skills folder cannot be read", { error: error instanceof Error ? error.message : String(error) });
+      this.deps.log?.warn("the skills folder cannot be read", { error: describeError(error) });
       return [];
     }
     return entries.filter((e) => e.isDirectory() && !e.name.startsWith(".")).map((e) => e.name).sort();

@@ -19,6 +19,7 @@ import type { Provider } from "../providers/types.ts";
 import { SoulFile } from "./file.ts";
 import { CONTEXT_CHARS, CONTEXT_MESSAGES, type ContextWindow, contextWindow, draftSoul } from "./review.ts";
 import { checkToken, hashToken, newToken, type TokenRefusal } from "./tokens.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 export { CONTEXT_CHARS, CONTEXT_MESSAGES } from "./review.ts";
 
@@ -90,7 +91,7 @@ export class Persona {
       return this.sync().text;
     } catch (error) {
       // A turn still gets a persona when the file cannot be read: the last one recorded.
-      this.deps.log?.error("SOUL.md could not be read; using the last recorded revision", { error: error instanceof Error ? error.message : String(error) });
+      this.deps.log?.error("SOUL.md could not be read; using the last recorded revision", { error: describeError(error) });
       return this.deps.store.latest()?.text ?? DEFAULT_SOUL;
     }
   }

@@ -7,6 +7,7 @@
 import { retryAfterMs, sleep as abortableSleep } from "../../kernel/wait.ts";
 import { TranscriptionFailed } from "./errors.ts";
 import type { BackendOptions } from "./types.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 const DEFAULT_RETRY_DELAY_MS = 1000;
 const DEFAULT_MAX_RETRY_WAIT_MS = 30_000;
@@ -54,7 +55,7 @@ async function attemptOnce(request: BackendRequest, options: BackendOptions, sig
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
     if (deadline.signal.aborted) throw new TranscriptionFailed(request.backend, `no answer within ${options.timeoutMs} ms`);
-    throw new TranscriptionFailed(request.backend, scrub(`could not reach ${request.url}: ${messageOf(error)}`, options.apiKey));
+    throw new TranscriptionFailed(request.backend, scrub(`could not reach ${request.url}: ${describeError(error)}`, options.apiKey));
   } finally {
     clearTimeout(timer);
   }
@@ -101,6 +102,3 @@ export function scrub(text: string, apiKey: string | undefined): string {
   return out.replace(/\b(Bearer)\s+[^\s"',]+/gi, "$1 [redacted]");
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

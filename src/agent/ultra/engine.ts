@@ -21,6 +21,7 @@ import type { ConversationStore } from "../../store/conversations.ts";
 import { MainAgent, type PromptSection, type TurnRequest, type TurnResult } from "../agent.ts";
 import type { ModelRequest, Provider, Usage } from "../providers/types.ts";
 import { mergeInput, mergeSection, type PartOutcome, parsePlan, type Plan, plannerSection, ultraFooter, workerSection } from "./plan.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 export interface UltraSettings {
   maxParts: number;
@@ -150,7 +151,7 @@ export class UltraMode {
             sections: [workerSection(request.text, index, parts.length, part)],
           });
         } catch (error) {
-          outcomes[index] = { status: "failed", error: error instanceof Error ? error.message : String(error) };
+          outcomes[index] = { status: "failed", error: describeError(error) };
           deps.log?.warn("ultra part failed", { part: index + 1, error: outcomes[index].error });
           continue;
         }

@@ -21,6 +21,7 @@ import { ACP_CAPABILITIES, acpPort, gonePort } from "./port.ts";
 import type { AcpConnection, AcpServerDeps } from "./server.ts";
 import { cancelSession, type PromptTurn, SessionRegistry } from "./session.ts";
 import { acpProfile } from "./profile.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 /** Largest image an editor may attach to a prompt (src/channels/acp/profile.ts). */
 const INBOUND_MEDIA_CAP = acpProfile.inboundMediaCap;
@@ -98,7 +99,7 @@ export class AcpAdapter implements ChannelAdapter {
             for (const chunk of accepted.early.splice(0)) connection.pipe.onData(chunk);
           },
           (error: unknown) => {
-            context.log.error("ACP could not be served", { error: error instanceof Error ? error.message : String(error) });
+            context.log.error("ACP could not be served", { error: describeError(error) });
             socket.end();
           },
         );

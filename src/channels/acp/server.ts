@@ -16,6 +16,7 @@ import { socketPipe, type SocketPipe } from "./pipe.ts";
 import { acpPort, permissionRequest } from "./port.ts";
 import { type AcpSession, cancelSession, type PromptTurn, promptMessage, type SessionRegistry } from "./session.ts";
 import { AcpTurnStream, UpdateMapper } from "./stream.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 /** What a connection needs from the adapter: shared sessions and media, and the gateway's entry points. */
 export interface AcpServerDeps {
@@ -97,7 +98,7 @@ export function serveConnection<Data>(socket: Socket<Data>, id: number, deps: Ac
     } catch (error) {
       if (error instanceof acp.RequestError && error.code === TURN_FAILED) throw error;
       // The SDK answers the editor with an internal error; the log says what it was.
-      log.error("prompt failed", { session: session.id, error: error instanceof Error ? error.message : String(error) });
+      log.error("prompt failed", { session: session.id, error: describeError(error) });
       throw error;
     } finally {
       deps.running.delete(turn);
@@ -120,7 +121,7 @@ export function serveConnection<Data>(socket: Socket<Data>, id: number, deps: Ac
       if (response.outcome.outcome !== "selected") return "cancelled";
       return response.outcome.optionId === "allow" ? "allow" : "deny";
     } catch (error) {
-      log.warn("the editor did not answer a permission request", { session: sessionId, error: error instanceof Error ? error.message : String(error) });
+      log.warn("the editor did not answer a permission request", { session: sessionId, error: describeError(error) });
       return "cancelled";
     }
   };

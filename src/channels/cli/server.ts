@@ -13,6 +13,7 @@ import { drainPending, lineWriter, listenUnix, type Writer } from "../../kernel/
 import type { ReloadResult } from "../../kernel/health.ts";
 import { type ClientEvent, encodeEvent, LineDecoder, type UnknownSender } from "./protocol.ts";
 import { CLI_CHAT_ID, runCliTurn } from "./turn.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 interface Connection {
   decoder: LineDecoder;
@@ -63,7 +64,7 @@ export async function startControlServer(deps: ControlServerDeps): Promise<UnixS
       if (!deps.reload) return conn.write(encodeEvent({ type: "error", message: "reload is not available" }));
       void deps.reload().then(
         (result) => conn.write(encodeEvent({ type: "reloaded", result })),
-        (error) => conn.write(encodeEvent({ type: "error", message: error instanceof Error ? error.message : String(error) })),
+        (error) => conn.write(encodeEvent({ type: "error", message: describeError(error) })),
       );
       return;
     }
@@ -84,7 +85,7 @@ export async function startControlServer(deps: ControlServerDeps): Promise<UnixS
         (error) => {
           if (conn.closed) return;
           if (timedOut.aborted) return conn.write(encodeEvent({ type: "timeout" }));
-          conn.write(encodeEvent({ type: "error", message: error instanceof Error ? error.message : String(error) }));
+          conn.write(encodeEvent({ type: "error", message: describeError(error) }));
         },
       );
       return;

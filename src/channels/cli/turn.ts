@@ -4,6 +4,7 @@ import type { Gateway } from "../../gateway/ingest.ts";
 import type { InboundMessage } from "../../message/index.ts";
 import { cliPort } from "./port.ts";
 import type { ServerEvent } from "./protocol.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 /** The local user's conversation: `ask` and `chat` share it, so context carries over. */
 export const CLI_CHAT_ID = "local";
@@ -37,7 +38,7 @@ export async function runCliTurn(gateway: Gateway, text: string, emit: (event: S
     emit({ type: "done", outcome });
     return outcome;
   } catch (error) {
-    emit({ type: "error", message: error instanceof Error ? error.message : String(error) });
+    emit({ type: "error", message: describeError(error) });
     return "failed";
   }
 }

@@ -26,6 +26,7 @@ import { type Sleep, sleep } from "../../kernel/wait.ts";
 import { PROJECT_URL, VERSION } from "../../version.ts";
 import { readCapped, scrub } from "../net.ts";
 import { type RateLimitBody, RateLimits, routeKey } from "./ratelimit.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 /** What a REST call failed with; decides whether anything retries it and what health says. */
 export type DiscordFailure = "unauthorized" | "forbidden" | "not_found" | "formatting" | "rate_limited" | "rejected" | "server" | "network";
@@ -163,7 +164,7 @@ export class DiscordApi {
       response = await this.fetchFn(target, { headers: { "user-agent": USER_AGENT }, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
     } catch (error) {
       if (signal?.aborted) throw error;
-      throw new DiscordApiError(this.clean(`downloading a Discord attachment failed: ${timeout.aborted ? "timed out" : messageOf(error)}`), "network");
+      throw new DiscordApiError(this.clean(`downloading a Discord attachment failed: ${timeout.aborted ? "timed out" : describeError(error)}`), "network");
     }
     if (!response.ok) {
       await response.body?.cancel();
@@ -200,7 +201,7 @@ export class DiscordApi {
         });
       } catch (error) {
         if (options.signal?.aborted) throw error;
-        throw new DiscordApiError(this.clean(`Discord ${label} failed: ${timeout.aborted ? "timed out" : messageOf(error)}`, options.secrets), "network");
+        throw new DiscordApiError(this.clean(`Discord ${label} failed: ${timeout.aborted ? "timed out" : describeError(error)}`, options.secrets), "network");
       }
       if (response.status === 429) {
         const body = ((await response.json().catch(() => ({}))) ?? {}) as RateLimitBody;
@@ -291,6 +292,3 @@ function hasKey(value: unknown, key: string): boolean {
   return value !== null && typeof value === "object" && Object.hasOwn(value, key);
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

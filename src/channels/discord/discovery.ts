@@ -9,6 +9,7 @@ import { faultLine, statusFault } from "../../kernel/fault-line.ts";
 import type { Logger } from "../../kernel/log.ts";
 import type { Sleep } from "../../kernel/wait.ts";
 import { type DiscordApi, DiscordApiError } from "./api.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 /** The next identify: where, or how long to wait first, or never. */
 export type Discovery = { kind: "url"; url: string } | { kind: "retry"; delayMs?: number; detail: string } | { kind: "stop"; reason: string };
@@ -35,7 +36,7 @@ export class GatewayDiscovery {
       if (error instanceof DiscordApiError && error.kind === "unauthorized") {
         return { kind: "stop", reason: "Discord rejected the bot token (401 on GET /gateway/bot): set a valid bot_token (or DISCORD_BOT_TOKEN) and restart Fermix" };
       }
-      const why = error instanceof Error ? error.message : String(error);
+      const why = describeError(error);
       if (!this.gatewayUrl) {
         this.log.warn("discord gateway URL not available; retrying", { error: why });
         // Health gets the class and status; Discord's (or the network's) own words are in the log line above.

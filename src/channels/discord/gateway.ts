@@ -41,6 +41,7 @@ import {
   socketUrl,
 } from "./protocol.ts";
 import type { StoredSession } from "./session.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 /** One dispatch as its handler sees it. */
 export interface DispatchEvent {
@@ -139,7 +140,7 @@ export class GatewayClient {
     this.status = { status: "starting", process_alive: false, detail: "connecting to the Discord gateway" };
     const signal = this.controller.signal;
     this.loop = this.run(signal).catch((error) => {
-      this.fail("the gateway client crashed", { error: error instanceof Error ? error.message : String(error) });
+      this.fail("the gateway client crashed", { error: describeError(error) });
     });
   }
 
@@ -199,7 +200,7 @@ export class GatewayClient {
         ws = new WebSocket(socketUrl(url));
       } catch (error) {
         // The URL came from Discord, and the error may quote it: the log has it, health our words.
-        log.warn("discord gateway socket could not be opened", { error: error instanceof Error ? error.message : String(error) });
+        log.warn("discord gateway socket could not be opened", { error: describeError(error) });
         this.reconnecting("cannot open the gateway socket");
         return resolve(mode === "resume" ? { kind: "resume" } : { kind: "identify" });
       }
@@ -278,7 +279,7 @@ export class GatewayClient {
         return this.decide(conn, { kind: "identify", waitMs: invalidSessionDelay(this.random) }, "invalid session (op 9): identifying anew");
       case GatewayOpcodes.Dispatch:
         conn.chain = conn.chain.then(() => this.dispatch(conn, frame)).catch((error) => {
-          log.error("discord dispatch failed", { event: frame.t ?? "?", error: error instanceof Error ? error.message : String(error) });
+          log.error("discord dispatch failed", { event: frame.t ?? "?", error: describeError(error) });
         });
         return;
       default:
@@ -298,7 +299,7 @@ export class GatewayClient {
       try {
         await handler(frame.d, { seq, commit: () => this.persistAt(seq) });
       } catch (error) {
-        const why = error instanceof Error ? error.message : String(error);
+        const why = describeError(error);
         if (seq === null || !this.session || this.countFailure(seq) < MAX_REPLAYS) {
           log.warn("discord event not taken in; resuming so the gateway replays it", { event: frame.t, error: why });
           return this.decide(conn, this.retryOutcome(), "an event could not be handed off");
@@ -407,7 +408,7 @@ export class GatewayClient {
     try {
       conn.ws.send(JSON.stringify(payload));
     } catch (error) {
-      this.options.log.warn("discord gateway send failed", { error: error instanceof Error ? error.message : String(error) });
+      this.options.log.warn("discord gateway send failed", { error: describeError(error) });
     }
   }
 

@@ -23,6 +23,7 @@ import { ignoredCallback, type InteractionRef, parseInteraction, pressCallback }
 import { DISCORD_CAPABILITIES, discordReplyPort } from "./outbound.ts";
 import { discordProfile } from "./profile.ts";
 import { DiscordStateStore } from "./session.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 /**
  * The largest inbound attachment downloaded: Discord's own upload limit for
@@ -157,7 +158,7 @@ export class DiscordAdapter implements ChannelAdapter {
       try {
         answer = await context.press(press);
       } catch (error) {
-        this.log.error("a button press failed", { error: error instanceof Error ? error.message : String(error) });
+        this.log.error("a button press failed", { error: describeError(error) });
         answer = { ok: false, done: false, text: "That did not work; send the /confirm line instead." };
       }
     }
@@ -169,7 +170,7 @@ export class DiscordAdapter implements ChannelAdapter {
     try {
       await this.api.interactionCallback(interaction, body);
     } catch (error) {
-      this.log.warn("could not acknowledge a discord interaction", { error: error instanceof Error ? error.message : String(error) });
+      this.log.warn("could not acknowledge a discord interaction", { error: describeError(error) });
     }
   }
 

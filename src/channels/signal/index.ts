@@ -25,6 +25,7 @@ import { DEFAULT_TIMEOUTS, SIGNAL_CAPABILITIES, type SignalRequester, type Signa
 import { type Backoff, SignalProcess } from "./process.ts";
 import { signalProfile } from "./profile.ts";
 import { SignalUnavailable } from "./rpc.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 /** Largest inbound attachment read from signal-cli's store (Signal's own attachment limit; src/channels/signal/profile.ts). */
 export const SIGNAL_INBOUND_CAP = signalProfile.inboundMediaCap;
@@ -172,7 +173,7 @@ export class SignalAdapter implements ChannelAdapter {
       } catch (error) {
         const capacity = error instanceof HandoffUnavailable;
         if (!capacity) faults++;
-        const detail = error instanceof Error ? error.message : String(error);
+        const detail = describeError(error);
         if (faults >= SUBMIT_ATTEMPTS || this.stopping.signal.aborted) {
           this.log.error("signal message could not be handed to the gateway; given up", { message: items[0]?.key, error: detail, attempts: attempt });
           return;

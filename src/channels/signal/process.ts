@@ -17,6 +17,7 @@ import type { Logger } from "../../kernel/log.ts";
 import { sleep as defaultSleep } from "../../kernel/wait.ts";
 import type { CliLookup } from "./files.ts";
 import { SignalRpc, SignalUnavailable } from "./rpc.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 export interface Backoff {
   /** First wait after an exit, ms (default 1000). */
@@ -168,7 +169,7 @@ export class SignalProcess {
         onGarbage: (line) => log.warn("signal-cli wrote a line that is not JSON-RPC; ignored", { line: line.slice(0, 200) }),
       });
     } catch (error) {
-      return { exit: `could not be started: ${error instanceof Error ? error.message : String(error)}`, wasReadyFor: 0 };
+      return { exit: `could not be started: ${describeError(error)}`, wasReadyFor: 0 };
     }
     this.child = child;
     // After an exit, health keeps saying why until the new child is ready.
@@ -186,7 +187,7 @@ export class SignalProcess {
       .catch((error) => {
         if (!child.alive || signal.aborted) return;
         // Running but not answering: it counts as a failed start; stop it and let the loop restart it.
-        log.warn("signal-cli did not answer its first request; restarting it", { error: error instanceof Error ? error.message : String(error) });
+        log.warn("signal-cli did not answer its first request; restarting it", { error: describeError(error) });
         void child.stop(this.options.stopGraceMs);
       });
     const exit = await child.exited;

@@ -19,6 +19,7 @@ import type { Logger } from "../../kernel/log.ts";
 import { type Sleep, retryAfterMs, sleep } from "../../kernel/wait.ts";
 import { SendFailed, transientStatus } from "../../message/index.ts";
 import { RateGate, readCapped, scrub } from "../net.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 /**
  * Transient failures (network, 5xx) are retried by the client: a few quick
@@ -169,7 +170,7 @@ export class SlackApi {
         });
       } catch (error) {
         if (signal?.aborted) throw error;
-        const why = timeout.aborted ? "timed out" : messageOf(error);
+        const why = timeout.aborted ? "timed out" : describeError(error);
         throw new SlackApiError("files.download", "network", this.clean(`downloading a Slack file failed: ${why}`));
       }
       const location = response.headers.get("location");
@@ -240,9 +241,9 @@ export class SlackApi {
       return new SlackApiError(method, `http_${error.statusCode}`, `Slack ${method} failed: HTTP ${error.statusCode}`);
     }
     if (error instanceof WebAPIRequestError) {
-      return new SlackApiError(method, "network", this.clean(`Slack ${method} failed: ${messageOf(error.original)}`));
+      return new SlackApiError(method, "network", this.clean(`Slack ${method} failed: ${describeError(error.original)}`));
     }
-    return new SlackApiError(method, "error", this.clean(`Slack ${method} failed: ${messageOf(error)}`));
+    return new SlackApiError(method, "error", this.clean(`Slack ${method} failed: ${describeError(error)}`));
   }
 
   private mayCarryToken(url: URL): boolean {
@@ -255,9 +256,6 @@ export class SlackApi {
   }
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * The WebClient's logger, sent to ours. Its debug lines carry whole request

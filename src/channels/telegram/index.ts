@@ -16,6 +16,7 @@ import { type TelegramPress, toInboundBatch, toPresses } from "./inbound.ts";
 import { answerPressOnTelegram, TELEGRAM_CAPABILITIES, telegramReplyPort } from "./outbound.ts";
 import { OffsetStore, Poller, type PollerOptions } from "./poller.ts";
 import { telegramProfile } from "./profile.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 /** Bots may download files up to 20 MB (getFile's limit; src/channels/telegram/profile.ts). */
 export const TELEGRAM_INBOUND_CAP = telegramProfile.inboundMediaCap;
@@ -93,7 +94,7 @@ export class TelegramAdapter implements ChannelAdapter {
       const { text, done } = await context.press(press);
       return { text, done };
     } catch (error) {
-      this.log.error("a button press failed", { error: error instanceof Error ? error.message : String(error) });
+      this.log.error("a button press failed", { error: describeError(error) });
       return { text: "That did not work; send the /confirm line instead.", done: false };
     }
   }

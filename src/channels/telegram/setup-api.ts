@@ -7,6 +7,7 @@
  * socket's `await_sender`).
  */
 import { type PairedSender, SetupCheckError } from "../setup.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 export type { PairedSender } from "../setup.ts";
 
@@ -53,7 +54,7 @@ async function call<T>(token: string, method: string, params: Record<string, unk
     });
   } catch (error) {
     if (options.signal?.aborted) throw error;
-    const why = error instanceof Error && error.name === "TimeoutError" ? "no answer in time" : error instanceof Error ? error.message : String(error);
+    const why = error instanceof Error && error.name === "TimeoutError" ? "no answer in time" : describeError(error);
     // The URL carries the token: name the host only.
     throw new TelegramSetupError("unreachable", `cannot reach the Telegram Bot API at ${options.apiRoot}: ${why}`);
   }

@@ -9,6 +9,7 @@ import type { Logger } from "../../kernel/log.ts";
 import { type Sleep, retryAfterMs, sleep } from "../../kernel/wait.ts";
 import { SendFailed, transientStatus } from "../../message/index.ts";
 import { RateGate, readCapped, scrub } from "../net.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 /** A Graph API failure: the HTTP status and, when Graph sent one, its error code and details. */
 export class WhatsAppApiError extends SendFailed {
@@ -179,7 +180,7 @@ export class WhatsAppApi {
           await (this.options.sleep ?? sleep)(500 * 2 ** attempt);
           continue;
         }
-        const why = timeout.aborted ? "timed out" : error instanceof Error ? error.message : String(error);
+        const why = timeout.aborted ? "timed out" : describeError(error);
         throw new WhatsAppApiError(operation, 0, undefined, this.clean(`WhatsApp ${operation} failed: ${why}`));
       }
       if (response.ok) return response;

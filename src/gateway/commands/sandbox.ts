@@ -21,6 +21,7 @@ import type { GrantMode } from "../../store/sandbox.ts";
 import type { Answerer } from "../confirm.ts";
 import { answererOf, applyChange, changedBy, type SandboxChange, type SandboxControl } from "../sandbox-control.ts";
 import type { Role } from "../trust.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 /** What `/sandbox` needs of the command context. */
 export interface SandboxCommandContext {
@@ -232,7 +233,7 @@ function applyOrPropose(risk: string | null, summary: string, change: SandboxCha
     try {
       return applyChange(change, control, by);
     } catch (error) {
-      return error instanceof Error ? error.message : String(error);
+      return describeError(error);
     }
   }
   const token = control.confirmations.propose({ channel: ctx.message.channel, senderId: ctx.message.senderId, conversation: ctx.conversation }, summary, change);

@@ -25,6 +25,7 @@ import type { Job, JobStore } from "../../store/jobs.ts";
 import { nextRun } from "../../agent/jobs/when.ts";
 import type { BackgroundWork } from "../background.ts";
 import { TURN_KINDS } from "../turn/modes.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 /** A run that starts more than this long after its due time counts as late, and says so (ms). */
 export const LATE_AFTER_MS = 60_000;
@@ -198,7 +199,7 @@ export class Scheduler {
     try {
       outcome = await deps.run({ job, dueAt, late, signal });
     } catch (error) {
-      deps.log.error("scheduled job failed unexpectedly", { job: job.id, error: error instanceof Error ? error.message : String(error) });
+      deps.log.error("scheduled job failed unexpectedly", { job: job.id, error: describeError(error) });
       outcome = "failed";
     }
     if (signal.aborted && this.stopped) {
@@ -227,7 +228,7 @@ export class Scheduler {
     try {
       return nextRun(job.schedule!, job.timezone, after);
     } catch (error) {
-      this.deps.log.error("a repeating job's schedule no longer reads; it stops", { job: job.id, error: error instanceof Error ? error.message : String(error) });
+      this.deps.log.error("a repeating job's schedule no longer reads; it stops", { job: job.id, error: describeError(error) });
       return null;
     }
   }

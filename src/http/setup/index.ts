@@ -35,6 +35,7 @@ import { type FormContext, type FormState, formNameFor, initialForm, submittedFo
 import { SESSION_COOKIE, SESSION_TTL_MS, type SetupGate, type SetupSession, sameSecret } from "./gate.ts";
 import { botFor, pairingOf, pairIntoForm, pairTarget, tokenField } from "./pair.ts";
 import { renderDone, renderPairWaiting, renderWizard, WIZARD_SCRIPT } from "./render.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 /** How long each local model server has to answer as the page is made (they are asked in parallel). */
 export const PROBE_TIMEOUT_MS = 800;
@@ -128,7 +129,7 @@ export function setupRoutes(gate: SetupGate, service?: SetupService) {
       const { resolved } = planSetup({ currentText: current.text, currentSecrets: current.secrets, changes: [], filePath: current.paths.config });
       return { ctx: { file, config: resolved.config, exists: current.exists, secrets: current.secrets, typed } };
     } catch (error) {
-      return { error: error instanceof Error ? error.message : String(error) };
+      return { error: describeError(error) };
     }
   };
 

@@ -14,6 +14,7 @@ import { SETUP_CHANNELS, type SetupChannel } from "../../setup/fields.ts";
 import { type DaemonPairing, pairOwner } from "../../setup/pairing.ts";
 import type { FormState } from "./form.ts";
 import { ownerField } from "./render.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 /** How long the bot check may take before pairing gives up on the token (ms). */
 const BOT_CHECK_TIMEOUT_MS = 8000;
@@ -91,7 +92,7 @@ export async function pairIntoForm(form: FormState, pair: PairOnPage): Promise<"
     form.notes[owner] = { tone: "ok", text: `Paired with ${who}, id ${sender.id}: save to make them the owner of @${pair.bot}.` };
     return "paired";
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = describeError(error);
     form.notes[owner] = { tone: "warn", text: `Pairing stopped: ${why}. ${byHand}` };
     return "failed";
   }

@@ -16,6 +16,7 @@ import type { Logger } from "../../kernel/log.ts";
 import type { Telemetry } from "../../kernel/telemetry.ts";
 import { type GatewayChannel, HandoffUnavailable, type Submission } from "../../message/index.ts";
 import { accepted, failure, isJsonContent, plainText, rawBody, type WebhookFailure } from "./respond.ts";
+import { describeError } from "../../kernel/errors.ts";
 
 export interface WebhookDeps {
   /** The config, or a getter for the one in force (the daemon reloads it; secrets are read per request). */
@@ -55,7 +56,7 @@ export function webhookRoutes(deps: WebhookDeps) {
       return accepted();
     } catch (error) {
       if (error instanceof HandoffUnavailable) return refuse(channel, "handoff_unavailable");
-      log.error("webhook dispatch failed", { channel, error: error instanceof Error ? error.message : String(error) });
+      log.error("webhook dispatch failed", { channel, error: describeError(error) });
       return failure("dispatch_failed");
     }
   };

@@ -13,6 +13,7 @@ import { runCommandTool } from "./command.ts";
 import type { WorkspaceDeps, WorkspaceScope } from "./deps.ts";
 import { editFileTool, listDirTool, readFileTool, writeFileTool } from "./files.ts";
 import { searchFilesTool } from "./search.ts";
+import { describeError } from "../../../kernel/errors.ts";
 
 export type { AccessBroker, AccessDecision, AccessRequest, WorkspaceDeps, WorkspaceScope } from "./deps.ts";
 
@@ -55,7 +56,7 @@ function logged(tool: Tool, deps: WorkspaceDeps): Tool {
       } catch (error) {
         outcome = error instanceof PathRefused ? "refused" : "error";
         const log = error instanceof ToolError ? deps.log.info.bind(deps.log) : deps.log.warn.bind(deps.log);
-        log("tool call", { ...fields, outcome, duration_ms: Math.round(performance.now() - started), error: error instanceof Error ? error.message : String(error) });
+        log("tool call", { ...fields, outcome, duration_ms: Math.round(performance.now() - started), error: describeError(error) });
         throw error;
       } finally {
         deps.telemetry.emit("tool.call", { measurements: { duration_ms: performance.now() - started }, metadata: { channel: ctx.channel, tool: name, outcome } });
