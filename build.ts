@@ -36,9 +36,7 @@ function currentCommit(): string {
  * fewer pages of it — about 4 MB less resident memory for an idle daemon. A missing or stale
  * recording only lays the bytecode out less well.
  */
-const BYTECODE_ORDER = ["run", "cli"]
-  .map((name) => join(import.meta.dir, "scripts", "bytecode-order", `${name}.order`))
-  .filter((path) => existsSync(path));
+const BYTECODE_ORDER = ["run", "cli"].map((name) => join(import.meta.dir, "scripts", "bytecode-order", `${name}.order`)).filter((path) => existsSync(path));
 
 /**
  * The binary starts with JavaScriptCore's tier-up thresholds multiplied by this, so code that runs
@@ -93,10 +91,10 @@ export function archiveBinary(binary: string, archive: string, level = 9, thread
     const staged = join(stage, "fermix");
     Bun.spawnSync(["cp", binary, staged]);
     chmodSync(staged, 0o755);
-    const tar = Bun.spawnSync(
-      ["tar", "--owner=0", "--group=0", "--numeric-owner", "-C", stage, "-cJf", `${archive}.partial`, "fermix"],
-      { env: { ...process.env, XZ_OPT: `-${level} -T${threads}` }, stderr: "pipe" },
-    );
+    const tar = Bun.spawnSync(["tar", "--owner=0", "--group=0", "--numeric-owner", "-C", stage, "-cJf", `${archive}.partial`, "fermix"], {
+      env: { ...process.env, XZ_OPT: `-${level} -T${threads}` },
+      stderr: "pipe",
+    });
     if (tar.exitCode !== 0) throw new Error(`tar failed: ${tar.stderr.toString()}`);
     renameSync(`${archive}.partial`, archive);
   } finally {
@@ -151,7 +149,9 @@ async function main(): Promise<number> {
     try {
       await compile({ target, outfile, version, commit });
     } catch (error) {
-      console.error(`build: ${target} could not be built (a cross target needs its runtime from the npm registry): ${error instanceof Error ? error.message : String(error)}`);
+      console.error(
+        `build: ${target} could not be built (a cross target needs its runtime from the npm registry): ${error instanceof Error ? error.message : String(error)}`,
+      );
       failed.push(target);
       continue;
     }

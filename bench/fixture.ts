@@ -10,9 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type FakeModel, reply, startFakeModel } from "../test/fakes/model-server.ts";
 import { SLACK_ALICE, type SlackFake, startSlackFake } from "../test/fakes/slack.ts";
-import { startTelegramFake, type TelegramFake } from "../test/fakes/telegram.ts";
+import { ALICE, startTelegramFake, type TelegramFake } from "../test/fakes/telegram.ts";
 import { startWhatsAppFake, WA_USER, type WhatsAppFake } from "../test/fakes/whatsapp.ts";
-import { ALICE } from "../test/fakes/telegram.ts";
 import { providerToml, slackToml, telegramToml, whatsappToml } from "../test/helpers/config.ts";
 
 export const SLACK_SIGNING_SECRET = "bench-slack-signing-secret-0123456789";

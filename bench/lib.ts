@@ -39,7 +39,13 @@ export function quantile(values: number[], q: number): number {
 
 /** Resident set size of a process in MiB, from ps (works on Linux and macOS). */
 export function rssMiB(pid: number): number {
-  return Number(Bun.spawnSync(["ps", "-o", "rss=", "-p", String(pid)]).stdout.toString().trim()) / 1024;
+  return (
+    Number(
+      Bun.spawnSync(["ps", "-o", "rss=", "-p", String(pid)])
+        .stdout.toString()
+        .trim(),
+    ) / 1024
+  );
 }
 
 /** A free loopback port (bound and released; the benchmark passes it as PORT so it can poll before the log says so). */

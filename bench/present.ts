@@ -5,8 +5,8 @@
  * as a ratio of about 4.
  */
 import { Lexer } from "marked";
-import type { GatewayChannel } from "../src/message/index.ts";
 import { profileOf } from "../src/channels/registry.ts";
+import type { GatewayChannel } from "../src/message/index.ts";
 import { renderReply } from "../src/present/render.ts";
 import { median, printFigure } from "./lib.ts";
 
@@ -24,7 +24,17 @@ export function benchDocument(bytes: number): string {
     const out: string[] = [];
     for (let i = 0; i < 8 + Math.floor(next() * 12); i++) {
       const r = next();
-      out.push(r < 0.8 ? pick(words) : r < 0.88 ? pick(extras) : r < 0.93 ? `**${pick(words)}**` : r < 0.96 ? `\`${pick(words)}\`` : `[${pick(words)}](https://example.com/${i})`);
+      out.push(
+        r < 0.8
+          ? pick(words)
+          : r < 0.88
+            ? pick(extras)
+            : r < 0.93
+              ? `**${pick(words)}**`
+              : r < 0.96
+                ? `\`${pick(words)}\``
+                : `[${pick(words)}](https://example.com/${i})`,
+      );
     }
     return `${out.join(" ")}.`;
   };

@@ -29,8 +29,22 @@ export async function benchSize(): Promise<void> {
   try {
     const bare = await compileBare("bare-serve", BARE_SERVE);
     const [fermixPacked, barePacked] = await Promise.all([packedSize(BINARY, dir, "fermix"), packedSize(bare, dir, "bare")]);
-    printFigure({ name: "download: dist/fermix as release .tar.xz (xz -9)", value: fermixPacked / MB, baseline: barePacked / MB, baselineName: "bare compiled Bun.serve .tar.xz", unit: "MB", lowerIsBetter: true });
-    printFigure({ name: "binary on disk: dist/fermix", value: statSync(BINARY).size / MB, baseline: statSync(bare).size / MB, baselineName: "bare compiled Bun.serve", unit: "MB", lowerIsBetter: true });
+    printFigure({
+      name: "download: dist/fermix as release .tar.xz (xz -9)",
+      value: fermixPacked / MB,
+      baseline: barePacked / MB,
+      baselineName: "bare compiled Bun.serve .tar.xz",
+      unit: "MB",
+      lowerIsBetter: true,
+    });
+    printFigure({
+      name: "binary on disk: dist/fermix",
+      value: statSync(BINARY).size / MB,
+      baseline: statSync(bare).size / MB,
+      baselineName: "bare compiled Bun.serve",
+      unit: "MB",
+      lowerIsBetter: true,
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

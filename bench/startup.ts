@@ -65,7 +65,14 @@ export async function benchStartup(): Promise<void> {
     timeRuns([BUN, "-e", "0"], 3, env);
     const fermix = timeRuns([BINARY, "--version"], RUNS, env);
     const bare = timeRuns([BUN, "-e", "0"], RUNS, env);
-    printFigure({ name: `cold start: dist/fermix --version (median of ${RUNS})`, value: fermix, baseline: bare, baselineName: "bun -e 0", unit: "ms", lowerIsBetter: true });
+    printFigure({
+      name: `cold start: dist/fermix --version (median of ${RUNS})`,
+      value: fermix,
+      baseline: bare,
+      baselineName: "bun -e 0",
+      unit: "ms",
+      lowerIsBetter: true,
+    });
 
     const bareServe = await compileBare("bare-serve", BARE_SERVE);
     // A warm-up of each, so the page cache holds both binaries before the timed runs.
@@ -88,7 +95,14 @@ export async function benchStartup(): Promise<void> {
 
     const daemonIdle = await startAndMeasure([BINARY, "run"], env, "/health/ready", 3000);
     const bareIdle = await startAndMeasure([bareServe], env, "/", 3000);
-    printFigure({ name: "idle RSS: fermix run, Telegram+Slack+WhatsApp+ACP on fakes", value: daemonIdle.rss, baseline: bareIdle.rss, baselineName: "bare compiled Bun.serve", unit: "MiB", lowerIsBetter: true });
+    printFigure({
+      name: "idle RSS: fermix run, Telegram+Slack+WhatsApp+ACP on fakes",
+      value: daemonIdle.rss,
+      baseline: bareIdle.rss,
+      baselineName: "bare compiled Bun.serve",
+      unit: "MiB",
+      lowerIsBetter: true,
+    });
   } finally {
     await fixture.stop();
   }

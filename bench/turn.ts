@@ -137,10 +137,38 @@ async function daemonTurns(turns: number): Promise<Sample[]> {
 export async function benchTurn(): Promise<void> {
   const bare = await bareHops(TURNS);
   const fermix = await daemonTurns(TURNS);
-  for (const [q, label] of [[0.5, "p50"], [0.9, "p90"]] as const) {
-    const pick = (samples: Sample[], key: keyof Sample) => quantile(samples.map((s) => s[key]), q);
-    printFigure({ name: `one turn, instant model, webhook in → Slack send, ${label}`, value: pick(fermix, "whole"), baseline: pick(bare, "whole"), baselineName: "three bare loopback hops", unit: "ms", lowerIsBetter: true });
-    printFigure({ name: `  inbound: webhook in → model request, ${label}`, value: pick(fermix, "inbound"), baseline: pick(bare, "inbound"), baselineName: "bare hops 1+2", unit: "ms", lowerIsBetter: true });
-    printFigure({ name: `  outbound: model done → platform send, ${label}`, value: pick(fermix, "outbound"), baseline: pick(bare, "outbound"), baselineName: "bare hop 3", unit: "ms", lowerIsBetter: true });
+  for (const [q, label] of [
+    [0.5, "p50"],
+    [0.9, "p90"],
+  ] as const) {
+    const pick = (samples: Sample[], key: keyof Sample) =>
+      quantile(
+        samples.map((s) => s[key]),
+        q,
+      );
+    printFigure({
+      name: `one turn, instant model, webhook in → Slack send, ${label}`,
+      value: pick(fermix, "whole"),
+      baseline: pick(bare, "whole"),
+      baselineName: "three bare loopback hops",
+      unit: "ms",
+      lowerIsBetter: true,
+    });
+    printFigure({
+      name: `  inbound: webhook in → model request, ${label}`,
+      value: pick(fermix, "inbound"),
+      baseline: pick(bare, "inbound"),
+      baselineName: "bare hops 1+2",
+      unit: "ms",
+      lowerIsBetter: true,
+    });
+    printFigure({
+      name: `  outbound: model done → platform send, ${label}`,
+      value: pick(fermix, "outbound"),
+      baseline: pick(bare, "outbound"),
+      baselineName: "bare hop 3",
+      unit: "ms",
+      lowerIsBetter: true,
+    });
   }
 }

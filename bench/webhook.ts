@@ -55,8 +55,22 @@ export async function benchWebhook(): Promise<void> {
     const failed = fermix.reduce((n, r) => n + r.failed, 0);
     if (failed > 0) console.log(`  (${failed} of ${ROUNDS * REQUESTS} webhook requests were not answered 200)`);
     const med = (runs: LoadResult[], key: "rps" | "p99") => median(runs.map((r) => r[key]));
-    printFigure({ name: `signed Slack webhooks/s (${CONCURRENCY} conns, inbox on, median of ${ROUNDS})`, value: med(fermix, "rps"), baseline: med(baseline, "rps"), baselineName: "bare compiled Bun.serve 200", unit: "req/s", lowerIsBetter: false });
-    printFigure({ name: "p99 latency, signed Slack webhook", value: med(fermix, "p99"), baseline: med(baseline, "p99"), baselineName: "bare compiled Bun.serve 200", unit: "ms", lowerIsBetter: true });
+    printFigure({
+      name: `signed Slack webhooks/s (${CONCURRENCY} conns, inbox on, median of ${ROUNDS})`,
+      value: med(fermix, "rps"),
+      baseline: med(baseline, "rps"),
+      baselineName: "bare compiled Bun.serve 200",
+      unit: "req/s",
+      lowerIsBetter: false,
+    });
+    printFigure({
+      name: "p99 latency, signed Slack webhook",
+      value: med(fermix, "p99"),
+      baseline: med(baseline, "p99"),
+      baselineName: "bare compiled Bun.serve 200",
+      unit: "ms",
+      lowerIsBetter: true,
+    });
     // Memory must come back down, not grow with the number of requests: a second run of the same
     // size must leave the settled RSS where the first left it.
     await Bun.sleep(5000);
@@ -64,9 +78,25 @@ export async function benchWebhook(): Promise<void> {
     await load(new URL("/webhook/slack", daemonUrl).href);
     await Bun.sleep(5000);
     const rssAfterSecond = rssMiB(daemon.pid);
-    printFigure({ name: `daemon RSS settled after ${ROUNDS * REQUESTS} more webhooks`, value: rssAfterFirst, baseline: rssBefore, baselineName: "warm, before", unit: "MiB", lowerIsBetter: true });
-    printFigure({ name: `daemon RSS settled after ${REQUESTS} more`, value: rssAfterSecond, baseline: rssAfterFirst, baselineName: "the time before", unit: "MiB", lowerIsBetter: true });
-    const errors = logs().split("\n").filter((line) => line.includes("level=error"));
+    printFigure({
+      name: `daemon RSS settled after ${ROUNDS * REQUESTS} more webhooks`,
+      value: rssAfterFirst,
+      baseline: rssBefore,
+      baselineName: "warm, before",
+      unit: "MiB",
+      lowerIsBetter: true,
+    });
+    printFigure({
+      name: `daemon RSS settled after ${REQUESTS} more`,
+      value: rssAfterSecond,
+      baseline: rssAfterFirst,
+      baselineName: "the time before",
+      unit: "MiB",
+      lowerIsBetter: true,
+    });
+    const errors = logs()
+      .split("\n")
+      .filter((line) => line.includes("level=error"));
     if (errors.length > 0) console.log(`  daemon logged ${errors.length} error line(s), first: ${errors[0]}`);
   } finally {
     bare.kill();

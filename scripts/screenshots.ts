@@ -42,7 +42,10 @@ try {
 
   const context = await browser.newContext({ viewport: DESKTOP, deviceScaleFactor: 1, colorScheme: "light" });
   const page = await context.newPage();
-  for (const [name, viewport] of [["desktop", DESKTOP], ["phone", PHONE]] as const) {
+  for (const [name, viewport] of [
+    ["desktop", DESKTOP],
+    ["phone", PHONE],
+  ] as const) {
     await page.setViewportSize(viewport);
     await page.goto(new URL("/", daemon.url).href);
     await page.waitForSelector("#conn.live");
@@ -51,7 +54,10 @@ try {
   const link = await controlRequest(home.home, { type: "setup_link" });
   if (link.type !== "setup_link") throw new Error(`no setup link: ${JSON.stringify(link)}`);
   await page.goto(link.url);
-  for (const [name, viewport] of [["desktop", DESKTOP], ["phone", PHONE]] as const) {
+  for (const [name, viewport] of [
+    ["desktop", DESKTOP],
+    ["phone", PHONE],
+  ] as const) {
     await page.setViewportSize(viewport);
     await page.goto(new URL("/setup", daemon.url).href);
     await page.screenshot({ path: join(DOCS, `setup-${name}.png`), fullPage: true });

@@ -5,8 +5,7 @@ declare const FERMIX_COMMIT: string | undefined;
 declare const FERMIX_TARGET: string | undefined;
 
 /** The release version: baked in by build.ts, else package.json when run from source. */
-export const VERSION: string =
-  typeof FERMIX_VERSION === "string" ? FERMIX_VERSION : `${pkg.version}-dev`;
+export const VERSION: string = typeof FERMIX_VERSION === "string" ? FERMIX_VERSION : `${pkg.version}-dev`;
 
 /** The commit the binary was built from (`+dirty` with uncommitted changes); "source" when run from source. */
 export const COMMIT: string = typeof FERMIX_COMMIT === "string" ? FERMIX_COMMIT : "source";

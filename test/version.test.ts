@@ -50,7 +50,10 @@ test("Discord is told who calls with the project's URL, as it asks bots to", asy
 test("no other GitHub address of the project is written in the repository", async () => {
   const owner = new URL(PROJECT_URL).pathname.split("/")[1];
   const stray: string[] = [];
-  for await (const file of new Bun.Glob("{src/**/*.ts,docs/**/*.md,README.md,install.sh,build.ts,scripts/**/*.ts,bench/**/*.ts,.ci/**/*,package.json}").scan({ cwd: ROOT, dot: true })) {
+  for await (const file of new Bun.Glob("{src/**/*.ts,docs/**/*.md,README.md,install.sh,build.ts,scripts/**/*.ts,bench/**/*.ts,.ci/**/*,package.json}").scan({
+    cwd: ROOT,
+    dot: true,
+  })) {
     const text = readFileSync(join(ROOT, file), "utf8");
     for (const match of text.matchAll(/github\.com\/([\w.-]+)\/fermix\b/g)) if (match[1] !== owner) stray.push(`${file}: ${match[0]}`);
   }

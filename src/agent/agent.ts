@@ -4,13 +4,14 @@
  * message to history when the turn starts (an interrupted request stays as
  * context); the caller commits the answer together with its delivery.
  */
+
+import { describeError } from "../kernel/errors.ts";
 import type { GatewayChannel } from "../message/index.ts";
 import { type MessageSender, spokenText } from "../message/untrusted.ts";
 import type { ConversationStore, HistoryMessage } from "../store/conversations.ts";
 import { buildInstructions } from "./prompt.ts";
 import { type ContentPart, type ModelInput, type Provider, ProviderError, type ProviderEvent, type ProviderFault, type Usage } from "./providers/types.ts";
 import { type Tool, type ToolContext, ToolError, type TurnEffects } from "./tools/types.ts";
-import { describeError } from "../kernel/errors.ts";
 
 export const MAX_STEPS = 8;
 

@@ -6,6 +6,7 @@
  * SOUL.md needs no restart.
  */
 import type { Config, ProviderConfig } from "../config/schema.ts";
+import { describeError } from "../kernel/errors.ts";
 import type { Fault } from "../kernel/fault-line.ts";
 import type { ProviderState } from "../kernel/health.ts";
 import type { Logger } from "../kernel/log.ts";
@@ -14,7 +15,6 @@ import { type AgentDeps, MainAgent } from "./agent.ts";
 import { Compactor } from "./compaction.ts";
 import { createProvider, type ProviderDeps } from "./providers/index.ts";
 import type { Provider } from "./providers/types.ts";
-import { describeError } from "../kernel/errors.ts";
 
 /** Only the class and status of a fault are kept: a caller's object may carry more (a code, the attempts), none of it for a page. */
 const pageFault = (fault: Fault): Fault => (fault.status === undefined ? { fault: fault.fault } : { fault: fault.fault, status: fault.status });
@@ -165,4 +165,3 @@ export class AgentSupervisor {
     });
   }
 }
-

@@ -9,28 +9,29 @@
  * they declare (present/'s TextProfile, gateway/'s ChannelFacts, config/'s
  * ChannelRequirements).
  */
+
+import type { Database } from "bun:sqlite";
 import type { Env } from "../config/load.ts";
 import type { Paths } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import type { ChannelFacts } from "../gateway/channel-facts.ts";
+import type { IngestOptions, IngestOutcome } from "../gateway/ingest.ts";
 import type { ChannelRuntimeState } from "../kernel/health.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
 import type {
   ButtonPress,
   FetchedMedia,
-  PressResult,
-  Submission,
-  SubmitResult,
   GatewayChannel,
   InboundMedia,
   InboundMessage,
+  PressResult,
   ReplyCapabilities,
   ReplyPort,
   ReplyTarget,
+  Submission,
+  SubmitResult,
 } from "../message/index.ts";
-import type { Database } from "bun:sqlite";
-import type { IngestOptions, IngestOutcome } from "../gateway/ingest.ts";
 import type { ChannelSetup } from "./setup.ts";
 import type { WebhookHandler } from "./webhook.ts";
 
@@ -133,4 +134,3 @@ export interface ChannelAdapter {
    */
   fetchMedia(media: InboundMedia, signal?: AbortSignal, maxBytes?: number): Promise<FetchedMedia>;
 }
-

@@ -61,7 +61,9 @@ export function startupFailure(platform: string, credential: string, error: unkn
   const http = status !== undefined ? ` (HTTP ${status})` : "";
   const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
   if ((error instanceof SendFailed && error.transient) || timedOut) {
-    return new PageSafeError(`${platform} could not be reached to check the ${credential} (an outage, not the ${credential})${http}; retrying`, { cause: error });
+    return new PageSafeError(`${platform} could not be reached to check the ${credential} (an outage, not the ${credential})${http}; retrying`, {
+      cause: error,
+    });
   }
   return new PageSafeError(`${platform} did not accept the ${credential}${http}`, { cause: error });
 }

@@ -25,7 +25,9 @@ export async function main(args: string[], ctx: CliContext): Promise<number> {
   if (daemon.report().status === "setup_required") {
     // On stdout, not in the log: the link opens the setup page once, for whoever has it.
     const link = daemon.setupLink();
-    ctx.stdout(`Fermix needs setting up. Open this link to do it in a browser (it works once, for ${Math.round(link.expiresInSeconds / 60)} min):\n  ${link.url}\nor run \`fermix setup\` in a terminal.\n`);
+    ctx.stdout(
+      `Fermix needs setting up. Open this link to do it in a browser (it works once, for ${Math.round(link.expiresInSeconds / 60)} min):\n  ${link.url}\nor run \`fermix setup\` in a terminal.\n`,
+    );
   }
   await new Promise<void>((resolve) => {
     if (ctx.shutdown.aborted) return resolve();

@@ -10,8 +10,8 @@ import {
   servicePlatform,
   serviceStatus,
   tailLog,
-  uninstallService,
   UNIT_NAME,
+  uninstallService,
   unitPath,
 } from "../setup/service.ts";
 import { type CliContext, UsageError } from "./context.ts";
@@ -20,7 +20,9 @@ export async function main(args: string[], ctx: CliContext): Promise<number> {
   const [action, ...rest] = args;
   const platform = servicePlatform();
   if (!platform) {
-    ctx.stderr(`fermix: no supported service manager on ${process.platform} (systemd on Linux, launchd on macOS); run \`fermix run\` under your own supervisor\n`);
+    ctx.stderr(
+      `fermix: no supported service manager on ${process.platform} (systemd on Linux, launchd on macOS); run \`fermix run\` under your own supervisor\n`,
+    );
     return 1;
   }
   const service = defaultServiceContext(ctx.env, platform);
@@ -35,7 +37,9 @@ export async function main(args: string[], ctx: CliContext): Promise<number> {
     case "status": {
       if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
       const status = await serviceStatus(service);
-      ctx.stdout(`${status.installed ? `installed: ${unitPath(service)}` : "not installed: `fermix service install` runs fermix in the background and at boot"}\n`);
+      ctx.stdout(
+        `${status.installed ? `installed: ${unitPath(service)}` : "not installed: `fermix service install` runs fermix in the background and at boot"}\n`,
+      );
       if (!status.installed) return 3;
       if (platform === "systemd") return passthrough(ctx, ["systemctl", "--user", "status", "--no-pager", UNIT_NAME]);
       ctx.stdout(`${status.detail}\n`);

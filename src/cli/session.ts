@@ -4,12 +4,12 @@
  * Either way the turn goes through the same gateway and agent.
  */
 import type { Socket } from "bun";
-import { encodeEvent, LineDecoder, type ServerEvent } from "../channels/cli/protocol.ts";
+import { primaryProvider } from "../agent/supervisor.ts";
 import { cliProfile } from "../channels/cli/profile.ts";
+import { encodeEvent, LineDecoder, type ServerEvent } from "../channels/cli/protocol.ts";
 import { CLI_CHAT_ID, runCliTurn } from "../channels/cli/turn.ts";
 import { loadConfig } from "../config/index.ts";
 import type { Env } from "../config/load.ts";
-import { primaryProvider } from "../agent/supervisor.ts";
 import { createLogger } from "../kernel/log.ts";
 import { socketAnswers } from "../kernel/unix-socket.ts";
 import { conversationKey } from "../message/index.ts";

@@ -1,8 +1,8 @@
 /** `fermix setup`'s command line: its options, its value flags (from setup's field table), and its --help. */
 import { profileOf } from "../channels/registry.ts";
 import { CHANNEL_NAMES } from "../config/schema.ts";
-import { ALL_FIELDS, CHANNEL_FIELDS, HTTP_FIELDS, PROVIDER_FIELDS, type SetupField, TRANSCRIPTION_FIELDS } from "../setup/fields.ts";
 import { PROVIDER_NAME_FLAG } from "../setup/changes.ts";
+import { ALL_FIELDS, CHANNEL_FIELDS, HTTP_FIELDS, PROVIDER_FIELDS, type SetupField, TRANSCRIPTION_FIELDS } from "../setup/fields.ts";
 import { UsageError } from "./context.ts";
 
 export interface SetupArgs {
@@ -56,7 +56,8 @@ export function parseSetupArgs(args: readonly string[]): SetupArgs {
     }
     parsed.flags[name] = value;
   }
-  if (parsed.pairTimeoutSeconds !== undefined && (parsed.yes || parsed.web)) throw new UsageError("--pair-timeout goes with the wizard (it pairs Telegram by a message)");
+  if (parsed.pairTimeoutSeconds !== undefined && (parsed.yes || parsed.web))
+    throw new UsageError("--pair-timeout goes with the wizard (it pairs Telegram by a message)");
   if (parsed.check && !parsed.yes) throw new UsageError("--check goes with --yes (the wizard checks as it goes)");
   if (parsed.web && (parsed.yes || Object.keys(parsed.flags).length > 0)) throw new UsageError("--web opens the setup page; give flags with --yes instead");
   return parsed;
@@ -78,7 +79,13 @@ const flagLine = (f: SetupField) => {
 export function setupHelp(): string {
   const channels = CHANNEL_NAMES.flatMap((name) => {
     const setup = profileOf(name).setup;
-    return setup ? [`${setup.label}:\n${CHANNEL_FIELDS.filter((f) => f.path.startsWith(`fermix_channels.${name}.`)).map(flagLine).join("\n")}`] : [];
+    return setup
+      ? [
+          `${setup.label}:\n${CHANNEL_FIELDS.filter((f) => f.path.startsWith(`fermix_channels.${name}.`))
+            .map(flagLine)
+            .join("\n")}`,
+        ]
+      : [];
   }).join("\n\n");
   return `Usage: fermix setup [--web] [--reconfigure] [--yes [--check]] [flags]
 

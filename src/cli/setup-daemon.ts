@@ -3,11 +3,11 @@
  * it to reload after a write (and show the health that results), and pair
  * a channel's owner through it when it is the one polling that channel.
  */
-import { encodeEvent, LineDecoder, type ClientEvent, type ServerEvent } from "../channels/cli/protocol.ts";
+import { type ClientEvent, encodeEvent, LineDecoder, type ServerEvent } from "../channels/cli/protocol.ts";
+import { describeError } from "../kernel/errors.ts";
 import type { ReloadResult } from "../kernel/health.ts";
 import { socketAnswers } from "../kernel/unix-socket.ts";
 import type { DaemonPairing } from "../setup/pairing.ts";
-import { describeError } from "../kernel/errors.ts";
 
 /** Whether a daemon answers on this home's control socket. */
 export function daemonRunning(controlSocket: string): Promise<boolean> {
@@ -68,7 +68,6 @@ export async function askSetupLink(controlSocket: string): Promise<{ url: string
     return { error: describeError(error) };
   }
 }
-
 
 /** The next unknown sender on `channel`, as the daemon sees it. */
 export async function pairThroughDaemon(controlSocket: string, channel: string, timeoutMs: number, signal?: AbortSignal): Promise<DaemonPairing> {

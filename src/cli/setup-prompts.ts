@@ -3,8 +3,9 @@
  * with a cancelled prompt (Ctrl-C, Esc) turned into one exception that the
  * wizard catches once, and validation through the config loader.
  */
-import * as clack from "@clack/prompts";
+
 import type { Readable, Writable } from "node:stream";
+import * as clack from "@clack/prompts";
 import { valueProblem } from "../setup/validate.ts";
 
 export class WizardCancelled extends Error {

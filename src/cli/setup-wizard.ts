@@ -7,21 +7,20 @@
 import { ConfigError } from "../config/errors.ts";
 import { parseConfigText, type Resolved } from "../config/load.ts";
 import type { Config, ProviderConfig } from "../config/schema.ts";
-import { apiFor, changesFromFlags, OPENAI_BASE_URL, providerChanges, providerNameFor, type ProviderAnswer } from "../setup/changes.ts";
+import { describeError } from "../kernel/errors.ts";
+import { apiFor, changesFromFlags, OPENAI_BASE_URL, type ProviderAnswer, providerChanges, providerNameFor } from "../setup/changes.ts";
 import { checkProvider } from "../setup/check.ts";
-import { isSecretPath } from "../setup/fields.ts";
+import { isSecretPath, SETUP_CHANNELS } from "../setup/fields.ts";
 import { planSetup, type SetupChange } from "../setup/plan.ts";
 import { type LocalServer, probeLocalServers, probeTargets } from "../setup/probe.ts";
 import { defaultServiceContext, installService, servicePlatform, serviceStatus } from "../setup/service.ts";
 import { describeChannel, describeProvider, describeTranscription } from "../setup/summary.ts";
-import { SETUP_CHANNELS } from "../setup/fields.ts";
 import { applySetup, type CurrentSetup } from "../setup/write.ts";
 import type { CliContext } from "./context.ts";
+import { PAIR_TIMEOUT_SECONDS, type SetupArgs } from "./setup-args.ts";
 import { channelsStep } from "./setup-channels.ts";
 import { daemonRunning, describeReload, reloadDaemon } from "./setup-daemon.ts";
-import { PAIR_TIMEOUT_SECONDS, type SetupArgs } from "./setup-args.ts";
 import { type Io, loaderCheck, type Prompts, prompts, WizardCancelled } from "./setup-prompts.ts";
-import { describeError } from "../kernel/errors.ts";
 
 export interface WizardInput {
   ctx: CliContext;
@@ -58,7 +57,15 @@ export async function runWizard({ ctx, current, args, terminal }: WizardInput): 
     ask.log.step(`1/4 Model provider — now: ${describeProvider(start.config)}`);
     changes.push(...(await providerStep(ask, start.config, file, ctx.env)));
     ask.log.step("2/4 Channels");
-    changes.push(...(await channelsStep({ ask, config: start.config, env: ctx.env, controlSocket: current.paths.controlSocket, pairTimeoutMs: (args.pairTimeoutSeconds ?? PAIR_TIMEOUT_SECONDS) * 1000 })));
+    changes.push(
+      ...(await channelsStep({
+        ask,
+        config: start.config,
+        env: ctx.env,
+        controlSocket: current.paths.controlSocket,
+        pairTimeoutMs: (args.pairTimeoutSeconds ?? PAIR_TIMEOUT_SECONDS) * 1000,
+      })),
+    );
     ask.log.step(`3/4 Voice notes — now: ${describeTranscription(start.config)}`);
     changes.push(...(await transcriptionStep(ask, start.config)));
     const decision = await review(ask, current, changes);
@@ -110,7 +117,11 @@ async function providerStep(ask: Prompts, config: Config, file: Record<string, u
   const spin = ask.spinner();
   spin.start("Looking for model servers on this machine");
   const servers = await probeLocalServers(probeTargets(env));
-  spin.stop(servers.length === 0 ? "No local model server answered" : `Found ${servers.map((s) => `${s.label} (${s.models.length} model${s.models.length === 1 ? "" : "s"})`).join(", ")}`);
+  spin.stop(
+    servers.length === 0
+      ? "No local model server answered"
+      : `Found ${servers.map((s) => `${s.label} (${s.models.length} model${s.models.length === 1 ? "" : "s"})`).join(", ")}`,
+  );
   const choice = await ask.select<string>(
     "Which model provider?",
     [
@@ -164,15 +175,32 @@ async function providerAnswer(
   const same = primary && primary[1].base_url === baseUrl ? primary : undefined;
   const name = same?.[0] ?? server?.id ?? providerNameFor(baseUrl);
   const at = (key: string) => `fermix_core.providers.${name}.${key}`;
-  const api = choice === "custom" ? await ask.select("Which API does it speak?", [
-    { value: "chat" as const, label: "Chat completions (/chat/completions)", hint: "almost every compatible server" },
-    { value: "responses" as const, label: "Responses (/responses)", hint: "OpenAI's newer API" },
-  ], same?.[1].api ?? "chat") : apiFor(baseUrl);
+  const api =
+    choice === "custom"
+      ? await ask.select(
+          "Which API does it speak?",
+          [
+            { value: "chat" as const, label: "Chat completions (/chat/completions)", hint: "almost every compatible server" },
+            { value: "responses" as const, label: "Responses (/responses)", hint: "OpenAI's newer API" },
+          ],
+          same?.[1].api ?? "chat",
+        )
+      : apiFor(baseUrl);
   const model =
     server && server.models.length > 0
-      ? await ask.select("Which model?", server.models.map((m) => ({ value: m, label: m })), same?.[1].model ?? server.models[0])
+      ? await ask.select(
+          "Which model?",
+          server.models.map((m) => ({ value: m, label: m })),
+          same?.[1].model ?? server.models[0],
+        )
       : await ask.text("Model", { initial: same?.[1].model ?? (name === "openai" ? "gpt-5.1" : ""), validate: loaderCheck(at("model")) });
-  const keyNote = same?.[1].api_key ? "leave empty to keep the stored key" : name === "openai" && env.OPENAI_API_KEY ? "leave empty to use OPENAI_API_KEY" : server || choice === "custom" ? "leave empty if the server needs none" : "";
+  const keyNote = same?.[1].api_key
+    ? "leave empty to keep the stored key"
+    : name === "openai" && env.OPENAI_API_KEY
+      ? "leave empty to use OPENAI_API_KEY"
+      : server || choice === "custom"
+        ? "leave empty if the server needs none"
+        : "";
   const key = await ask.secret(`API key${keyNote ? ` (${keyNote})` : ""}`, { validate: loaderCheck(at("api_key"), (raw) => raw.trim(), true) });
   const vision = await ask.confirm("Does the model understand images (vision)?", same?.[1].vision ?? !server);
   const window = await ask.text("Context window, in tokens", {

@@ -4,18 +4,18 @@
  * written without a question. Either way the same module validates, merges
  * and writes, and a running daemon is told to reload.
  */
-import { ConfigError } from "../config/errors.ts";
-import { parseConfigText } from "../config/load.ts";
-import { ALL_FIELDS, PROVIDER_SLOT } from "../setup/fields.ts";
-import { changesFromFlags, UnknownFlag } from "../setup/changes.ts";
-import { checkProvider } from "../setup/check.ts";
-import { planSetup, type SetupChange } from "../setup/plan.ts";
-import { describeChannel, describeProvider, describeTranscription } from "../setup/summary.ts";
+
 import { profileOf } from "../channels/registry.ts";
 import { SetupCheckError } from "../channels/setup.ts";
+import { ConfigError } from "../config/errors.ts";
+import { parseConfigText } from "../config/load.ts";
 import { CHANNEL_NAMES } from "../config/schema.ts";
+import { changesFromFlags, UnknownFlag } from "../setup/changes.ts";
+import { checkProvider } from "../setup/check.ts";
+import { ALL_FIELDS, PROVIDER_SLOT, SETUP_CHANNELS } from "../setup/fields.ts";
+import { planSetup, type SetupChange } from "../setup/plan.ts";
+import { describeChannel, describeProvider, describeTranscription } from "../setup/summary.ts";
 import { type AppliedSetup, applySetup, type CurrentSetup, readCurrentSetup } from "../setup/write.ts";
-import { SETUP_CHANNELS } from "../setup/fields.ts";
 import { type CliContext, UsageError } from "./context.ts";
 import { parseSetupArgs } from "./setup-args.ts";
 import { askSetupLink, daemonReport, daemonRunning } from "./setup-daemon.ts";
@@ -46,7 +46,9 @@ export async function main(args: string[], ctx: CliContext): Promise<number> {
 /** `--web`: the running daemon's one-time link to its setup page. */
 async function webLink(ctx: CliContext, controlSocket: string): Promise<number> {
   if (!(await daemonRunning(controlSocket))) {
-    ctx.stderr("fermix: no daemon is running: start it with `fermix run` (it prints a setup link while nothing is configured), then run `fermix setup --web` again\n");
+    ctx.stderr(
+      "fermix: no daemon is running: start it with `fermix run` (it prints a setup link while nothing is configured), then run `fermix setup --web` again\n",
+    );
     return 1;
   }
   const link = await askSetupLink(controlSocket);
@@ -88,7 +90,11 @@ async function withFlags(ctx: CliContext, current: CurrentSetup, flags: Record<s
     ctx.stdout(writtenReport(applied));
   } catch (error) {
     if (error instanceof ConfigError) {
-      ctx.stderr(`fermix: ${error.message}\n${flagsFor(error).map((f) => `  (set by --${f})\n`).join("")}fermix: nothing was written\n`);
+      ctx.stderr(
+        `fermix: ${error.message}\n${flagsFor(error)
+          .map((f) => `  (set by --${f})\n`)
+          .join("")}fermix: nothing was written\n`,
+      );
       return 1;
     }
     throw error;
@@ -147,4 +153,3 @@ export function writtenReport(applied: AppliedSetup): string {
   lines.push(`transcription: ${describeTranscription(config)}`);
   return `${lines.join("\n")}\n`;
 }
-

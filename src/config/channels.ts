@@ -35,11 +35,7 @@ export interface ChannelRequirements {
   acceptanceWindowMs(config: Config): number;
 }
 
-export type ChannelReadiness =
-  | { kind: "disabled" }
-  | { kind: "unconfigured"; missing: string[] }
-  | { kind: "refused"; reason: string }
-  | { kind: "servable" };
+export type ChannelReadiness = { kind: "disabled" } | { kind: "unconfigured"; missing: string[] } | { kind: "refused"; reason: string } | { kind: "servable" };
 
 /** Whether a channel can be served, and if not, why. */
 export function channelReadiness(config: Config, name: ChannelName, channel: ChannelRequirements): ChannelReadiness {

@@ -19,11 +19,7 @@ export class ConfigError extends Error {
     readonly issues: ConfigIssue[],
     syntax?: string,
   ) {
-    super(
-      syntax
-        ? `cannot parse ${file}: ${syntax}`
-        : `invalid config in ${file}:\n${issues.map((i) => `  ${describeIssue(i)}`).join("\n")}`,
-    );
+    super(syntax ? `cannot parse ${file}: ${syntax}` : `invalid config in ${file}:\n${issues.map((i) => `  ${describeIssue(i)}`).join("\n")}`);
     this.name = "ConfigError";
   }
 }

@@ -39,7 +39,10 @@ export function resolveHttp(env: Env, fromConfig: HttpConfig = {}): HttpSettings
  * happens to resolve to 127.0.0.1) counts as reaching beyond this machine.
  */
 export function isLoopbackBind(bind: string): boolean {
-  const host = bind.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  const host = bind
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, "$1");
   if (host === "localhost" || host === "localhost.") return true;
   if (isIPv4(host)) return host.startsWith("127.");
   if (isIPv6(host)) return new URL(`http://[${host}]/`).hostname === "[::1]";

@@ -5,10 +5,10 @@
  */
 import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { nearest } from "./nearest.ts";
-import { ConfigError, type ConfigIssue } from "./errors.ts";
-import { type Config, ConfigSchema, ProviderSchema, SECRET_KEYS, schemaAt } from "./schema.ts";
 import { describeError } from "../kernel/errors.ts";
+import { ConfigError, type ConfigIssue } from "./errors.ts";
+import { nearest } from "./nearest.ts";
+import { type Config, ConfigSchema, ProviderSchema, SECRET_KEYS, schemaAt } from "./schema.ts";
 
 export { ConfigError, type ConfigIssue } from "./errors.ts";
 
@@ -78,9 +78,7 @@ export interface Resolved {
 
 /** Layer, default and validate a config; throws ConfigError listing every bad key. */
 export function resolveConfig(input: ResolveInput): Resolved {
-  const warnings = unknownKeys(input.file).map(
-    ({ key, suggestion }) => `unknown config key ${key}${suggestion ? ` (did you mean ${suggestion}?)` : ""}`,
-  );
+  const warnings = unknownKeys(input.file).map(({ key, suggestion }) => `unknown config key ${key}${suggestion ? ` (did you mean ${suggestion}?)` : ""}`);
   const merged = structuredClone(input.file);
   for (const [path, value] of Object.entries(input.secrets)) setPath(merged, path, value);
   applyEnv(merged, input.env);
@@ -224,9 +222,7 @@ function settlePrimary(config: Config, filePath: string): string[] {
   for (const [, provider] of entries) provider.api ??= "responses";
   if (marked.length === 1 || entries.length === 0) return [];
   entries[0]![1].primary = true;
-  return entries.length === 1
-    ? []
-    : [`no provider is marked primary; using ${entries[0]![0]} (set primary = true on one provider)`];
+  return entries.length === 1 ? [] : [`no provider is marked primary; using ${entries[0]![0]} (set primary = true on one provider)`];
 }
 
 function collectSecrets(config: Config): string[] {

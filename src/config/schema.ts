@@ -30,15 +30,22 @@ const Url = Type.String({ minLength: 1, pattern: "^https?://" });
 /** The building blocks, each with the words the configuration reference shows for the key it becomes. */
 const id = (description: string) => Type.String({ minLength: 1, description });
 const idList = (description: string) => Type.Array(Id, { default: [], description });
-const secret = (description: string) => Type.String({ minLength: 1, description: `${description} A credential: kept in the keychain or secrets.toml by \`fermix setup\`, never logged.` });
+const secret = (description: string) =>
+  Type.String({ minLength: 1, description: `${description} A credential: kept in the keychain or secrets.toml by \`fermix setup\`, never logged.` });
 const enabled = (on: boolean, what: string) => Type.Boolean({ default: on, description: `Whether ${what} is served.` });
 const debounceMs = () =>
-  Type.Integer({ minimum: 0, maximum: 60_000, default: 3000, description: "How long images sent one by one as an album are held so they reach the assistant as one message (ms)." });
+  Type.Integer({
+    minimum: 0,
+    maximum: 60_000,
+    default: 3000,
+    description: "How long images sent one by one as an album are held so they reach the assistant as one message (ms).",
+  });
 
 export const ProviderSchema = Type.Object({
   api: Type.Optional(
     literals(PROVIDER_APIS, {
-      description: "The wire format: responses (the OpenAI Responses API, default) or chat (OpenAI-compatible chat completions: Ollama, llama.cpp, vLLM, OpenRouter…).",
+      description:
+        "The wire format: responses (the OpenAI Responses API, default) or chat (OpenAI-compatible chat completions: Ollama, llama.cpp, vLLM, OpenRouter…).",
     }),
   ),
   base_url: Type.String({ minLength: 1, pattern: "^https?://", default: "https://api.openai.com/v1", description: "The API root including its version." }),
@@ -46,9 +53,18 @@ export const ProviderSchema = Type.Object({
   api_key: Type.Optional(
     secret("The provider's API key; OPENAI_API_KEY for the provider named openai. A local server (localhost, a private network) may go without one."),
   ),
-  primary: Type.Optional(Type.Boolean({ description: "The provider that answers turns; a single provider is primary without saying so, two marked primary is an error." })),
-  context_window: Type.Integer({ minimum: 1, default: 128_000, description: "The model's context window in tokens: compaction summarises older messages as history approaches it." }),
-  vision: Type.Boolean({ default: true, description: "Whether the model takes images; false: an image sent to the assistant is refused with a reply saying so." }),
+  primary: Type.Optional(
+    Type.Boolean({ description: "The provider that answers turns; a single provider is primary without saying so, two marked primary is an error." }),
+  ),
+  context_window: Type.Integer({
+    minimum: 1,
+    default: 128_000,
+    description: "The model's context window in tokens: compaction summarises older messages as history approaches it.",
+  }),
+  vision: Type.Boolean({
+    default: true,
+    description: "Whether the model takes images; false: an image sent to the assistant is refused with a reply saying so.",
+  }),
   connect_timeout_ms: Type.Integer({
     minimum: 1,
     maximum: 600_000,
@@ -135,7 +151,7 @@ const DeliverySchema = Type.Object(
       minimum: 0,
       maximum: 3_600_000,
       default: 20_000,
-      description: "After this long without a word from the model, a \"still waiting\" status shows until the answer starts (ms; 0: never).",
+      description: 'After this long without a word from the model, a "still waiting" status shows until the answer starts (ms; 0: never).',
     }),
     hold_seconds: Type.Number({
       exclusiveMinimum: 0,
@@ -170,7 +186,8 @@ const MemorySchema = Type.Object(
   {
     enabled: Type.Boolean({
       default: true,
-      description: "Long-term memory: the remember/recall/forget tools, and relevant remembered facts in each turn's instructions. Off: neither (what is kept stays in the database).",
+      description:
+        "Long-term memory: the remember/recall/forget tools, and relevant remembered facts in each turn's instructions. Off: neither (what is kept stays in the database).",
     }),
     prompt_items: Type.Integer({
       minimum: 0,
@@ -182,7 +199,8 @@ const MemorySchema = Type.Object(
       minimum: 0,
       maximum: 100_000,
       default: 2000,
-      description: "At most this many characters of remembered facts go into a turn's instructions; compaction counts them against the context window like history.",
+      description:
+        "At most this many characters of remembered facts go into a turn's instructions; compaction counts them against the context window like history.",
     }),
   },
   { default: {} },
@@ -256,7 +274,7 @@ const SandboxSchema = Type.Object(
       minimum: 1,
       maximum: 86_400,
       default: 300,
-      description: "How long a turn waits for the owner to answer the agent's request_access before it goes on with \"timed out\" (seconds).",
+      description: 'How long a turn waits for the owner to answer the agent\'s request_access before it goes on with "timed out" (seconds).',
     }),
     command_timeout_seconds: Type.Integer({
       minimum: 1,
@@ -289,7 +307,11 @@ const SoulSchema = Type.Object(
 const HttpSchema = Type.Object(
   {
     bind: Type.Optional(
-      Type.String({ minLength: 1, description: "Address the HTTP server binds (default 127.0.0.1); FERMIX_HTTP_BIND overrides it. Beyond loopback (anything but 127.0.0.0/8, ::1, localhost) the status page, /events, /metrics and the health report need the dashboard token. Changing it needs a restart." }),
+      Type.String({
+        minLength: 1,
+        description:
+          "Address the HTTP server binds (default 127.0.0.1); FERMIX_HTTP_BIND overrides it. Beyond loopback (anything but 127.0.0.0/8, ::1, localhost) the status page, /events, /metrics and the health report need the dashboard token. Changing it needs a restart.",
+      }),
     ),
     port: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 65_535, description: "Port of the HTTP server (default 4030); PORT overrides it. Changing it needs a restart." }),
@@ -298,7 +320,8 @@ const HttpSchema = Type.Object(
       minimum: 1,
       maximum: 86_400,
       default: 900,
-      description: "How long a setup page link (`fermix setup --web`, or the one `fermix run` prints while setup is required) stays valid, in seconds; it opens the page once.",
+      description:
+        "How long a setup page link (`fermix setup --web`, or the one `fermix run` prints while setup is required) stays valid, in seconds; it opens the page once.",
     }),
     pair_timeout_seconds: Type.Integer({
       minimum: 1,
@@ -320,7 +343,11 @@ const HttpSchema = Type.Object(
       }),
     ),
   },
-  { default: {}, description: "Where the HTTP server (dashboard, health, metrics, webhooks, setup page) listens, who it answers, and its setup links. The environment wins over bind and port." },
+  {
+    default: {},
+    description:
+      "Where the HTTP server (dashboard, health, metrics, webhooks, setup page) listens, who it answers, and its setup links. The environment wins over bind and port.",
+  },
 );
 
 const owned = {

@@ -6,8 +6,8 @@
 import type { AdapterContext, ChannelAdapter } from "../channels/types.ts";
 import type { ChannelName } from "../config/schema.ts";
 import { describeForLog, pageSafeMessage } from "../kernel/fault-line.ts";
-import type { ChannelRuntimeState } from "./health.ts";
 import type { Logger } from "../kernel/log.ts";
+import type { ChannelRuntimeState } from "./health.ts";
 
 const FIRST_RETRY_MS = 1000;
 const MAX_RETRY_MS = 60_000;

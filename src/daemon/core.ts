@@ -5,37 +5,43 @@
  */
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
+import type { TurnRequest } from "../agent/agent.ts";
 import { jobTools } from "../agent/jobs/tools.ts";
 import { memorySection } from "../agent/memory/section.ts";
 import { memoryTools } from "../agent/memory/tools.ts";
 import type { ProviderDeps } from "../agent/providers/index.ts";
+import type { SandboxBackend } from "../agent/sandbox/detect.ts";
 import { DAY_MS, SkillLibrary } from "../agent/skills/library.ts";
 import { skillsSection, skillTools } from "../agent/skills/tools.ts";
 import { Persona } from "../agent/soul/persona.ts";
-import { UltraMode } from "../agent/ultra/engine.ts";
-import type { Tool } from "../agent/tools/types.ts";
-import type { TurnRequest } from "../agent/agent.ts";
 import { AgentSupervisor } from "../agent/supervisor.ts";
+import type { Tool } from "../agent/tools/types.ts";
 import { createTranscription } from "../agent/transcription/index.ts";
-import { transcriptionSettings } from "../config/transcription.ts";
+import { UltraMode } from "../agent/ultra/engine.ts";
+import { profileOf } from "../channels/registry.ts";
 import type { LoadedConfig } from "../config/index.ts";
 import { LiveConfig } from "../config/live.ts";
 import { ownerTimeZone } from "../config/timezone.ts";
+import { transcriptionSettings } from "../config/transcription.ts";
 import { BackgroundWork } from "../gateway/background.ts";
+import { startBackgroundTurn } from "../gateway/background-turn.ts";
 import { Delivery, type Presenter } from "../gateway/delivery.ts";
+import type { ToolScope } from "../gateway/deps.ts";
 import { Dispatcher } from "../gateway/dispatch.ts";
 import { type ChannelAccess, Gateway } from "../gateway/ingest.ts";
-import { startBackgroundTurn } from "../gateway/background-turn.ts";
-import { TurnEngine } from "../gateway/turn/engine.ts";
-import type { ToolScope } from "../gateway/deps.ts";
 import { jobRunner } from "../gateway/jobs/run.ts";
 import { Scheduler, targetConversation } from "../gateway/jobs/scheduler.ts";
 import { targetResolver } from "../gateway/jobs/targets.ts";
 import { presenterFor, streamFactory } from "../gateway/presenter.ts";
-import { profileOf } from "../channels/registry.ts";
-import type { GatewayChannel, InboundMessage } from "../message/index.ts";
 import { ConversationQueue, ShutdownInterrupt } from "../gateway/queue.ts";
 import { TaskSupervisor } from "../gateway/supervisor.ts";
+import { TurnEngine } from "../gateway/turn/engine.ts";
+import { describeError } from "../kernel/errors.ts";
+import type { Logger } from "../kernel/log.ts";
+import { createSettler } from "../kernel/settle.ts";
+import { Telemetry } from "../kernel/telemetry.ts";
+import type { GatewayChannel, InboundMessage } from "../message/index.ts";
+import { ConfirmationStore } from "../store/confirmations.ts";
 import { ConversationStore } from "../store/conversations.ts";
 import { checkpointEvery, openDatabase } from "../store/db.ts";
 import { IdempotencyStore, inboundTtlMs } from "../store/idempotency.ts";
@@ -43,17 +49,11 @@ import { Inbox } from "../store/inbox.ts";
 import { JobStore } from "../store/jobs.ts";
 import { MemoryStore } from "../store/memory.ts";
 import { Outbox } from "../store/outbox.ts";
-import { ConfirmationStore } from "../store/confirmations.ts";
 import { sweep } from "../store/retention.ts";
 import { SkillStore } from "../store/skills.ts";
 import { SoulStore } from "../store/soul.ts";
 import { ensureHome } from "./home.ts";
 import { buildSandbox, type Sandbox } from "./sandbox.ts";
-import type { SandboxBackend } from "../agent/sandbox/detect.ts";
-import { createSettler } from "../kernel/settle.ts";
-import type { Logger } from "../kernel/log.ts";
-import { Telemetry } from "../kernel/telemetry.ts";
-import { describeError } from "../kernel/errors.ts";
 
 /** How much accepted work may be in flight before webhooks are answered 503. */
 export const HANDOFF_CAPACITY = 512;
@@ -263,7 +263,8 @@ export function buildCore(options: CoreOptions): Core {
         schedulerRunning: () => scheduler.running,
       }),
   ];
-  const upcomingJobs = (conversation: string) => jobs.live().filter((job) => job.origin.conversation === conversation || targetConversation(job) === conversation);
+  const upcomingJobs = (conversation: string) =>
+    jobs.live().filter((job) => job.origin.conversation === conversation || targetConversation(job) === conversation);
   const engine = new TurnEngine({
     agent: agents,
     conversations,

@@ -19,17 +19,17 @@ import type { Presenter } from "../gateway/delivery.ts";
 import { createApp } from "../http/app.ts";
 import { type HttpServer, serveHttp } from "../http/server.ts";
 import { webhookRoutes } from "../http/webhooks/index.ts";
-import { VERSION } from "../version.ts";
-import { ChannelSupervisor } from "./channels.ts";
-import { exposures } from "./exposure.ts";
-import { UnknownSenderWatch } from "./pairing.ts";
-import { reloadDaemon } from "./reload.ts";
-import { buildCore, type Core } from "./core.ts";
-import { buildHealthReport, type ChannelRuntimeState, type HealthReport } from "./health.ts";
-import { buildWeb, type SetupLink, type Web } from "./web.ts";
 import type { ReloadResult } from "../kernel/health.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
+import { VERSION } from "../version.ts";
+import { ChannelSupervisor } from "./channels.ts";
+import { buildCore, type Core } from "./core.ts";
+import { exposures } from "./exposure.ts";
+import { buildHealthReport, type ChannelRuntimeState, type HealthReport } from "./health.ts";
+import { UnknownSenderWatch } from "./pairing.ts";
+import { reloadDaemon } from "./reload.ts";
+import { buildWeb, type SetupLink, type Web } from "./web.ts";
 
 export interface DaemonOptions {
   env: Env;
@@ -238,7 +238,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       });
     }
     log.info("fermix listening", { url: server.url.href, version: VERSION, home: loaded.paths.home });
-    log.debug("start-up phases", { ...Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, Math.round(v * 10) / 10])), total_ms: Math.round(phaseStart * 10) / 10 });
+    log.debug("start-up phases", {
+      ...Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, Math.round(v * 10) / 10])),
+      total_ms: Math.round(phaseStart * 10) / 10,
+    });
 
     let stopping: Promise<void> | undefined;
     return {

@@ -41,13 +41,21 @@ export function discordDoctorRows(config: Config, databasePath: string): Discord
     const other = learnt ?? tokenBot;
     rows.push(
       other && other !== section.bot_user_id
-        ? { check: "channel discord bot_user_id", status: "warn", detail: `bot_user_id ${section.bot_user_id} is not the bot this token belongs to (${other}): its own messages may be answered` }
+        ? {
+            check: "channel discord bot_user_id",
+            status: "warn",
+            detail: `bot_user_id ${section.bot_user_id} is not the bot this token belongs to (${other}): its own messages may be answered`,
+          }
         : { check: "channel discord bot_user_id", status: "ok", detail: `bot_user_id ${section.bot_user_id}` },
     );
   } else if (learnt) {
     rows.push({ check: "channel discord bot_user_id", status: "ok", detail: `not set; learnt from Discord at start: ${learnt}` });
   } else {
-    rows.push({ check: "channel discord bot_user_id", status: "warn", detail: "not set and not learnt yet: Fermix learns it from Discord when the daemon connects (or set DISCORD_BOT_USER_ID)" });
+    rows.push({
+      check: "channel discord bot_user_id",
+      status: "warn",
+      detail: "not set and not learnt yet: Fermix learns it from Discord when the daemon connects (or set DISCORD_BOT_USER_ID)",
+    });
   }
 
   const streaming = section.streaming;

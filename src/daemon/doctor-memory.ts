@@ -9,10 +9,10 @@ import { existsSync } from "node:fs";
 import { formatLocal } from "../agent/jobs/when.ts";
 import type { Config } from "../config/schema.ts";
 import { ownerTimeZone } from "../config/timezone.ts";
+import { describeError } from "../kernel/errors.ts";
 import { openDatabaseReadOnly, schemaVersion } from "../store/db.ts";
 import { JobStore } from "../store/jobs.ts";
 import { MemoryStore } from "../store/memory.ts";
-import { describeError } from "../kernel/errors.ts";
 
 export interface MemoryDoctorRow {
   check: string;
@@ -44,8 +44,16 @@ export function memoryAndJobRows(config: Config, databasePath: string, now = Dat
   try {
     db = openDatabaseReadOnly(databasePath);
     const user_version = schemaVersion(db);
-    rows.push(user_version >= JOBS_SCHEMA ? jobsRow(db, zone, now) : { check: "jobs", status: "ok", detail: "none scheduled yet (the database migrates at next start)" });
-    rows.push(user_version >= MEMORY_SCHEMA ? memoryRow(db, config) : { check: "memory", status: "ok", detail: "nothing remembered yet (the database migrates at next start)" });
+    rows.push(
+      user_version >= JOBS_SCHEMA
+        ? jobsRow(db, zone, now)
+        : { check: "jobs", status: "ok", detail: "none scheduled yet (the database migrates at next start)" },
+    );
+    rows.push(
+      user_version >= MEMORY_SCHEMA
+        ? memoryRow(db, config)
+        : { check: "memory", status: "ok", detail: "nothing remembered yet (the database migrates at next start)" },
+    );
   } catch (error) {
     rows.push({ check: "jobs", status: "fail", detail: `cannot read the jobs: ${describeError(error)}` });
   } finally {
@@ -79,7 +87,9 @@ function memoryRow(db: Database, config: Config): MemoryDoctorRow {
     return {
       check: "memory",
       status: "ok",
-      detail: enabled ? `on; ${facts}; up to ${prompt_items} relevant facts (${prompt_chars} characters) in each turn` : `off ([fermix_core.memory] enabled = false); ${facts}`,
+      detail: enabled
+        ? `on; ${facts}; up to ${prompt_items} relevant facts (${prompt_chars} characters) in each turn`
+        : `off ([fermix_core.memory] enabled = false); ${facts}`,
     };
   } catch (error) {
     return { check: "memory", status: "fail", detail: `the memory store does not answer: ${describeError(error)}` };

@@ -4,6 +4,8 @@
  * whether the port is free.
  */
 import { existsSync, statSync } from "node:fs";
+import { detectBackend, INSTALL_BWRAP, probeBackend } from "../agent/sandbox/detect.ts";
+import { rootWarning } from "../agent/sandbox/identity.ts";
 import { profileOf } from "../channels/registry.ts";
 import { channelReadiness } from "../config/channels.ts";
 import { type HttpConfig, type HttpSettings, resolveHttp } from "../config/http.ts";
@@ -12,18 +14,16 @@ import { ConfigError, type Env, PROVIDER_KEY_ENV } from "../config/load.ts";
 import { pathsFor, resolveHome } from "../config/paths.ts";
 import { CHANNEL_NAMES } from "../config/schema.ts";
 import { transcriptionSettings } from "../config/transcription.ts";
+import { describeError } from "../kernel/errors.ts";
+import { formatMb } from "../kernel/sizes.ts";
 import { defaultServiceContext, servicePlatform, serviceStatus } from "../setup/service.ts";
 import { openDatabaseReadOnly, schemaVersion } from "../store/db.ts";
 import { MIGRATIONS } from "../store/migrations.ts";
 import { discordDoctorRows } from "./doctor-discord.ts";
 import { bindDoctorRow } from "./doctor-http.ts";
 import { memoryAndJobRows } from "./doctor-memory.ts";
-import { detectBackend, INSTALL_BWRAP, probeBackend } from "../agent/sandbox/detect.ts";
-import { rootWarning } from "../agent/sandbox/identity.ts";
-import { formatMb } from "../kernel/sizes.ts";
 import { homeExposure, secretsExposure } from "./exposure.ts";
 import { providerHealth } from "./health.ts";
-import { describeError } from "../kernel/errors.ts";
 
 export type RowStatus = "ok" | "warn" | "fail";
 
@@ -48,11 +48,7 @@ export async function runDoctor({ env, probeDaemon = isFermixListening }: Doctor
   let loaded: LoadedConfig | undefined;
   try {
     loaded = await loadConfig(env);
-    rows.push(
-      loaded.fileExists
-        ? row("config", "ok", `${paths.config} is valid`)
-        : row("config", "fail", `no ${paths.config}: run \`fermix setup\``),
-    );
+    rows.push(loaded.fileExists ? row("config", "ok", `${paths.config} is valid`) : row("config", "fail", `no ${paths.config}: run \`fermix setup\``));
     for (const warning of loaded.warnings) rows.push(row("config", "warn", warning));
   } catch (error) {
     rows.push(row("config", "fail", error instanceof ConfigError ? error.message : String(error)));
@@ -70,8 +66,16 @@ export async function runDoctor({ env, probeDaemon = isFermixListening }: Doctor
       const role = health.primary ? "primary, " : "";
       rows.push(
         health.status === "ready"
-          ? row(`provider ${name}`, "ok", `${role}${provider.model} via ${provider.base_url} (${health.auth_mode === "none" ? "no key: local server" : "api key set"})`)
-          : row(`provider ${name}`, "fail", `no api_key for ${provider.base_url}${PROVIDER_KEY_ENV[name] ? ` (set it with fermix setup or ${PROVIDER_KEY_ENV[name]})` : " (set it with fermix setup)"}`),
+          ? row(
+              `provider ${name}`,
+              "ok",
+              `${role}${provider.model} via ${provider.base_url} (${health.auth_mode === "none" ? "no key: local server" : "api key set"})`,
+            )
+          : row(
+              `provider ${name}`,
+              "fail",
+              `no api_key for ${provider.base_url}${PROVIDER_KEY_ENV[name] ? ` (set it with fermix setup or ${PROVIDER_KEY_ENV[name]})` : " (set it with fermix setup)"}`,
+            ),
       );
     }
     for (const name of CHANNEL_NAMES) {
@@ -81,11 +85,18 @@ export async function runDoctor({ env, probeDaemon = isFermixListening }: Doctor
       if (readiness.kind === "disabled") rows.push(row(check, "ok", "disabled"));
       else if (readiness.kind === "unconfigured") rows.push(row(check, "fail", `enabled but missing ${readiness.missing.join(", ")}`));
       else if (readiness.kind === "refused") rows.push(row(check, "fail", `enabled but refused: ${readiness.reason}`));
-      else rows.push(row(check, "ok", profile.local ? "enabled (the socket's file mode is its authorization)" : "enabled, credentials and owner/allowlist set"));
+      else
+        rows.push(row(check, "ok", profile.local ? "enabled (the socket's file mode is its authorization)" : "enabled, credentials and owner/allowlist set"));
       if (readiness.kind !== "disabled") rows.push(...(profile.doctor?.(loaded.config, env) ?? []));
       const streaming = (loaded.config.fermix_channels[name] as { streaming?: string }).streaming;
       if (readiness.kind !== "disabled" && streaming === "draft" && !profile.capabilities.edit) {
-        rows.push(row(`${check} streaming`, "warn", `streaming = "draft" but ${name} cannot edit messages: replies will not stream at all (use "block", or remove the key)`));
+        rows.push(
+          row(
+            `${check} streaming`,
+            "warn",
+            `streaming = "draft" but ${name} cannot edit messages: replies will not stream at all (use "block", or remove the key)`,
+          ),
+        );
       }
     }
     rows.push(...discordDoctorRows(loaded.config, paths.database));

@@ -5,8 +5,8 @@
 import { profileOf } from "../channels/registry.ts";
 import { channelReadiness } from "../config/channels.ts";
 import type { LoadedConfig } from "../config/index.ts";
-import { isLocalUrl } from "../config/urls.ts";
 import { CHANNEL_NAMES, type ChannelName, type ProviderConfig } from "../config/schema.ts";
+import { isLocalUrl } from "../config/urls.ts";
 import { providerFaultLine } from "../kernel/fault-line.ts";
 import type { ChannelHealth, ChannelRuntimeState, HealthReport, OverallStatus, ProviderHealth, ProviderState } from "../kernel/health.ts";
 

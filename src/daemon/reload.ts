@@ -7,18 +7,19 @@
  * or stopped, and what only a restart applies — the listen address and
  * port, the album debounce the inbox dispatcher was built with — is named.
  */
-import type { ChannelAdapter } from "../channels/types.ts";
+
 import { profileOf } from "../channels/registry.ts";
+import type { ChannelAdapter } from "../channels/types.ts";
 import { channelReadiness } from "../config/channels.ts";
 import { type HttpSettings, resolveHttp } from "../config/http.ts";
 import { type LoadedConfig, loadConfig } from "../config/index.ts";
 import type { Env } from "../config/load.ts";
 import { CHANNEL_NAMES, type ChannelName, type Config } from "../config/schema.ts";
+import { describeError } from "../kernel/errors.ts";
 import type { HealthReport, ReloadResult } from "../kernel/health.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { ChannelSupervisor } from "./channels.ts";
 import type { Core } from "./core.ts";
-import { describeError } from "../kernel/errors.ts";
 
 export interface ReloadDeps {
   env: Env;

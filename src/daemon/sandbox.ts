@@ -10,12 +10,12 @@ import { existsSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { detectBackend, INSTALL_BWRAP, probeBackend, type SandboxBackend } from "../agent/sandbox/detect.ts";
-import { profileOf } from "../channels/registry.ts";
 import { realPath } from "../agent/sandbox/paths.ts";
 import { buildPolicy, isSecretName, usableGrants } from "../agent/sandbox/policy.ts";
 import { SandboxRunner } from "../agent/sandbox/runner.ts";
 import type { Tool } from "../agent/tools/types.ts";
 import { workspaceTools } from "../agent/tools/workspace/index.ts";
+import { profileOf } from "../channels/registry.ts";
 import type { LiveConfig } from "../config/live.ts";
 import { AccessDesk, grantAccess } from "../gateway/access.ts";
 import { Confirmations } from "../gateway/confirm.ts";
@@ -76,7 +76,8 @@ export function buildSandbox(options: SandboxOptions): Sandbox {
     get ttlMs() {
       return settings().confirm_ttl_seconds * 1000;
     },
-    apply: (code) => (code.kind === "access" ? grantAccess(code, { store, log: sandboxLog }) : applyChange(code.grants, control, changedBy(code.channel, code.senderId))),
+    apply: (code) =>
+      code.kind === "access" ? grantAccess(code, { store, log: sandboxLog }) : applyChange(code.grants, control, changedBy(code.channel, code.senderId)),
     local: (channel) => profileOf(channel).local,
   });
   const desk = new AccessDesk({

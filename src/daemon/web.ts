@@ -17,14 +17,14 @@ import { CHANNEL_NAMES } from "../config/schema.ts";
 import type { AccessPolicy } from "../http/access.ts";
 import type { DashboardSource, DashboardView } from "../http/dashboard/index.ts";
 import { randomToken, SetupGate, type SetupService } from "../http/setup/index.ts";
+import { describeError } from "../kernel/errors.ts";
 import type { HealthReport, ReloadResult } from "../kernel/health.ts";
 import type { Logger } from "../kernel/log.ts";
-import type { DaemonPairing } from "../setup/pairing.ts";
 import { type GaugeReadings, Metrics } from "../kernel/metrics.ts";
+import type { DaemonPairing } from "../setup/pairing.ts";
 import { readCurrentSetup } from "../setup/write.ts";
 import { VERSION } from "../version.ts";
 import type { Core } from "./core.ts";
-import { describeError } from "../kernel/errors.ts";
 
 /** How often channel status is sampled for "connected since" and "last error" while nobody looks. */
 const OBSERVE_EVERY_MS = 1000;
@@ -150,7 +150,12 @@ export function buildWeb(deps: WebDeps): Web {
         activity: metrics.activity.snapshot(),
         totals: await metrics.totals(),
         provider: primary ? { name: primary.name, model: primary.config.model, api: primary.config.api ?? "responses" } : null,
-        queues: { runningTurns: now.runningTurns, waitingMessages: now.waitingMessages, backgroundTasks: now.backgroundTasks, outboxPending: now.outboxPending },
+        queues: {
+          runningTurns: now.runningTurns,
+          waitingMessages: now.waitingMessages,
+          backgroundTasks: now.backgroundTasks,
+          outboxPending: now.outboxPending,
+        },
         jobs: core.scheduler.status(),
         process: { version: VERSION, startedAt: metrics.started, rssBytes: memory.rss, heapBytes: memory.heapUsed },
       };
@@ -174,9 +179,7 @@ export function buildWeb(deps: WebDeps): Web {
   const httpConfig = () => deps.loaded().config.fermix_core.http;
   const access: AccessPolicy = {
     allowedHosts: () => httpConfig().allowed_hosts,
-    ...(startToken
-      ? { dashboardTokens: () => [startToken, ...(httpConfig().dashboard_token ? [httpConfig().dashboard_token!] : [])] }
-      : {}),
+    ...(startToken ? { dashboardTokens: () => [startToken, ...(httpConfig().dashboard_token ? [httpConfig().dashboard_token!] : [])] } : {}),
   };
 
   return {

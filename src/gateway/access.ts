@@ -11,8 +11,9 @@
  * answer from another process; a request outlives neither its turn nor the
  * process that waits for it.
  */
-import type { AccessBroker, AccessDecision, AccessRequest } from "../agent/tools/workspace/index.ts";
+
 import type { ToolContext } from "../agent/tools/types.ts";
+import type { AccessBroker, AccessDecision, AccessRequest } from "../agent/tools/workspace/index.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
 import type { GrantMode, SandboxStore } from "../store/sandbox.ts";
@@ -45,9 +46,13 @@ export function grantAccess(code: CodeRecord<SandboxChange>, deps: { store: Sand
 export function accessPrompt(request: AccessRequest, token: string | null, buttons: boolean, waitWords: string): string {
   const lines = [`🔐 **Access request**: the assistant asks for ${modeWords(request.mode)} access to \`${request.path}\`.`, "", `Why: ${request.reason}`, ""];
   if (token === null) {
-    lines.push(`Approve or deny with the buttons below — or from a direct message to me or the command line, where \`/sandbox\` shows the code. It waits ${waitWords}.`);
+    lines.push(
+      `Approve or deny with the buttons below — or from a direct message to me or the command line, where \`/sandbox\` shows the code. It waits ${waitWords}.`,
+    );
   } else {
-    lines.push(`${buttons ? "Tap Approve, or send" : "To approve, send"} \`/confirm ${token}\` (to refuse: \`/sandbox deny ${token}\`). It waits ${waitWords}.`);
+    lines.push(
+      `${buttons ? "Tap Approve, or send" : "To approve, send"} \`/confirm ${token}\` (to refuse: \`/sandbox deny ${token}\`). It waits ${waitWords}.`,
+    );
   }
   return lines.join("\n");
 }
@@ -91,7 +96,10 @@ export class AccessDesk implements AccessBroker {
       const state = await Promise.race([code.decided, stopped]);
       const decision: AccessDecision = state === "confirmed" ? "granted" : state === "denied" ? "denied" : "timed_out";
       if (decision === "timed_out") {
-        telemetry.emit("sandbox.decision", { measurements: { count: 1 }, metadata: { channel: ctx.channel, kind: "access", outcome: "timed_out", via: "timeout" } });
+        telemetry.emit("sandbox.decision", {
+          measurements: { count: 1 },
+          metadata: { channel: ctx.channel, kind: "access", outcome: "timed_out", via: "timeout" },
+        });
       }
       log.info("access request answered", { channel: ctx.channel, path: request.path, decision });
       return decision;
@@ -106,14 +114,22 @@ export class AccessDesk implements AccessBroker {
     const { store, log, telemetry } = this.deps;
     const timeout = AbortSignal.timeout(this.deps.timeoutMs);
     const answer = await ask(
-      { title: `Allow ${modeWords(request.mode)} access to ${request.path}?`, reason: request.reason, path: request.path, kind: request.mode === "rw" ? "edit" : "read" },
+      {
+        title: `Allow ${modeWords(request.mode)} access to ${request.path}?`,
+        reason: request.reason,
+        path: request.path,
+        kind: request.mode === "rw" ? "edit" : "read",
+      },
       AbortSignal.any([timeout, ctx.signal]),
     );
     if (ctx.signal.aborted) throw ctx.signal.reason ?? new DOMException("stopped", "AbortError");
     const decision: AccessDecision = answer === "allow" ? "granted" : answer === "deny" ? "denied" : timeout.aborted ? "timed_out" : "denied";
     if (decision === "granted") store.grant(request.path, request.mode, `${ctx.channel}:${ctx.senderId} (asked by the assistant)`);
     const outcome = decision === "granted" ? "confirmed" : decision === "denied" ? "denied" : "timed_out";
-    telemetry.emit("sandbox.decision", { measurements: { count: 1 }, metadata: { channel: ctx.channel, kind: "access", outcome, via: decision === "timed_out" ? "timeout" : "editor" } });
+    telemetry.emit("sandbox.decision", {
+      measurements: { count: 1 },
+      metadata: { channel: ctx.channel, kind: "access", outcome, via: decision === "timed_out" ? "timeout" : "editor" },
+    });
     log.info("access request answered in the editor", { channel: ctx.channel, path: request.path, decision });
     return decision;
   }

@@ -27,26 +27,31 @@ export function startBackgroundTurn(services: BackgroundServices, request: Backg
   const { message, conversation, target, rawPort, prompt, standing } = request;
   if (!services.agent.current()) throw new CommandRefused("The assistant is restarting (restart in progress) — try /background again in a moment.");
   try {
-    return services.background.start(conversation, prompt, async (signal, task) => {
-      const outcome = await services.engine.run({
-        kind: "background",
-        asker: { ...message, standing },
-        role: roleOf(standing),
-        conversation,
-        target,
-        replyKey: `bg:${task.id}:${message.channel}:${message.messageId}`,
-        rawPort,
-        text: prompt,
-        images: [],
-        signal,
-        frame: {
-          answer: (text) => `**Background task #${task.id} finished**\n\n${text}`,
-          failure: (why) => `**Background task #${task.id} failed**\n\n${why}`,
-          historyTag: `[background task #${task.id}]`,
-        },
-      });
-      if (outcome === "failed" || outcome === "empty_completion") throw new BackgroundTurnFailed(outcome);
-    }, TURN_KINDS.background.stoppable).id;
+    return services.background.start(
+      conversation,
+      prompt,
+      async (signal, task) => {
+        const outcome = await services.engine.run({
+          kind: "background",
+          asker: { ...message, standing },
+          role: roleOf(standing),
+          conversation,
+          target,
+          replyKey: `bg:${task.id}:${message.channel}:${message.messageId}`,
+          rawPort,
+          text: prompt,
+          images: [],
+          signal,
+          frame: {
+            answer: (text) => `**Background task #${task.id} finished**\n\n${text}`,
+            failure: (why) => `**Background task #${task.id} failed**\n\n${why}`,
+            historyTag: `[background task #${task.id}]`,
+          },
+        });
+        if (outcome === "failed" || outcome === "empty_completion") throw new BackgroundTurnFailed(outcome);
+      },
+      TURN_KINDS.background.stoppable,
+    ).id;
   } catch (error) {
     if (error instanceof BackgroundLimitReached) {
       throw new CommandRefused(`${error.limit} background tasks are already running, the most allowed at once; wait for one to finish or /stop them.`);

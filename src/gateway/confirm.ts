@@ -22,10 +22,11 @@
  * a second use or a late one is refused in plain words rather than as
  * "unknown"; the retention sweep deletes them after. The clock is injected.
  */
+
+import { describeError } from "../kernel/errors.ts";
 import type { GatewayChannel, PressResult } from "../message/index.ts";
 import { CODES_KEPT_MS, type CodeKind, type CodeRow, type CodeState, type ConfirmationStore } from "../store/confirmations.ts";
 import type { Role } from "./trust.ts";
-import { describeError } from "../kernel/errors.ts";
 
 export type { CodeKind, CodeState };
 
@@ -234,7 +235,14 @@ export class Confirmations<G = unknown> {
     return this.store
       .pending<G>(this.now())
       .filter((row) => this.placeError(row, who) === null && this.waitedFor(row))
-      .map((row) => ({ token: row.code, kind: row.kind, summary: row.summary, channel: row.channel as GatewayChannel, conversation: row.conversation, expiresAt: row.expiresAt }));
+      .map((row) => ({
+        token: row.code,
+        kind: row.kind,
+        summary: row.summary,
+        channel: row.channel as GatewayChannel,
+        conversation: row.conversation,
+        expiresAt: row.expiresAt,
+      }));
   }
 
   private open(origin: CodeOrigin, kind: CodeKind, summary: string, grants: G, ttlMs: number, holder: string | null): string {
@@ -248,7 +256,8 @@ export class Confirmations<G = unknown> {
   private answer(raw: string, who: Answerer, decision: "confirm" | "deny"): Answer {
     const token = normalizeToken(raw);
     const row = token === "" ? undefined : this.store.get<G>(token);
-    if (!row || this.forgotten(row)) return { ok: false, done: true, text: `I don't know the code ${token || "(none given)"}: check it, or it is older than an hour.` };
+    if (!row || this.forgotten(row))
+      return { ok: false, done: true, text: `I don't know the code ${token || "(none given)"}: check it, or it is older than an hour.` };
     return { ...this.decide(row, who, decision), kind: row.kind };
   }
 
@@ -260,7 +269,11 @@ export class Confirmations<G = unknown> {
       case "confirmed":
       case "denied":
       case "failed":
-        return { ok: false, done: true, text: `That code was already used (${row.state === "confirmed" ? "approved" : row.state === "denied" ? "denied" : "approved, but it could not be applied"}); a code works once.` };
+        return {
+          ok: false,
+          done: true,
+          text: `That code was already used (${row.state === "confirmed" ? "approved" : row.state === "denied" ? "denied" : "approved, but it could not be applied"}); a code works once.`,
+        };
       case "withdrawn":
         return { ok: false, done: true, text: "That request is over: the turn that asked was stopped." };
       case "ended":

@@ -14,7 +14,7 @@
  */
 import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
-import { type Sleep, sleep as realSleep } from "../kernel/wait.ts";
+import { sleep as realSleep, type Sleep } from "../kernel/wait.ts";
 import { type GatewayChannel, type ReplyButton, type ReplyPort, type ReplyTarget, SendFailed, type SentMessage } from "../message/index.ts";
 import type { Outbox, OutboxPart, OutboxPayload, OutboxPurpose } from "../store/outbox.ts";
 import type { ChannelFacts } from "./channel-facts.ts";
@@ -25,8 +25,8 @@ import { Retrier } from "./delivery/retrier.ts";
 import { PartSender } from "./delivery/send.ts";
 import type { Presenter, SendOutcome, Setting, TextFile } from "./delivery/types.ts";
 
-export type { Presenter, RenderedReply, SendOutcome, Setting, TextFile } from "./delivery/types.ts";
 export { DEFAULT_MAX_PARTS } from "./delivery/record.ts";
+export type { Presenter, RenderedReply, SendOutcome, Setting, TextFile } from "./delivery/types.ts";
 
 export interface DeliveryDeps {
   outbox: Outbox;
@@ -201,7 +201,13 @@ export class Delivery {
    * ordinary parts of the same reply (retried through outages, honouring the
    * Retry-After the stream was given) and sent in order.
    */
-  fallback(channel: GatewayChannel, target: ReplyTarget, replyKey: string, raw: ReplyPort, purpose?: OutboxPurpose): (markdown: string, files: TextFile[]) => Promise<void> {
+  fallback(
+    channel: GatewayChannel,
+    target: ReplyTarget,
+    replyKey: string,
+    raw: ReplyPort,
+    purpose?: OutboxPurpose,
+  ): (markdown: string, files: TextFile[]) => Promise<void> {
     return async (markdown, files) => {
       const parts = markdown.trim() === "" ? [] : this.record(channel, target, replyKey, markdown, undefined, undefined, purpose);
       parts.push(...this.recordFiles(channel, target, replyKey, files, purpose));

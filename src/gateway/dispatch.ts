@@ -6,15 +6,15 @@
  * At start, whatever a crash left in the inbox is replayed the same way.
  */
 import type { Database } from "bun:sqlite";
-import { HandoffUnavailable, type Submission, type SubmitResult } from "../message/index.ts";
+import { describeError } from "../kernel/errors.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
+import type { GatewayChannel } from "../message/index.ts";
+import { HandoffUnavailable, type Submission, type SubmitResult } from "../message/index.ts";
 import type { Inbox, InboxEntry } from "../store/inbox.ts";
 import { type AlbumBuffer, createAlbumBuffer } from "./album.ts";
 import type { Gateway } from "./ingest.ts";
-import type { GatewayChannel } from "../message/index.ts";
 import type { TaskSupervisor } from "./supervisor.ts";
-import { describeError } from "../kernel/errors.ts";
 
 export interface DispatcherDeps {
   db: Database;

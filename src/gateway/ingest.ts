@@ -11,11 +11,11 @@ import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
 import { conversationKey, type InboundMessage, type ReplyButton, type ReplyPort, type ReplyTarget } from "../message/index.ts";
 import type { Inbox } from "../store/inbox.ts";
+import type { ChannelLookup } from "./channel-facts.ts";
 import { type CommandContext, CommandRefused, type CommandServices, findCommand } from "./commands/index.ts";
 import { parseCommand } from "./commands/parse.ts";
-import type { ChannelLookup } from "./channel-facts.ts";
-import type { ChannelAccess, TurnStream } from "./deps.ts";
 import type { Delivery } from "./delivery.ts";
+import type { ChannelAccess, TurnStream } from "./deps.ts";
 import { isEmptyMessage, prepareMedia } from "./media.ts";
 import { type ConversationQueue, ShutdownInterrupt, TurnCancelled } from "./queue.ts";
 import { type Role, roleOf, type Standing, standingFor } from "./trust.ts";
@@ -247,7 +247,10 @@ export class Gateway {
         });
       };
       if (command.immediate) await run();
-      else await services.queue.enqueue(conversation, (signal) => run(signal)).catch((error) => (error instanceof TurnCancelled ? undefined : Promise.reject(error)));
+      else
+        await services.queue
+          .enqueue(conversation, (signal) => run(signal))
+          .catch((error) => (error instanceof TurnCancelled ? undefined : Promise.reject(error)));
       // An ultra turn cut short by a shutdown stays in the inbox, to run again at the next start like any turn.
       return turnOutcome === "interrupted" ? "interrupted" : "command";
     }

@@ -27,10 +27,7 @@ export interface MediaSettings {
   signal?: AbortSignal;
 }
 
-export type MediaOutcome =
-  | { kind: "ready"; text: string; images: Array<{ mime: string; data: string }> }
-  | { kind: "refused"; reply: string };
-
+export type MediaOutcome = { kind: "ready"; text: string; images: Array<{ mime: string; data: string }> } | { kind: "refused"; reply: string };
 
 const isImage = (m: InboundMedia) => m.kind === "image" || (m.kind === "document" && (m.mime ?? "").startsWith("image/"));
 
@@ -53,7 +50,10 @@ export async function prepareMedia(message: InboundMessage, settings: MediaSetti
   for (const media of [...images, ...others]) {
     const cap = settings.inboundCap;
     if (media.declaredSize !== undefined && media.declaredSize > cap) {
-      return { kind: "refused", reply: `That file is ${formatMb(media.declaredSize)}, over the ${formatMb(cap)} limit for attachments here, so I did not download it.` };
+      return {
+        kind: "refused",
+        reply: `That file is ${formatMb(media.declaredSize)}, over the ${formatMb(cap)} limit for attachments here, so I did not download it.`,
+      };
     }
   }
 

@@ -4,9 +4,10 @@
  * channel's dialect and limit come from its profile, through the lookup the
  * composition root hands in.
  */
+
+import type { ChannelName, ChannelsConfig } from "../config/schema.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
-import type { ChannelName, ChannelsConfig } from "../config/schema.ts";
 import { createStreamer, plainChunks, renderReply, resolveStreamingMode, turnStreamingMode } from "../present/index.ts";
 import type { ChannelLookup } from "./channel-facts.ts";
 import type { Presenter } from "./delivery.ts";

@@ -10,9 +10,9 @@
 import type { Config } from "../config/schema.ts";
 import type { Logger } from "../kernel/log.ts";
 import { type ButtonPress, conversationKey, isDirectChat, type PressResult } from "../message/index.ts";
+import type { ChannelLookup } from "./channel-facts.ts";
 import { parseButtonData } from "./confirm.ts";
 import type { SandboxControl } from "./sandbox-control.ts";
-import type { ChannelLookup } from "./channel-facts.ts";
 import { roleFor } from "./trust.ts";
 
 export interface PressDeps {
@@ -37,10 +37,21 @@ export function answerPress(press: ButtonPress, deps: PressDeps): PressResult {
   };
   const { confirmations, telemetry } = deps.sandbox;
   const result = parsed.decision === "confirm" ? confirmations.confirm(parsed.token, who) : confirmations.deny(parsed.token, who);
-  deps.log.info("confirmation button pressed", { channel: press.channel, sender: press.senderId, decision: parsed.decision, ok: result.ok, reply: result.text });
+  deps.log.info("confirmation button pressed", {
+    channel: press.channel,
+    sender: press.senderId,
+    decision: parsed.decision,
+    ok: result.ok,
+    reply: result.text,
+  });
   telemetry.emit("sandbox.decision", {
     measurements: { count: 1 },
-    metadata: { channel: press.channel, kind: result.kind ?? "access", outcome: result.ok ? (parsed.decision === "confirm" ? "confirmed" : "denied") : "refused", via: "button" },
+    metadata: {
+      channel: press.channel,
+      kind: result.kind ?? "access",
+      outcome: result.ok ? (parsed.decision === "confirm" ? "confirmed" : "denied") : "refused",
+      via: "button",
+    },
   });
   return { ok: result.ok, done: result.done, text: result.text };
 }

@@ -4,8 +4,9 @@
  * `SendFailed` (status first, then the platform's words); a network error that
  * escapes a client untyped (a refused or reset connection) may heal too.
  */
-import { FormattingRejected, SendFailed } from "../message/index.ts";
+
 import { describeError } from "../kernel/errors.ts";
+import { FormattingRejected, SendFailed } from "../message/index.ts";
 
 export interface SendFailure {
   transient: boolean;
@@ -15,7 +16,17 @@ export interface SendFailure {
   reason: string;
 }
 
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "ConnectionRefused", "ConnectionClosed", "FailedToOpenSocket"]);
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ConnectionRefused",
+  "ConnectionClosed",
+  "FailedToOpenSocket",
+]);
 
 /** Classify an error thrown by a port's send. */
 export function classifySendError(error: unknown): SendFailure {
@@ -31,7 +42,8 @@ export function classifySendError(error: unknown): SendFailure {
   const code = (error as { code?: unknown } | null)?.code;
   const network =
     (typeof code === "string" && NETWORK_CODES.has(code)) ||
-    (error instanceof Error && (error.name === "TimeoutError" || /fetch failed|unable to connect|connection (refused|reset|closed)|socket|network/i.test(message)));
+    (error instanceof Error &&
+      (error.name === "TimeoutError" || /fetch failed|unable to connect|connection (refused|reset|closed)|socket|network/i.test(message)));
   return { transient: network, reason: network ? `network: ${message}` : message };
 }
 

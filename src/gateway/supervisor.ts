@@ -3,8 +3,9 @@
  * it caps how much is in flight (so a flood is answered 503 and retried later
  * instead of exhausting memory) and never lets a task's failure escape.
  */
-import type { Logger } from "../kernel/log.ts";
+
 import { describeError } from "../kernel/errors.ts";
+import type { Logger } from "../kernel/log.ts";
 
 export class TaskSupervisor {
   private running = 0;

@@ -9,10 +9,10 @@
  * outbox, like the waiting notice: it is not part of the answer.
  */
 import type { UltraMode, UltraProgress } from "../agent/ultra/engine.ts";
+import { describeError } from "../kernel/errors.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { GatewayChannel, ReplyPort, SentMessage } from "../message/index.ts";
 import type { TurnEngine, TurnOutcome, TurnSpec } from "./turn/engine.ts";
-import { describeError } from "../kernel/errors.ts";
 
 /** The status line for a phase. */
 export function progressText(progress: UltraProgress): string {
@@ -74,7 +74,13 @@ export class UltraStatus {
 }
 
 /** Run `input` (the owner's request, the queue's signal) as an ultra turn; resolves when it is delivered, or stopped. */
-export async function runUltraTurn(engine: TurnEngine, ultra: UltraMode, input: Omit<TurnSpec, "runner" | "kind">, log: Logger, statusShown = true): Promise<TurnOutcome> {
+export async function runUltraTurn(
+  engine: TurnEngine,
+  ultra: UltraMode,
+  input: Omit<TurnSpec, "runner" | "kind">,
+  log: Logger,
+  statusShown = true,
+): Promise<TurnOutcome> {
   const status = new UltraStatus(input.rawPort, input.asker.channel, input.signal, log, statusShown);
   try {
     return await engine.run({ ...input, kind: "ultra", runner: (request) => ultra.runTurn(request, (progress) => status.show(progress)) });

@@ -9,11 +9,11 @@
  * `transcription.message` with its duration, channel, backend and outcome.
  */
 import { NoTranscriptionKey, TooLarge, type TranscriptionEngine, TranscriptionFailed } from "../agent/transcription/index.ts";
+import { describeError } from "../kernel/errors.ts";
 import type { Logger } from "../kernel/log.ts";
 import { formatMb } from "../kernel/sizes.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
 import { type FetchedMedia, type GatewayChannel, type InboundMedia, MediaTooLarge } from "../message/index.ts";
-import { describeError } from "../kernel/errors.ts";
 
 /** The line the agent sees above a transcript that follows a caption (or another transcript). */
 export const TRANSCRIPT_DELIMITER = "[voice note transcript]";
@@ -135,4 +135,3 @@ function emit(settings: VoiceSettings, durationMs: number, bytes: number, status
     },
   });
 }
-

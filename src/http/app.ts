@@ -4,14 +4,14 @@
  * check of who may ask (src/http/access.ts) before any route runs.
  */
 import { Elysia } from "elysia";
-import { type AccessPolicy, checkAccess } from "./access.ts";
+import { describeError } from "../kernel/errors.ts";
 import type { HealthReport } from "../kernel/health.ts";
 import type { Logger } from "../kernel/log.ts";
+import { type AccessPolicy, checkAccess } from "./access.ts";
 import { type DashboardSource, dashboardRoutes } from "./dashboard/index.ts";
 import { healthRoutes, jsonResponse } from "./health.ts";
 import { type MetricsSource, metricsRoutes } from "./metrics.ts";
 import { type SetupGate, type SetupService, setupRoutes } from "./setup/index.ts";
-import { describeError } from "../kernel/errors.ts";
 
 export interface AppDeps {
   /** The Host names answered and, beyond loopback, the dashboard tokens; read per request. */
@@ -50,7 +50,7 @@ export function createApp(deps: AppDeps) {
       "/",
       () =>
         new Response(
-          "<!doctype html><title>Fermix</title><h1>Fermix</h1><p>The daemon is running. Its health report is at <a href=\"/health/ready?pretty=1\">/health/ready</a>.</p>\n",
+          '<!doctype html><title>Fermix</title><h1>Fermix</h1><p>The daemon is running. Its health report is at <a href="/health/ready?pretty=1">/health/ready</a>.</p>\n',
           { headers: { "content-type": "text/html; charset=utf-8" } },
         ),
     );

@@ -10,8 +10,9 @@
  * hands in. Label values are channel names and words from our own code —
  * never an id, a text or a secret.
  */
-import { Counter, Gauge, Histogram, Registry } from "./prom.ts";
+
 import { ActivityLog } from "./activity.ts";
+import { Counter, Gauge, Histogram, Registry } from "./prom.ts";
 import type { AnyTelemetryEvent, Telemetry, TelemetryEvent } from "./telemetry.ts";
 
 /** State read at scrape time from the running daemon. */
@@ -79,7 +80,10 @@ export class Metrics {
     });
     this.tokens = counter("fermix_turn_tokens_total", "Model tokens used by finished turns, input and output.", ["kind"]);
     this.turnFailures = counter("fermix_turn_failures_total", "Turns that ended in a fault the user was told about, by its class.", ["channel", "class"]);
-    this.webhooks = counter("fermix_webhook_requests_total", "Webhook requests by outcome: accepted, duplicate, or the reason it was refused.", ["channel", "outcome"]);
+    this.webhooks = counter("fermix_webhook_requests_total", "Webhook requests by outcome: accepted, duplicate, or the reason it was refused.", [
+      "channel",
+      "outcome",
+    ]);
     this.webhookMessages = counter("fermix_webhook_messages_total", "Messages carried by accepted webhook requests, fresh or duplicate.", ["channel", "kind"]);
     this.streams = counter("fermix_stream_phases_total", "Streamed-reply steps: open, edit, block, rotate, seal, discard.", ["channel", "phase"]);
     this.transcriptions = counter("fermix_transcription_attempts_total", "Voice-note transcriptions by backend and how they ended.", [
@@ -90,7 +94,11 @@ export class Metrics {
     ]);
     this.replies = counter("fermix_replies_total", "Reply parts handed to a platform, by kind and whether the send worked.", ["channel", "kind", "ok"]);
     this.deliveryRetries = counter("fermix_delivery_retries_total", "Sends that failed for a reason that may heal, scheduled again.", ["channel", "kind"]);
-    this.deliveryFailures = counter("fermix_delivery_failures_total", "Sends given up: refused by the platform, past the retry horizon, or set aside (refused while the chat took other calls).", ["channel", "kind", "reason"]);
+    this.deliveryFailures = counter(
+      "fermix_delivery_failures_total",
+      "Sends given up: refused by the platform, past the retry horizon, or set aside (refused while the chat took other calls).",
+      ["channel", "kind", "reason"],
+    );
     this.commands = counter("fermix_commands_total", "Slash commands received.", ["channel", "command"]);
     this.providerRetries = counter("fermix_provider_retries_total", "Model requests that failed and were tried again.", ["provider", "reason"]);
     this.jobRuns = counter("fermix_job_runs_total", "Runs of scheduled jobs, by kind and outcome.", ["channel", "kind", "outcome"]);

@@ -10,11 +10,7 @@ import { type Clock, systemClock, unrefTimer } from "./clock.ts";
 export const SETTLE_AFTER_MS = 3000;
 
 /** Returns `touch`, to call on each unit of work; one collection follows the last touch of a burst. */
-export function createSettler(
-  delayMs = SETTLE_AFTER_MS,
-  collect: () => void = () => Bun.gc(true),
-  clock: Clock = systemClock,
-): () => void {
+export function createSettler(delayMs = SETTLE_AFTER_MS, collect: () => void = () => Bun.gc(true), clock: Clock = systemClock): () => void {
   let pending = false;
   let last = 0;
   // The daemon's housekeeping never keeps the process alive.

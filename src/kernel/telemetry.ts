@@ -50,7 +50,10 @@ export interface TelemetryEvents {
   /** A send that failed for a reason that may heal, scheduled to be tried again. */
   "delivery.retry": { measurements: { attempt: number; delay_ms: number }; metadata: { channel: ChannelName; kind: "text" | "media" } };
   /** Sends given up: refused by the platform, still failing at the retry horizon, or set aside (refused while the chat took other calls). */
-  "delivery.failed": { measurements: { count: number }; metadata: { channel: ChannelName; kind: "text" | "media"; reason: "refused" | "horizon" | "set_aside" } };
+  "delivery.failed": {
+    measurements: { count: number };
+    metadata: { channel: ChannelName; kind: "text" | "media"; reason: "refused" | "horizon" | "set_aside" };
+  };
   /** A model request that failed and is tried again. */
   "provider.retry": { measurements: { attempt: number; delay_ms: number }; metadata: { provider: string; reason: string } };
   /** A turn that ended in a fault the user is told about (the class of the fault, never its text). */
@@ -60,7 +63,12 @@ export interface TelemetryEvents {
   /** A sandbox change or access request decided: what it was, and how it ended. */
   "sandbox.decision": {
     measurements: { count: number };
-    metadata: { channel: ChannelName; kind: "proposal" | "access"; outcome: "confirmed" | "denied" | "refused" | "timed_out"; via: "text" | "button" | "editor" | "timeout" };
+    metadata: {
+      channel: ChannelName;
+      kind: "proposal" | "access";
+      outcome: "confirmed" | "denied" | "refused" | "timed_out";
+      via: "text" | "button" | "editor" | "timeout";
+    };
   };
   /** A turn that ran to an answer (what the dashboard's provider card and charts show). */
   "turn.done": {

@@ -14,10 +14,7 @@ export class SocketInUse extends Error {
 export async function socketAnswers(path: string, timeoutMs = 500): Promise<boolean> {
   if (!existsSync(path)) return false;
   try {
-    const socket = await Promise.race([
-      Bun.connect({ unix: path, socket: { data() {} } }),
-      Bun.sleep(timeoutMs).then(() => null),
-    ]);
+    const socket = await Promise.race([Bun.connect({ unix: path, socket: { data() {} } }), Bun.sleep(timeoutMs).then(() => null)]);
     if (!socket) return false;
     socket.end();
     return true;

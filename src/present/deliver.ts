@@ -23,12 +23,7 @@ export interface DeliverOptions {
 }
 
 /** Send every part of a rendered reply, then its attachments. Returns the messages sent. */
-export async function sendRendered(
-  port: ReplyPort,
-  platform: TextProfile,
-  reply: RenderedReply,
-  options: DeliverOptions = {},
-): Promise<SentMessage[]> {
+export async function sendRendered(port: ReplyPort, platform: TextProfile, reply: RenderedReply, options: DeliverOptions = {}): Promise<SentMessage[]> {
   const sent: SentMessage[] = [];
   for (const [index, part] of reply.parts.entries()) {
     sent.push(...(await sendWithFallback(port, part, () => reply.fallback(index), options.logger)));

@@ -4,16 +4,12 @@
  * sent once more as plain text, and the fault is logged as an error — it
  * means a renderer produced something the platform does not accept.
  */
-import { FormattingRejected, type OutboundText, type ReplyPort, type SentMessage } from "../message/index.ts";
+
 import type { Logger } from "../kernel/log.ts";
+import { FormattingRejected, type OutboundText, type ReplyPort, type SentMessage } from "../message/index.ts";
 
 /** Send one message; on a formatting rejection send its plain version instead. Returns every message sent. */
-export async function sendWithFallback(
-  port: ReplyPort,
-  message: OutboundText,
-  plain: () => OutboundText[],
-  logger?: Logger,
-): Promise<SentMessage[]> {
+export async function sendWithFallback(port: ReplyPort, message: OutboundText, plain: () => OutboundText[], logger?: Logger): Promise<SentMessage[]> {
   try {
     return [await port.sendText(message)];
   } catch (error) {

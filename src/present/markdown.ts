@@ -6,17 +6,7 @@
 import { Lexer, type Token, type Tokens } from "marked";
 import { inlineRuns, splitLines } from "./inline.ts";
 import { displayWidth } from "./text.ts";
-import {
-  type Frame,
-  HEADING,
-  type Level,
-  LINE,
-  PARAGRAPH,
-  type Run,
-  runsText,
-  type Unit,
-  type UnitRole,
-} from "./units.ts";
+import { type Frame, HEADING, type Level, LINE, PARAGRAPH, type Run, runsText, type Unit, type UnitRole } from "./units.ts";
 
 /** A reply after its one parse. */
 export interface ParsedReply {
@@ -156,8 +146,7 @@ class Walker {
     const cells = [table.header, ...table.rows].map((row) => row.map((cell) => cellText(inlineRuns(cell.tokens, {}, undefined))));
     const columns = Math.max(...cells.map((row) => row.length));
     const widths = Array.from({ length: columns }, (_, c) => Math.max(3, ...cells.map((row) => displayWidth(row[c] ?? ""))));
-    const line = (row: string[]) =>
-      `| ${widths.map((w, c) => pad(row[c] ?? "", w, table.align[c] === "right")).join(" | ")} |`;
+    const line = (row: string[]) => `| ${widths.map((w, c) => pad(row[c] ?? "", w, table.align[c] === "right")).join(" | ")} |`;
     const rows = [line(cells[0]!), `| ${widths.map((w) => "-".repeat(w)).join(" | ")} |`, ...cells.slice(1).map(line)];
     const block = this.nextId++;
     rows.forEach((text, index) => {

@@ -4,11 +4,11 @@
  * messages, and sending rendered text with the plain-text fallback.
  */
 import type { ChannelName } from "../config/schema.ts";
+import { type Clock, systemClock } from "../kernel/clock.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Telemetry, TelemetryEvents } from "../kernel/telemetry.ts";
 import type { OutboundText, ReplyPort, SentMessage } from "../message/index.ts";
 import type { ProviderEvent } from "../message/stream.ts";
-import { type Clock, systemClock } from "../kernel/clock.ts";
 import { type AttachmentSender, type DeliverOptions, deliverReply, sendAttachments } from "./deliver.ts";
 import { editWithFallback, sendWithFallback } from "./fallback.ts";
 import type { TextProfile } from "./measure.ts";
@@ -211,9 +211,10 @@ export abstract class StreamBase {
   /** The reply outgrew max_reply_parts: a line saying so and the whole answer as a Markdown file. */
   protected async deliverWholeAsFile(finalMarkdown: string): Promise<void> {
     this.attachments.length = 0;
-    await this.deliverRest(`_The whole answer is long (more than ${this.options.maxParts ?? this.answerParts} messages), so all of it is in the attached file answer.md._`, [
-      { filename: "answer.md", mime: "text/markdown", content: finalMarkdown, inline: false },
-    ]);
+    await this.deliverRest(
+      `_The whole answer is long (more than ${this.options.maxParts ?? this.answerParts} messages), so all of it is in the attached file answer.md._`,
+      [{ filename: "answer.md", mime: "text/markdown", content: finalMarkdown, inline: false }],
+    );
   }
 
   /** Deliver the rest of a reply whose streaming broke, with the code blocks still owed: through the fallback, else the port. */

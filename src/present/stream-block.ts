@@ -6,19 +6,11 @@
  * "💭" messages that are deleted when the answer lands — or not at all on a
  * channel that cannot delete. Messages are never edited.
  */
-import type { ProviderEvent } from "../message/stream.ts";
+
 import type { SentMessage } from "../message/index.ts";
+import type { ProviderEvent } from "../message/stream.ts";
 import { normalizeSource } from "./markdown.ts";
-import {
-  attachmentsOf,
-  measurePrepared,
-  type Prepared,
-  prepare,
-  type RenderedReply,
-  rendered,
-  renderPrepared,
-  renderReply,
-} from "./render.ts";
+import { attachmentsOf, measurePrepared, type Prepared, prepare, type RenderedReply, rendered, renderPrepared, renderReply } from "./render.ts";
 import { nextPart, type SplitOptions } from "./split.ts";
 import { CUT_OFF, StreamBase, type Streamer, type StreamerOptions } from "./stream-base.ts";
 import { SENTENCE } from "./units.ts";

@@ -8,8 +8,9 @@
  * rolls into one "💭" message, edited in place and deleted when the answer
  * lands; /stop deletes only the live card.
  */
-import type { ProviderEvent } from "../message/stream.ts";
+
 import type { SentMessage } from "../message/index.ts";
+import type { ProviderEvent } from "../message/stream.ts";
 import { normalizeSource } from "./markdown.ts";
 import { attachmentsOf, measurePrepared, type Prepared, prepare, type RenderedReply, rendered, renderPrepared, renderReply } from "./render.ts";
 import { nextPart, type SplitPart } from "./split.ts";

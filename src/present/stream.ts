@@ -8,9 +8,9 @@
 import type { StreamingMode } from "../config/schema.ts";
 import type { ReplyCapabilities } from "../message/index.ts";
 import { deliverReply } from "./deliver.ts";
+import { StreamBase, type Streamer, type StreamerOptions } from "./stream-base.ts";
 import { BlockStream } from "./stream-block.ts";
 import { DraftStream } from "./stream-draft.ts";
-import { StreamBase, type Streamer, type StreamerOptions } from "./stream-base.ts";
 
 export type { Streamer, StreamerOptions } from "./stream-base.ts";
 
@@ -27,10 +27,7 @@ export interface ResolvedStreaming {
  * explicit "draft" where editing is impossible means no streaming at all —
  * never a silent fallback to blocks.
  */
-export function resolveStreamingMode(
-  configured: StreamingMode | undefined,
-  capabilities: Pick<ReplyCapabilities, "edit">,
-): ResolvedStreaming {
+export function resolveStreamingMode(configured: StreamingMode | undefined, capabilities: Pick<ReplyCapabilities, "edit">): ResolvedStreaming {
   if (configured === "draft" && !capabilities.edit) return { mode: "off", mismatch: true };
   if (configured) return { mode: configured, mismatch: false };
   return { mode: capabilities.edit ? "draft" : "block", mismatch: false };

@@ -37,9 +37,7 @@ export interface Run {
 }
 
 /** A container around a unit: a block quote, or a list item with its marker. */
-export type Frame =
-  | { kind: "quote"; id: number }
-  | { kind: "item"; id: number; marker: string; ordered: boolean; depth: number };
+export type Frame = { kind: "quote"; id: number } | { kind: "item"; id: number; marker: string; ordered: boolean; depth: number };
 
 /** What a unit is in the document. */
 export type UnitRole = "para" | "heading" | "html" | "code" | "table" | "rule";

@@ -4,8 +4,9 @@
  * refused, or a model the server does not list. Only the wizard and
  * `fermix setup --check` run it; flags alone contact nothing.
  */
-import { modelIds } from "./probe.ts";
+
 import { describeError } from "../kernel/errors.ts";
+import { modelIds } from "./probe.ts";
 
 export type ProviderCheck =
   | { ok: true; models: string[] }
@@ -56,7 +57,8 @@ export async function checkProvider(input: ProviderCheckInput, options: CheckOpt
   } catch {
     models = undefined;
   }
-  if (models === undefined) return { ok: false, reason: "not_a_model_list", message: `${url} did not answer with a model list: is this an OpenAI-compatible API root?` };
+  if (models === undefined)
+    return { ok: false, reason: "not_a_model_list", message: `${url} did not answer with a model list: is this an OpenAI-compatible API root?` };
   if (models.length > 0 && !models.includes(input.model)) {
     const shown = models.slice(0, 8).join(", ") + (models.length > 8 ? `, … (${models.length} in all)` : "");
     return { ok: false, reason: "unknown_model", message: `the server does not list the model "${input.model}" (it has: ${shown})`, models };

@@ -86,7 +86,9 @@ export function defaultServiceContext(env: Env, platform: ServicePlatform): Serv
 }
 
 export function unitPath(ctx: ServiceContext): string {
-  return ctx.platform === "systemd" ? join(ctx.configHome, "systemd", "user", UNIT_NAME) : join(ctx.userHome, "Library", "LaunchAgents", `${LAUNCHD_LABEL}.plist`);
+  return ctx.platform === "systemd"
+    ? join(ctx.configHome, "systemd", "user", UNIT_NAME)
+    : join(ctx.userHome, "Library", "LaunchAgents", `${LAUNCHD_LABEL}.plist`);
 }
 
 export function logPath(ctx: ServiceContext): string {
@@ -143,12 +145,16 @@ export interface ServiceReport {
   lines: string[];
 }
 
-const describeRun = (command: string[], r: RunResult) => `\`${command.join(" ")}\` failed (exit ${r.code})${r.stderr.trim() ? `: ${r.stderr.trim().split("\n")[0]}` : ""}`;
+const describeRun = (command: string[], r: RunResult) =>
+  `\`${command.join(" ")}\` failed (exit ${r.code})${r.stderr.trim() ? `: ${r.stderr.trim().split("\n")[0]}` : ""}`;
 
 /** Write the unit (replacing any previous one), then enable and (re)start it. */
 export async function installService(ctx: ServiceContext): Promise<ServiceReport> {
   if (basename(ctx.execPath) === "bun" || basename(ctx.execPath) === "node") {
-    return { ok: false, lines: [`a service must run the installed fermix binary, not ${ctx.execPath}: install it (install.sh) and run \`fermix service install\` from it`] };
+    return {
+      ok: false,
+      lines: [`a service must run the installed fermix binary, not ${ctx.execPath}: install it (install.sh) and run \`fermix service install\` from it`],
+    };
   }
   const path = unitPath(ctx);
   mkdirSync(join(path, ".."), { recursive: true });

@@ -6,7 +6,7 @@
  * new one, never half of either.
  */
 import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
-import { parseConfigText, secretPaths, type Env } from "../config/load.ts";
+import { type Env, parseConfigText, secretPaths } from "../config/load.ts";
 import { type Paths, pathsFor, resolveHome } from "../config/paths.ts";
 import { openSecretStore, readSecrets, type SecretStore } from "../config/secrets.ts";
 import { planSetup, type SetupChange, type SetupPlan } from "./plan.ts";

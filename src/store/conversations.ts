@@ -55,9 +55,7 @@ export class ConversationStore {
       `INSERT INTO conversations (key, window, updated_at) VALUES (?1, 1, ?2)
        ON CONFLICT (key) DO UPDATE SET window = conversations.window + 1, updated_at = excluded.updated_at`,
     );
-    this.compactStmt = db.query(
-      "UPDATE messages SET compacted = 1 WHERE conversation = ?1 AND id = ?2",
-    );
+    this.compactStmt = db.query("UPDATE messages SET compacted = 1 WHERE conversation = ?1 AND id = ?2");
     this.recentUserStmt = db.query(
       "SELECT content AS text FROM messages WHERE conversation = ?1 AND sender_id = ?2 AND role = 'user' ORDER BY id DESC LIMIT ?3",
     );

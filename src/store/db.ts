@@ -1,8 +1,8 @@
 /** The one SQLite database (`<home>/fermix.db`, WAL), opened once by the core. */
 import { Database } from "bun:sqlite";
 import { chmodSync, existsSync } from "node:fs";
-import { MIGRATIONS, type Migration } from "./migrations.ts";
 import { describeError } from "../kernel/errors.ts";
+import { MIGRATIONS, type Migration } from "./migrations.ts";
 
 export class MigrationError extends Error {
   override name = "MigrationError";
@@ -95,9 +95,7 @@ export function migrate(db: Database, migrations: readonly Migration[]): number 
   const current = schemaVersion(db);
   const latest = migrations.at(-1)?.version ?? 0;
   if (current > latest) {
-    throw new MigrationError(
-      `database schema version ${current} is newer than this fermix understands (${latest}); upgrade fermix`,
-    );
+    throw new MigrationError(`database schema version ${current} is newer than this fermix understands (${latest}); upgrade fermix`);
   }
   for (const migration of migrations) {
     if (migration.version <= current) continue;

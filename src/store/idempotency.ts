@@ -64,9 +64,7 @@ export class IdempotencyStore {
     this.forgetStmt = db.query("DELETE FROM idempotency WHERE channel = ?1 AND key = ?2");
     // The sweep asks each channel's time to live once: only channels with a row past its first time are read.
     this.channelsStmt = db.query("SELECT DISTINCT channel FROM idempotency WHERE expires_at <= ?1");
-    this.sweepStmt = db.query(
-      "DELETE FROM idempotency WHERE channel = ?1 AND expires_at <= ?2 AND seen_at <= CASE scope WHEN 'inbound' THEN ?3 ELSE ?4 END",
-    );
+    this.sweepStmt = db.query("DELETE FROM idempotency WHERE channel = ?1 AND expires_at <= ?2 AND seen_at <= CASE scope WHEN 'inbound' THEN ?3 ELSE ?4 END");
     this.seenStmt = db.query(
       "SELECT 1 AS seen FROM idempotency WHERE channel = ?1 AND key = ?2 AND (expires_at > ?3 OR seen_at > CASE scope WHEN 'inbound' THEN ?4 ELSE ?5 END)",
     );

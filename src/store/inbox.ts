@@ -108,9 +108,13 @@ export class Inbox {
 
   /** Entries whose turn never finished, oldest first: what to replay at start. */
   pending(): InboxEntry[] {
-    return (this.pendingStmt.all() as Array<{ id: number; channel: string; key: string; message: string; accepted_at: number }>).map(
-      (row) => ({ id: row.id, channel: row.channel, key: row.key, message: JSON.parse(row.message), acceptedAt: row.accepted_at }),
-    );
+    return (this.pendingStmt.all() as Array<{ id: number; channel: string; key: string; message: string; accepted_at: number }>).map((row) => ({
+      id: row.id,
+      channel: row.channel,
+      key: row.key,
+      message: JSON.parse(row.message),
+      acceptedAt: row.accepted_at,
+    }));
   }
 
   private acceptInTransaction(channel: string, items: AcceptItem[]): AcceptResult {

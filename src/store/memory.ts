@@ -7,8 +7,8 @@
  * ranked by bm25 and by how recently a fact was learnt or used.
  */
 import type { Database, Statement } from "bun:sqlite";
-import { ftsQuery } from "./fts.ts";
 import { describeError } from "../kernel/errors.ts";
+import { ftsQuery } from "./fts.ts";
 
 /** The operator's scope: the owner, wherever they write from. */
 export const OWNER_SCOPE = "owner";

@@ -109,7 +109,8 @@ const toPart = (row: Row): OutboxPart => {
   };
 };
 
-const COLUMNS = "id, reply_key, part, channel, chat_id, thread_id, kind, payload, state, platform_id, attempts, not_before, live, purpose, first_failed_at, created_at";
+const COLUMNS =
+  "id, reply_key, part, channel, chat_id, thread_id, kind, payload, state, platform_id, attempts, not_before, live, purpose, first_failed_at, created_at";
 
 export class Outbox {
   private readonly insertStmt: Statement;

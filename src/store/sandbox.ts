@@ -149,8 +149,8 @@ export class SandboxStore {
 
   /** The shared chats that have them on, as `<channel>:<chat id>`. */
   sharedChats(): string[] {
-    return (this.db.query("SELECT channel, chat_id FROM sandbox_shared_chats ORDER BY channel, chat_id").all() as Array<{ channel: string; chat_id: string }>).map(
-      (r) => `${r.channel}:${r.chat_id}`,
-    );
+    return (
+      this.db.query("SELECT channel, chat_id FROM sandbox_shared_chats ORDER BY channel, chat_id").all() as Array<{ channel: string; chat_id: string }>
+    ).map((r) => `${r.channel}:${r.chat_id}`);
   }
 }

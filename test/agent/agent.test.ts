@@ -2,10 +2,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { DEFAULT_SOUL } from "../../src/agent/prompt.ts";
 import { cliPort } from "../../src/channels/cli/port.ts";
 import type { ServerEvent } from "../../src/channels/cli/protocol.ts";
 import { cliMessage } from "../../src/channels/cli/turn.ts";
-import { DEFAULT_SOUL } from "../../src/agent/prompt.ts";
 import { type RecordedRequest, reply } from "../fakes/model-server.ts";
 import { type Harness, NO_REACTIONS, RecordingChannel, startHarness, TELEGRAM_LIKE, toolNames } from "../helpers/gateway.ts";
 
@@ -98,7 +98,9 @@ describe("send_attachment", () => {
     expect(await h.core.gateway.ingest(message)).toBe("answered");
     const media = h.telegram.visible().filter((a) => a.kind === "media");
     expect(media).toEqual([
-      expect.objectContaining({ media: expect.objectContaining({ filename: "report.txt", caption: "the report", mime: expect.stringContaining("text/plain") }) }),
+      expect.objectContaining({
+        media: expect.objectContaining({ filename: "report.txt", caption: "the report", mime: expect.stringContaining("text/plain") }),
+      }),
     ]);
     expect(readFileSync((media[0] as { media: { path: string } }).media.path, "utf8")).toBe("quarterly numbers");
     expect(h.telegram.texts().join("\n")).toContain("Here it is.");

@@ -1,6 +1,7 @@
 /** The send_attachment duplicate cache on a manual clock: 60 s, keyed on channel, chat, kind, caption, filename, MIME and bytes. */
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+
 import type { Database } from "bun:sqlite";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -18,7 +18,12 @@ test("src/ names a channel in a string literal only in that channel's folder and
 
 describe("the checker itself", () => {
   test("a planted channel name outside its folder is found, with its file and line", () => {
-    const source = ['import { x } from "./x.ts";', "", 'if (message.channel === "slack") return;', "const local = channel === 'cli' || channel === `acp`;"].join("\n");
+    const source = [
+      'import { x } from "./x.ts";',
+      "",
+      'if (message.channel === "slack") return;',
+      "const local = channel === 'cli' || channel === `acp`;",
+    ].join("\n");
     expect(nameViolations("gateway/dispatch.ts", source, NAMES)).toEqual([
       { file: "gateway/dispatch.ts", line: 3, name: "slack" },
       { file: "gateway/dispatch.ts", line: 4, name: "cli" },
@@ -33,7 +38,7 @@ describe("the checker itself", () => {
     expect(nameViolations("config/schema.ts", source, NAMES)).toEqual([]);
   });
 
-  test("AbortSignal's property names no channel: Omit<…, \"signal\">, Pick<…>, X[\"signal\"], { signal }, .signal", () => {
+  test('AbortSignal\'s property names no channel: Omit<…, "signal">, Pick<…>, X["signal"], { signal }, .signal', () => {
     const source = [
       'type A = Omit<TurnInput, "signal" | "text">;',
       'type B = Pick<Request, "text" | "signal">;',

@@ -26,7 +26,8 @@ test("every comment, document and script of the repository cites only files and 
 
 describe("the check itself", () => {
   const repo: Repository = { root: ROOT, runtimeNames: runtimeNames(ROOT) };
-  const problems = (text: string, file = "src/gateway/example.ts", own?: Set<string>) => checkText(repo, file, text, 1, own).map((c) => `${c.line}: ${c.cited}: ${c.problem}`);
+  const problems = (text: string, file = "src/gateway/example.ts", own?: Set<string>) =>
+    checkText(repo, file, text, 1, own).map((c) => `${c.line}: ${c.cited}: ${c.problem}`);
 
   test("a missing file, a missing heading or anchor, and notes outside the repository are each named", () => {
     expect(

@@ -84,7 +84,10 @@ export function commentsOf(source: string): Array<{ line: number; text: string }
         i++;
         template();
         prev = "`";
-      } else if (c === "/" && (prev === "" || "(,=:[!&|?{};+-*%<>~^".includes(prev) || /^(return|typeof|case|in|of|delete|void|throw|new|else|do|yield|await)$/.test(word))) {
+      } else if (
+        c === "/" &&
+        (prev === "" || "(,=:[!&|?{};+-*%<>~^".includes(prev) || /^(return|typeof|case|in|of|delete|void|throw|new|else|do|yield|await)$/.test(word))
+      ) {
         skipRegex();
         prev = "/";
         word = "";

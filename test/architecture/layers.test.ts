@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { cycles, importGraph, type ImportEdge, ruleBroken, scanImports, violations } from "./layers.ts";
+import { cycles, type ImportEdge, importGraph, ruleBroken, scanImports, violations } from "./layers.ts";
 
 const SRC = join(import.meta.dir, "../../src");
 

@@ -56,8 +56,7 @@ export interface Violation {
   rule: string;
 }
 
-const IMPORT =
-  /(?:^|[\s;{}])(import|export)\s+(type\s+)?(?:[^;"'`]*?\sfrom\s*)?["']([^"']+)["']|import\s*\(\s*["']([^"']+)["']\s*\)/g;
+const IMPORT = /(?:^|[\s;{}])(import|export)\s+(type\s+)?(?:[^;"'`]*?\sfrom\s*)?["']([^"']+)["']|import\s*\(\s*["']([^"']+)["']\s*\)/g;
 
 /** Every relative import of a source text: static (type-only or not), re-exports and dynamic imports. */
 export function scanImports(source: string): Array<{ spec: string; typeOnly: boolean }> {

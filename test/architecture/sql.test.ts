@@ -26,7 +26,7 @@ describe("the check itself", () => {
       "  SELECT COUNT(*) AS live FROM jobs`);",
       "const { user_version } = ro.query('PRAGMA user_version').get();",
       'statement("DELETE FROM settings WHERE key = ?1");',
-      'const sql = `UPDATE jobs SET state = \'cancelled\'`;',
+      "const sql = `UPDATE jobs SET state = 'cancelled'`;",
     ].join("\n");
     expect(sqlFindings(sample)).toEqual([
       { line: 1, what: "opens a database (imports bun:sqlite for its values, not only its types)" },

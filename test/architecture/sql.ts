@@ -15,7 +15,8 @@ export interface SqlFinding {
   what: string;
 }
 
-const STATEMENT = /(["'`])\s*(SELECT\s|INSERT\s+(?:OR\s+\w+\s+)?INTO\s|UPDATE\s+\w+\s+SET\s|DELETE\s+FROM\s|CREATE\s+(?:UNIQUE\s+|VIRTUAL\s+)?(?:TABLE|INDEX|TRIGGER|VIEW)\s|DROP\s+(?:TABLE|INDEX|TRIGGER|VIEW)\s|ALTER\s+TABLE\s|PRAGMA\s|REPLACE\s+INTO\s|WITH\s+\w+\s+AS\s*\()/;
+const STATEMENT =
+  /(["'`])\s*(SELECT\s|INSERT\s+(?:OR\s+\w+\s+)?INTO\s|UPDATE\s+\w+\s+SET\s|DELETE\s+FROM\s|CREATE\s+(?:UNIQUE\s+|VIRTUAL\s+)?(?:TABLE|INDEX|TRIGGER|VIEW)\s|DROP\s+(?:TABLE|INDEX|TRIGGER|VIEW)\s|ALTER\s+TABLE\s|PRAGMA\s|REPLACE\s+INTO\s|WITH\s+\w+\s+AS\s*\()/;
 const CALL = /\.(query|prepare)\s*\(/;
 const SQLITE_VALUE_IMPORT = /^\s*import\s+(?!type\s)[^;]*from\s+["']bun:sqlite["']/;
 

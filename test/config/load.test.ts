@@ -68,9 +68,7 @@ describe("validation errors name the key, the value and what is allowed", () => 
   });
 
   test("a number where a boolean belongs", () => {
-    expect(configError(`[fermix_channels.slack]\nenabled = 3\n`).message).toContain(
-      "fermix_channels.slack.enabled = 3 is not valid: expected true or false",
-    );
+    expect(configError(`[fermix_channels.slack]\nenabled = 3\n`).message).toContain("fermix_channels.slack.enabled = 3 is not valid: expected true or false");
   });
 
   test("an out-of-range integer names its range", () => {
@@ -102,14 +100,12 @@ describe("validation errors name the key, the value and what is allowed", () => 
 
   test("an allowlist entry that is not an id names its position", () => {
     expect(configError(`[fermix_channels.telegram]\nallowed_user_ids = ["1", { a = 1 }]\n`).message).toContain(
-      "fermix_channels.telegram.allowed_user_ids[1] = {\"a\":1} is not valid: expected a non-empty string",
+      'fermix_channels.telegram.allowed_user_ids[1] = {"a":1} is not valid: expected a non-empty string',
     );
   });
 
   test("two primary providers", () => {
-    const error = configError(
-      `[fermix_core.providers.a]\nmodel = "m"\nprimary = true\n[fermix_core.providers.b]\nmodel = "n"\nprimary = true\n`,
-    );
+    const error = configError(`[fermix_core.providers.a]\nmodel = "m"\nprimary = true\n[fermix_core.providers.b]\nmodel = "n"\nprimary = true\n`);
     expect(error.message).toContain("fermix_core.providers.b.primary = true is not valid: expected at most one primary provider (a is already primary)");
   });
 
@@ -129,11 +125,11 @@ describe("validation errors name the key, the value and what is allowed", () => 
   });
 
   test("a wrong TOML type is refused, not coerced: the key, the value, the expected type and how to write it", () => {
-    const error = configError(
-      `[fermix_channels.telegram]\nowner_user_id = 42\nallowed_user_ids = 123\n[fermix_channels.slack]\nsigning_secret = 12345678\n`,
-    );
+    const error = configError(`[fermix_channels.telegram]\nowner_user_id = 42\nallowed_user_ids = 123\n[fermix_channels.slack]\nsigning_secret = 12345678\n`);
     expect(error.message).toContain('fermix_channels.telegram.owner_user_id = 42 is not valid: expected a non-empty string (quote it: "42")');
-    expect(error.message).toContain('fermix_channels.telegram.allowed_user_ids = 123 is not valid: expected a list of non-empty strings (write a list: ["123"])');
+    expect(error.message).toContain(
+      'fermix_channels.telegram.allowed_user_ids = 123 is not valid: expected a list of non-empty strings (write a list: ["123"])',
+    );
     expect(error.message).toContain("fermix_channels.slack.signing_secret = [redacted] is not valid: expected a non-empty string");
     expect(error.message).not.toContain("12345678");
     // Quoted, the same values load.

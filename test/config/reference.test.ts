@@ -18,7 +18,11 @@ test("docs/configuration.md is current: regenerate with `bun run docs` after cha
 
 test("every key of the schema is in the reference, each with a meaning", () => {
   expect(undocumented(committed)).toEqual([]);
-  expect(referenceKeys().filter((k) => k.description.trim() === "").map((k) => `${k.table}.${k.key}`)).toEqual([]);
+  expect(
+    referenceKeys()
+      .filter((k) => k.description.trim() === "")
+      .map((k) => `${k.table}.${k.key}`),
+  ).toEqual([]);
   // The channel variables are named beside their keys.
   expect(committed).toContain("| `signing_secret` | a non-empty string | — | `SLACK_SIGNING_SECRET` |");
 });

@@ -41,7 +41,9 @@ describe("defaults per backend", () => {
 
 describe("the key", () => {
   test("the transcription table's own key comes first", () => {
-    const s = settings(`[fermix_core.providers.openai]\nmodel = "gpt-5.1"\napi_key = "sk-provider-000000"\n[fermix_core.transcription]\napi_key = "sk-stt-000000"\n`);
+    const s = settings(
+      `[fermix_core.providers.openai]\nmodel = "gpt-5.1"\napi_key = "sk-provider-000000"\n[fermix_core.transcription]\napi_key = "sk-stt-000000"\n`,
+    );
     expect(s).toMatchObject({ apiKey: "sk-stt-000000", keySource: "transcription" });
   });
 
@@ -71,7 +73,9 @@ describe("the key", () => {
 
   test("the environment variable of the backend's name, over the config file", () => {
     expect(settings("", { OPENAI_API_KEY: "sk-env-000000" })).toMatchObject({ apiKey: "sk-env-000000", keySource: "transcription" });
-    expect(settings(`[fermix_core.transcription]\nbackend = "xai"\napi_key = "xai-file-000000"\n`, { XAI_API_KEY: "xai-env-000000" }).apiKey).toBe("xai-env-000000");
+    expect(settings(`[fermix_core.transcription]\nbackend = "xai"\napi_key = "xai-file-000000"\n`, { XAI_API_KEY: "xai-env-000000" }).apiKey).toBe(
+      "xai-env-000000",
+    );
     expect(settings(`[fermix_core.transcription]\nbackend = "deepgram"\n`, { DEEPGRAM_API_KEY: "dg-env-000000", OPENAI_API_KEY: "sk-env-000000" }).apiKey).toBe(
       "dg-env-000000",
     );

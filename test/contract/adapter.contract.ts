@@ -14,8 +14,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ChannelAdapter } from "../../src/channels/types.ts";
 import { CHANNELS } from "../../src/channels/registry.ts";
+import type { ChannelAdapter } from "../../src/channels/types.ts";
 import { FormattingRejected, type InboundMedia, MediaTooLarge, type OutboundText, type ReplyTarget, SendFailed } from "../../src/message/index.ts";
 
 export interface VisibleMessage {

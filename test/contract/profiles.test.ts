@@ -14,7 +14,12 @@ import { loadedFrom } from "../helpers/loaded.ts";
 
 /** A config that serves every channel with placeholder credentials (nothing is started). */
 const served = loadedFrom(
-  CHANNEL_NAMES.map((name) => `[fermix_channels.${name}]\nenabled = true\n${profileOf(name).requiredKeys.map((key) => `${key} = "1000"`).join("\n")}\n`).join("\n"),
+  CHANNEL_NAMES.map(
+    (name) =>
+      `[fermix_channels.${name}]\nenabled = true\n${profileOf(name)
+        .requiredKeys.map((key) => `${key} = "1000"`)
+        .join("\n")}\n`,
+  ).join("\n"),
 ).config;
 
 const inSchema = (name: ChannelName, key: string) => schemaAt(["fermix_channels", name, key]) !== undefined;

@@ -15,7 +15,8 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-const config = (keys: Record<string, string | boolean>) => loadedFrom(tomlTable("fermix_channels.discord", { enabled: true, owner_user_id: "1", ...keys })).config;
+const config = (keys: Record<string, string | boolean>) =>
+  loadedFrom(tomlTable("fermix_channels.discord", { enabled: true, owner_user_id: "1", ...keys })).config;
 const row = (rows: ReturnType<typeof discordDoctorRows>, check: string) => rows.find((r) => r.check === `channel discord ${check}`);
 
 function database(learnt?: string): string {
@@ -42,7 +43,11 @@ test("token present and well-formed; bot_user_id neither set nor learnt yet is a
 
 test("bot_user_id learnt at an earlier start is reported from the database", () => {
   const rows = discordDoctorRows(config({ bot_token: fakeBotToken() }), database(DISCORD_BOT.id));
-  expect(row(rows, "bot_user_id")).toEqual({ check: "channel discord bot_user_id", status: "ok", detail: `not set; learnt from Discord at start: ${DISCORD_BOT.id}` });
+  expect(row(rows, "bot_user_id")).toEqual({
+    check: "channel discord bot_user_id",
+    status: "ok",
+    detail: `not set; learnt from Discord at start: ${DISCORD_BOT.id}`,
+  });
 });
 
 test("a configured bot_user_id is shown, and flagged when the token belongs to another bot", () => {

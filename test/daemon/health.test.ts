@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { buildHealthReport, type ChannelRuntimeState, isLocalUrl } from "../../src/daemon/health.ts";
 import type { ChannelName } from "../../src/config/schema.ts";
+import { buildHealthReport, type ChannelRuntimeState, isLocalUrl } from "../../src/daemon/health.ts";
 import { READY_CONFIG } from "../helpers/home.ts";
 import { loadedFrom } from "../helpers/loaded.ts";
 
@@ -9,11 +9,21 @@ const report = (toml: string | null, channels: Map<ChannelName, ChannelRuntimeSt
   buildHealthReport({ version: "1.2.3", now: NOW, loaded: loadedFrom(toml, env), channels, databaseReady: true, restartRequired: false });
 
 describe("health report", () => {
-  test("has exactly the keys docs/http.md \"The health report\" lists, in its shape", () => {
+  test('has exactly the keys docs/http.md "The health report" lists, in its shape', () => {
     const r = report(READY_CONFIG);
     expect(Object.keys(r)).toEqual([
-      "status", "app", "version", "timestamp", "failures", "config_path", "restart_required?",
-      "config", "providers", "channels", "memory", "realtime",
+      "status",
+      "app",
+      "version",
+      "timestamp",
+      "failures",
+      "config_path",
+      "restart_required?",
+      "config",
+      "providers",
+      "channels",
+      "memory",
+      "realtime",
     ]);
     expect(r.config).toEqual({
       home: "/home/you/.fermix",
@@ -24,7 +34,15 @@ describe("health report", () => {
     expect(Object.keys(r.channels[0]!)).toEqual(["name", "status", "enabled", "mode", "process_alive"]);
     expect(Object.keys(r.memory)).toEqual(["conversation_store", "store"]);
     expect(Object.keys(r.realtime)).toEqual([
-      "enabled", "status", "provider", "model", "socket_path", "socket_alive", "active_sessions", "active_clients", "companion_connected?",
+      "enabled",
+      "status",
+      "provider",
+      "model",
+      "socket_path",
+      "socket_alive",
+      "active_sessions",
+      "active_clients",
+      "companion_connected?",
     ]);
     expect(r.timestamp).toBe("2026-06-27T12:00:00Z");
     expect(r.app).toBe("fermix");
@@ -49,7 +67,9 @@ describe("health report", () => {
   });
 
   test("a provider without a key on a remote URL degrades; a local one is auth_mode none", () => {
-    const r = report(`[fermix_core.providers.remote]\nmodel = "m"\nprimary = true\n[fermix_core.providers.ollama]\nmodel = "llama3"\nbase_url = "http://127.0.0.1:11434/v1"\n[fermix_channels.telegram]\nenabled = false\n[fermix_channels.acp]\nenabled = false\n`);
+    const r = report(
+      `[fermix_core.providers.remote]\nmodel = "m"\nprimary = true\n[fermix_core.providers.ollama]\nmodel = "llama3"\nbase_url = "http://127.0.0.1:11434/v1"\n[fermix_channels.telegram]\nenabled = false\n[fermix_channels.acp]\nenabled = false\n`,
+    );
     expect(r.status).toBe("degraded");
     expect(r.providers).toEqual([
       { name: "remote", status: "unconfigured", auth_mode: "api_key", primary: true },
@@ -64,7 +84,7 @@ describe("health report", () => {
       ["acp", { status: "ready", process_alive: true }],
     ]);
     const r = report(
-      `${READY_CONFIG.replace('[fermix_channels.acp]\nenabled = false', "")}
+      `${READY_CONFIG.replace("[fermix_channels.acp]\nenabled = false", "")}
 [fermix_channels.slack]
 enabled = true
 bot_token = "xoxb-1"

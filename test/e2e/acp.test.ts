@@ -6,9 +6,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { type FakeModel, reply, startFakeModel, userText } from "../fakes/model-server.ts";
 import { type Editor, spawnEditor } from "../channels/acp/editor.ts";
-import { type RunResult, runFermix, type RunningDaemon, startDaemon } from "../helpers/binary.ts";
+import { type FakeModel, reply, startFakeModel, userText } from "../fakes/model-server.ts";
+import { type RunningDaemon, type RunResult, runFermix, startDaemon } from "../helpers/binary.ts";
 import { providerToml, TELEGRAM_OFF } from "../helpers/config.ts";
 import { makeHome, type TestHome } from "../helpers/home.ts";
 
@@ -224,7 +224,6 @@ describe("start and shutdown", () => {
       h.cleanup();
     }
   });
-
 
   test("a daemon that stops mid-turn answers the prompt cancelled, and the bridge exits non-zero", async () => {
     const own = await startFakeModel();

@@ -11,8 +11,8 @@ import { type FakeModel, reply } from "../fakes/model-server.ts";
 import { ensureBinary } from "../helpers/binary.ts";
 import { CHANNELS_OFF, providerToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
-import { until, within } from "../helpers/wait.ts";
 import { type TestHome } from "../helpers/home.ts";
+import { until, within } from "../helpers/wait.ts";
 
 const start = e2eResources();
 /** After a stop: what was dropped would show (a model request, a printed word) within a few hundred ms; 1 s holds that on a loaded machine. */
@@ -35,7 +35,23 @@ class Terminal {
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => `${k}=${v}`);
     // `env -i`: the chat sees exactly the test home's environment, not the tmux server's.
-    const started = this.tmux("-f", "/dev/null", "new-session", "-d", "-s", this.session, "-x", "120", "-y", "40", "env", "-i", ...vars, ensureBinary(), "chat");
+    const started = this.tmux(
+      "-f",
+      "/dev/null",
+      "new-session",
+      "-d",
+      "-s",
+      this.session,
+      "-x",
+      "120",
+      "-y",
+      "40",
+      "env",
+      "-i",
+      ...vars,
+      ensureBinary(),
+      "chat",
+    );
     if (!started.ok) throw new Error(`tmux new-session failed: ${started.err}`);
     this.tmux("set-option", "-t", this.session, "remain-on-exit", "on");
   }

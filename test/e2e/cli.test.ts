@@ -1,8 +1,8 @@
 /** The compiled binary's command line: version, help, usage errors. */
 import { afterAll, describe, expect, test } from "bun:test";
 import pkg from "../../package.json" with { type: "json" };
-import { makeHome } from "../helpers/home.ts";
 import { runFermix } from "../helpers/binary.ts";
+import { makeHome } from "../helpers/home.ts";
 
 const home = makeHome();
 afterAll(() => home.cleanup());
@@ -43,9 +43,22 @@ test("setup --help documents every flag, the fixed names included", async () => 
   const r = await runFermix(["setup", "--help"], home.env);
   expect(r.exitCode).toBe(0);
   for (const flag of [
-    "--reconfigure", "--yes", "--check", "--provider-base-url", "--model", "--api-key", "--telegram-bot-token", "--telegram-owner",
-    "--slack-bot-token", "--whatsapp-access-token", "--discord-bot-token", "--signal-account",
-    "--transcription-backend", "--transcription-model", "--transcription-api-key", "--http-port",
+    "--reconfigure",
+    "--yes",
+    "--check",
+    "--provider-base-url",
+    "--model",
+    "--api-key",
+    "--telegram-bot-token",
+    "--telegram-owner",
+    "--slack-bot-token",
+    "--whatsapp-access-token",
+    "--discord-bot-token",
+    "--signal-account",
+    "--transcription-backend",
+    "--transcription-model",
+    "--transcription-api-key",
+    "--http-port",
   ]) {
     expect(r.stdout).toMatch(new RegExp(`^  ${flag}[ ,]`, "m"));
   }

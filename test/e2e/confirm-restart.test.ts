@@ -97,7 +97,11 @@ for (const signal of ["SIGKILL", "SIGTERM"] as const) {
 test("a code made by an in-process fermix ask is answered by another fermix ask, and the waiting turn goes on", async () => {
   const model = await start.model();
   const home = start.home();
-  home.writeConfig(providerToml(model.url, { api: "responses", apiKey: "sk-fake-0000" }) + CHANNELS_OFF + tomlTable("fermix_core.sandbox", { access_request_timeout_seconds: 120 }));
+  home.writeConfig(
+    providerToml(model.url, { api: "responses", apiKey: "sk-fake-0000" }) +
+      CHANNELS_OFF +
+      tomlTable("fermix_core.sandbox", { access_request_timeout_seconds: 120 }),
+  );
   const data = realpathSync(mkdtempSync(join("/var/tmp", "fermix-e2e-data-")));
   writeFileSync(join(data, "report.txt"), "Q3 revenue: 42 units\n");
   start.defer(() => rmSync(data, { recursive: true, force: true }));

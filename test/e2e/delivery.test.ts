@@ -35,7 +35,9 @@ const NOTHING_MORE_MS = 1500;
 /** The Slack outage of the first test: its reply may not reach the chat while it lasts, whatever the retrier tries. */
 const OUTAGE_MS = 20_000;
 
-async function health(daemon: RunningDaemon): Promise<{ status: string; failures: string[]; providers: Array<{ name: string; status: string }>; channels: Array<{ name: string; status: string }> }> {
+async function health(
+  daemon: RunningDaemon,
+): Promise<{ status: string; failures: string[]; providers: Array<{ name: string; status: string }>; channels: Array<{ name: string; status: string }> }> {
   return (await (await fetch(new URL("/health/ready", daemon.url))).json()) as never;
 }
 
@@ -78,7 +80,11 @@ test("Slack answering 500 for 20 s: the reply arrives once after the outage; hea
   await model.waitForRequests(1);
   await until("a failed send", () => slack.requests.some((r) => r.api === "chat.postMessage" && r.status === 500));
   let report = await health(daemon);
-  await until("health to show the channel degraded", async () => (report = await health(daemon)).channels.find((c) => c.name === "slack")?.status === "degraded", 10_000);
+  await until(
+    "health to show the channel degraded",
+    async () => (report = await health(daemon)).channels.find((c) => c.name === "slack")?.status === "degraded",
+    10_000,
+  );
   expect(report.failures.join("\n")).toMatch(/channel slack: degraded: sends failing .*retrying/);
   await Bun.sleep(Math.max(0, outageFrom + OUTAGE_MS - Date.now()));
   expect(answers(slack, "waited out the outage")).toEqual([]);
@@ -273,9 +279,7 @@ async function whatsappKilledAfterFirstBlock(o: { question: string; streamed: st
   const wa = start.whatsapp();
   const home = start.home();
   home.writeConfig(
-    providerToml(model.url) +
-      CHANNELS_OFF +
-      whatsappFakeToml(wa, { appSecret: WA_SECRET, ownerUserId: WA_USER.wa_id, verifyToken: "e2e-delivery-verify" }),
+    providerToml(model.url) + CHANNELS_OFF + whatsappFakeToml(wa, { appSecret: WA_SECRET, ownerUserId: WA_USER.wa_id, verifyToken: "e2e-delivery-verify" }),
   );
   model.reply(reply.slow(350, ...o.streamed.match(/[\s\S]{1,120}/g)!), reply.text(o.replayed));
   const daemon = await daemonIn(home);
@@ -291,7 +295,13 @@ test("SIGKILL after one block of two on WhatsApp: after restart no block's text 
   const sentence = (p: number, n: number) => `Sentence ${n} of part ${p} describes one more thing about the garden.`;
   const part = (p: number) => `${Array.from({ length: 14 }, (_, i) => sentence(p, i + 1)).join(" ")}\n\n`;
   const answer = part(1) + part(2);
-  const { wa, restarted: second } = await whatsappKilledAfterFirstBlock({ question: "describe the garden", streamed: answer, replayed: answer, shown: sentence(1, 14), notYet: sentence(2, 14) });
+  const { wa, restarted: second } = await whatsappKilledAfterFirstBlock({
+    question: "describe the garden",
+    streamed: answer,
+    replayed: answer,
+    shown: sentence(1, 14),
+    notYet: sentence(2, 14),
+  });
   await until("the rest of the answer", () => wa.visibleTexts(WA_USER.wa_id).some((t) => t.includes(sentence(2, 14))), 20_000);
   await Bun.sleep(NOTHING_MORE_MS);
   const all = wa.visibleTexts(WA_USER.wa_id).join("\n");

@@ -49,7 +49,11 @@ const NO_RECONNECT_MS = 1500;
 
 async function discordHealth(d: RunningDaemon, status: string): Promise<Health> {
   let body: Health | undefined;
-  await until(`discord to be ${status}`, async () => (body = (await health(d)).body).channels.find((c) => c.name === "discord")?.status === status, 10_000).catch(() => {
+  await until(
+    `discord to be ${status}`,
+    async () => (body = (await health(d)).body).channels.find((c) => c.name === "discord")?.status === status,
+    10_000,
+  ).catch(() => {
     throw new Error(`discord never became ${status}: ${JSON.stringify(body)}`);
   });
   return body!;
@@ -126,7 +130,7 @@ test("a 2,500-character answer arrives as two messages; only the first notifies"
   expect(flagsOf(discord, DISCORD_DM)).toEqual([MessageFlags.SuppressEmbeds, MessageFlags.SuppressEmbeds | MessageFlags.SuppressNotifications]);
 }, 60_000);
 
-test("/stop during a slow streamed answer aborts the model call, and nothing of that answer is sent after \"Stopped\"", async () => {
+test('/stop during a slow streamed answer aborts the model call, and nothing of that answer is sent after "Stopped"', async () => {
   const { model, discord, home } = await setup();
   const chunks = Array.from({ length: 80 }, (_, i) => `chunk${i} of the endless answer. `);
   model.reply(reply.slow(250, ...chunks));
@@ -162,7 +166,13 @@ test("Discord refusing the Message Content intent (4014) shows in health as fail
   const report = await discordHealth(d, "failed");
   const { code } = await health(d);
   expect(code).toBe(503);
-  expect(report.channels.find((c) => c.name === "discord")).toEqual({ name: "discord", status: "failed", enabled: true, mode: "gateway", process_alive: false });
+  expect(report.channels.find((c) => c.name === "discord")).toEqual({
+    name: "discord",
+    status: "failed",
+    enabled: true,
+    mode: "gateway",
+    process_alive: false,
+  });
   expect(report.failures.join("\n")).toContain("enable the Message Content intent for this bot in the Developer Portal");
   await Bun.sleep(NO_RECONNECT_MS);
   expect(discord.gateway.connections).toHaveLength(1);

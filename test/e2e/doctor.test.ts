@@ -1,12 +1,12 @@
 /** `fermix doctor` from the compiled binary: a row per concern, exit 1 when any fails. */
 import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync } from "node:fs";
-import { makeHome, READY_CONFIG, type TestHome } from "../helpers/home.ts";
 import { join } from "node:path";
-import { runFermix } from "../helpers/binary.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { JobStore } from "../../src/store/jobs.ts";
 import { MemoryStore } from "../../src/store/memory.ts";
+import { runFermix } from "../helpers/binary.ts";
+import { makeHome, READY_CONFIG, type TestHome } from "../helpers/home.ts";
 
 interface Row {
   check: string;
@@ -43,9 +43,25 @@ describe("fermix doctor", () => {
     expect(r.ok).toBe(true);
     const checks = r.rows.map((row) => row.check);
     expect(checks).toEqual([
-      "config", "home", "secrets", "database", "provider openai",
-      "channel telegram", "channel whatsapp", "channel slack", "channel discord", "channel signal", "channel acp",
-      "transcription", "scheduler", "jobs", "memory", "sandbox", "user", "port", "service",
+      "config",
+      "home",
+      "secrets",
+      "database",
+      "provider openai",
+      "channel telegram",
+      "channel whatsapp",
+      "channel slack",
+      "channel discord",
+      "channel signal",
+      "channel acp",
+      "transcription",
+      "scheduler",
+      "jobs",
+      "memory",
+      "sandbox",
+      "user",
+      "port",
+      "service",
     ]);
     expect(r.rows.filter((row) => row.status === "fail")).toEqual([]);
     expect(r.stdout).not.toContain("sk-test-not-a-real-key");
@@ -62,15 +78,31 @@ describe("fermix doctor", () => {
     const db = openDatabase(join(h.home, "fermix.db"));
     const jobs = new JobStore(db);
     const origin = { channel: "telegram", conversation: "telegram:1:", senderId: "1", role: "operator" } as const;
-    jobs.create({ request: "late one", schedule: null, timezone: "Europe/Paris", dueAt: Date.now() - 3_600_000, origin, target: { channel: "telegram", chatId: "1" } });
-    jobs.create({ request: "daily", schedule: "0 9 * * *", timezone: "Europe/Paris", dueAt: Date.UTC(2099, 0, 1, 8), origin, target: { channel: "telegram", chatId: "1" } });
+    jobs.create({
+      request: "late one",
+      schedule: null,
+      timezone: "Europe/Paris",
+      dueAt: Date.now() - 3_600_000,
+      origin,
+      target: { channel: "telegram", chatId: "1" },
+    });
+    jobs.create({
+      request: "daily",
+      schedule: "0 9 * * *",
+      timezone: "Europe/Paris",
+      dueAt: Date.UTC(2099, 0, 1, 8),
+      origin,
+      target: { channel: "telegram", chatId: "1" },
+    });
     new MemoryStore(db).add("owner", "Likes tea", "telegram:1:");
     db.close();
     const r = await runFermix(["doctor", "--json"], h.env);
     const rows = (JSON.parse(r.stdout) as { rows: Row[] }).rows;
     const jobsRow = rows.find((row) => row.check === "jobs")!;
     expect(jobsRow.status).toBe("warn");
-    expect(jobsRow.detail).toMatch(/^2 pending \(1 repeating\); next due .+ \(Europe\/Paris\); 1 overdue: they run \(once, marked late\) when `fermix run` is running$/);
+    expect(jobsRow.detail).toMatch(
+      /^2 pending \(1 repeating\); next due .+ \(Europe\/Paris\); 1 overdue: they run \(once, marked late\) when `fermix run` is running$/,
+    );
     expect(rows.find((row) => row.check === "memory")!.detail).toBe("on; 1 fact remembered; up to 5 relevant facts (2000 characters) in each turn");
     expect(r.exitCode).toBe(0);
   });
@@ -78,7 +110,9 @@ describe("fermix doctor", () => {
   test("an unknown time zone stops the config, naming the key and what is allowed", async () => {
     const r = await doctor(`${READY_CONFIG}\n[fermix_core]\ntimezone = "Mars/Olympus"\n`);
     expect(r.exitCode).toBe(1);
-    expect(r.byCheck("config")[0]!.detail).toContain('fermix_core.timezone = "Mars/Olympus" is not valid: expected an IANA time zone name such as Europe/Paris or UTC');
+    expect(r.byCheck("config")[0]!.detail).toContain(
+      'fermix_core.timezone = "Mars/Olympus" is not valid: expected an IANA time zone name such as Europe/Paris or UTC',
+    );
   });
 
   test("a fresh home fails: no config, no provider", async () => {
@@ -121,7 +155,9 @@ describe("fermix doctor", () => {
     const noOwner = await doctor(`${READY_CONFIG}\n[fermix_channels.slack]\nenabled = true\nbot_token = "xoxb-1"\nsigning_secret = "s3cret"\n`);
     expect(noOwner.exitCode).toBe(1);
     expect(noOwner.byCheck("channel slack")[0]!.detail).toContain("refused: no owner_user_id and no allowed_user_ids");
-    const ok = await doctor(`${READY_CONFIG}\n[fermix_channels.slack]\nenabled = true\nbot_token = "xoxb-1"\nsigning_secret = "s3cret"\nowner_user_id = "U1"\n`);
+    const ok = await doctor(
+      `${READY_CONFIG}\n[fermix_channels.slack]\nenabled = true\nbot_token = "xoxb-1"\nsigning_secret = "s3cret"\nowner_user_id = "U1"\n`,
+    );
     expect(ok.byCheck("channel slack")[0]!.status).toBe("ok");
     expect(ok.exitCode).toBe(0);
   });
@@ -196,7 +232,11 @@ describe("fermix doctor", () => {
           "fermix runs as root: run_command's commands run as uid 1000 (sandbox) in the sandbox, but the daemon itself holds every right on this machine; run it as an ordinary user",
       });
     } else {
-      expect(user).toEqual({ check: "user", status: "ok", detail: `fermix runs as uid ${process.getuid!()}, not root: run_command's commands run as that user, in the sandbox` });
+      expect(user).toEqual({
+        check: "user",
+        status: "ok",
+        detail: `fermix runs as uid ${process.getuid!()}, not root: run_command's commands run as that user, in the sandbox`,
+      });
     }
   });
 
@@ -205,7 +245,11 @@ describe("fermix doctor", () => {
     try {
       const r = await doctor(READY_CONFIG, { PORT: String(holder.port) });
       expect(r.exitCode).toBe(1);
-      expect(r.byCheck("port")[0]).toEqual({ check: "port", status: "fail", detail: `127.0.0.1:${holder.port} is taken by another program: stop it or set PORT` });
+      expect(r.byCheck("port")[0]).toEqual({
+        check: "port",
+        status: "fail",
+        detail: `127.0.0.1:${holder.port} is taken by another program: stop it or set PORT`,
+      });
     } finally {
       holder.stop(true);
     }

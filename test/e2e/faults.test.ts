@@ -26,7 +26,6 @@ const NOTHING_MORE_MS = 1500;
 /** How long polls are counted against a server that answers them at once: about one a second makes 3 or 4, a loop that never waits hundreds. */
 const POLL_RATE_WINDOW_MS = 3000;
 
-
 /** The fake model, the Telegram fake and a home whose owner is Alice; `extra` is appended to the Telegram table. */
 async function telegramSetup(extra = "", core = "", telegramOptions?: { holdPolls?: boolean }) {
   const model = await start.model();
@@ -51,7 +50,10 @@ test("a provider answering 500 three times: each retry and the failed turn are l
   const daemon = await start.daemon({ ...home, env: { ...home.env, FERMIX_LOG_LEVEL: "debug" } });
   telegram.pushMessage(telegram.message.text("hello?"));
   await until("the fault line", () => telegram.visibleTexts(ALICE.id).some((t) => t.includes("had an error")));
-  expectCleanFault(telegram.visibleTexts(ALICE.id).find((t) => t.includes("had an error")), "model provider had an error on its side");
+  expectCleanFault(
+    telegram.visibleTexts(ALICE.id).find((t) => t.includes("had an error")),
+    "model provider had an error on its side",
+  );
   const logs = daemon.logs();
   expect(logs.match(/msg="model request failed; retrying"[^\n]*status=500/g)).toHaveLength(2);
   expect(logs).toMatch(/msg="turn failed: the model request failed"[^\n]*fault=server[^\n]*status=500[^\n]*attempts=3[^\n]*duration_ms=/);
@@ -69,7 +71,10 @@ test("a 429 with Retry-After is waited out and logged with the wait honoured; th
   model.reply(reply.rateLimited(0), reply.rateLimited(0), reply.rateLimited(0));
   telegram.pushMessage(telegram.message.text("second"));
   await until("the rate-limit line", () => telegram.visibleTexts(ALICE.id).some((t) => t.includes("limiting how fast")));
-  expectCleanFault(telegram.visibleTexts(ALICE.id).find((t) => t.includes("limiting how fast")), "Please try again in a minute.");
+  expectCleanFault(
+    telegram.visibleTexts(ALICE.id).find((t) => t.includes("limiting how fast")),
+    "Please try again in a minute.",
+  );
   expect(daemon.logs()).toMatch(/turn failed: the model request failed[^\n]*fault=rate_limited[^\n]*status=429/);
 });
 
@@ -197,7 +202,9 @@ test("Slack answering 503 at start is logged as an outage, not as a rejected tok
   const slack = start.slack();
   const home = start.home();
   home.writeConfig(
-    providerToml(model.url) + CHANNELS_OFF + slackToml({ botToken: slack.token, signingSecret: "s-0123456789abcdef", ownerUserId: SLACK_ALICE, apiUrl: slack.apiUrl }),
+    providerToml(model.url) +
+      CHANNELS_OFF +
+      slackToml({ botToken: slack.token, signingSecret: "s-0123456789abcdef", ownerUserId: SLACK_ALICE, apiUrl: slack.apiUrl }),
   );
   const outage = slack.outage(503);
   const daemon = await start.daemon(home);

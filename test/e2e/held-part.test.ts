@@ -8,8 +8,9 @@
  * an outage (every call failing) still holds everything, sets nothing aside,
  * and delivers the reply whole — the file as a file — once it is over.
  */
-import { expect, test } from "bun:test";
+
 import { Database } from "bun:sqlite";
+import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { reply } from "../fakes/model-server.ts";
 import { ALICE } from "../fakes/telegram.ts";

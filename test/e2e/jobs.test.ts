@@ -37,7 +37,9 @@ async function setup(extraToml = "") {
   const model = await start.model();
   const telegram = start.telegram();
   const home = start.home();
-  home.writeConfig(providerToml(model.url) + telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) + ACP_OFF + extraToml);
+  home.writeConfig(
+    providerToml(model.url) + telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) + ACP_OFF + extraToml,
+  );
   /** Send a message as Alice and wait until the chat shows a bot message containing `answer`. */
   const say = async (text: string, answer: string) => {
     telegram.pushMessage(telegram.message.text(text));

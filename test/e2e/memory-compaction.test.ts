@@ -21,8 +21,7 @@ const SUMMARY = "Summary: Alice chatted about her week and her cat.";
 const instructionsOf = (request: RecordedRequest): string => String(request.body.instructions ?? "");
 /** Compaction's request: the model is asked to summarise the older messages. */
 const isSummary = (request: RecordedRequest): boolean => instructionsOf(request).startsWith("Summarise the conversation so far");
-const hasToolOutput = (request: RecordedRequest): boolean =>
-  (request.body.input ?? []).some((item: { type?: string }) => item.type === "function_call_output");
+const hasToolOutput = (request: RecordedRequest): boolean => (request.body.input ?? []).some((item: { type?: string }) => item.type === "function_call_output");
 
 /** `text` padded with filler words to about `length` characters (no trailing space: a chat shows messages trimmed). */
 const sized = (text: string, length: number): string => `${text} ${"and so on ".repeat(length)}`.slice(0, length).trimEnd();
@@ -74,34 +73,38 @@ test.each([
   ["memory on: compaction follows the third exchange", { enabled: true, prompt_chars: 1600 }, true],
   ["memory off: only once history alone reaches the threshold", { enabled: false, prompt_chars: 1600 }, false],
   ["memory on but no facts in the prompt (prompt_items = 0): as if off", { enabled: true, prompt_items: 0, prompt_chars: 1600 }, false],
-] as const)("memory's prompt budget counts against the context window like history — %s", async (_name, memory, early) => {
-  const s = await setup(memory, { enabled: true, threshold: 0.5 });
-  await start.daemon(s.home);
+] as const)(
+  "memory's prompt budget counts against the context window like history — %s",
+  async (_name, memory, early) => {
+    const s = await setup(memory, { enabled: true, threshold: 0.5 });
+    await start.daemon(s.home);
 
-  await s.say(FIRST, memory.enabled ? s.rememberCat : sized("Miso is a lovely name.", 150), memory.enabled ? "I'll remember Miso" : "Miso is a lovely name");
-  await s.say(SECOND, sized("A fresh kitchen, nice.", 150));
-  await s.say(THIRD, sized("Say hello to your sister.", 150));
-  await s.say(FOURTH, "Your cat is Miso.");
-  // Compaction runs after a turn's answer is delivered: wait for the one after the fourth turn.
-  await s.model.waitForRequests(s.model.requests.indexOf(s.turnRequest(FOURTH)) + 2, 10_000);
+    await s.say(FIRST, memory.enabled ? s.rememberCat : sized("Miso is a lovely name.", 150), memory.enabled ? "I'll remember Miso" : "Miso is a lovely name");
+    await s.say(SECOND, sized("A fresh kitchen, nice.", 150));
+    await s.say(THIRD, sized("Say hello to your sister.", 150));
+    await s.say(FOURTH, "Your cat is Miso.");
+    // Compaction runs after a turn's answer is delivered: wait for the one after the fourth turn.
+    await s.model.waitForRequests(s.model.requests.indexOf(s.turnRequest(FOURTH)) + 2, 10_000);
 
-  const fourth = s.turnRequest(FOURTH);
-  const summaries = s.model.requests.filter(isSummary);
-  expect(summaries.length).toBeGreaterThan(0);
-  // With memory's budget counted, the first compaction comes before the fourth turn; without it, only after.
-  expect(summaries[0]!.index < fourth.index).toBe(early);
-  // What was summarised: the oldest exchange, never the two most recent ones.
-  expect(userText(summaries[0]!)).toContain(FIRST.slice(0, 40));
-  expect(userText(summaries[0]!)).not.toContain(early ? THIRD.slice(0, 30) : FOURTH.slice(0, 30));
+    const fourth = s.turnRequest(FOURTH);
+    const summaries = s.model.requests.filter(isSummary);
+    expect(summaries.length).toBeGreaterThan(0);
+    // With memory's budget counted, the first compaction comes before the fourth turn; without it, only after.
+    expect(summaries[0]!.index < fourth.index).toBe(early);
+    // What was summarised: the oldest exchange, never the two most recent ones.
+    expect(userText(summaries[0]!)).toContain(FIRST.slice(0, 40));
+    expect(userText(summaries[0]!)).not.toContain(early ? THIRD.slice(0, 30) : FOURTH.slice(0, 30));
 
-  // The fourth turn was given the summary in place of the first exchange, or (without memory's budget) still the whole window.
-  expect(instructionsOf(fourth).includes(SUMMARY)).toBe(early);
-  expect(JSON.stringify(fourth.body.input).includes(FIRST.slice(0, 40))).toBe(!early);
-  if (memory.enabled && !("prompt_items" in memory)) {
-    // The remembered fact outlives the compaction of the exchange it was learnt in.
-    expect(instructionsOf(fourth)).toContain(`- ${CAT} (#1, learnt`);
-  }
-}, 60_000);
+    // The fourth turn was given the summary in place of the first exchange, or (without memory's budget) still the whole window.
+    expect(instructionsOf(fourth).includes(SUMMARY)).toBe(early);
+    expect(JSON.stringify(fourth.body.input).includes(FIRST.slice(0, 40))).toBe(!early);
+    if (memory.enabled && !("prompt_items" in memory)) {
+      // The remembered fact outlives the compaction of the exchange it was learnt in.
+      expect(instructionsOf(fourth)).toContain(`- ${CAT} (#1, learnt`);
+    }
+  },
+  60_000,
+);
 
 test("/compact summarises the conversation and leaves remembered facts alone: the next turn's prompt has them, recall finds them", async () => {
   const s = await setup({ enabled: true }, { enabled: false }, 128_000);
@@ -114,8 +117,11 @@ test("/compact summarises the conversation and leaves remembered facts alone: th
   const summary = s.model.requests.find(isSummary)!;
   expect(userText(summary)).toContain(FIRST.slice(0, 40));
 
-  await s.say("what is my cat called?", (request) =>
-    hasToolOutput(request) ? reply.text("Your cat is Miso.") : reply.toolCall("recall", { query: "cat" }), "Your cat is Miso");
+  await s.say(
+    "what is my cat called?",
+    (request) => (hasToolOutput(request) ? reply.text("Your cat is Miso.") : reply.toolCall("recall", { query: "cat" })),
+    "Your cat is Miso",
+  );
   const [asked, recalled] = s.model.requests.filter((r) => !isSummary(r) && userText(r) === "what is my cat called?");
   expect(instructionsOf(asked!)).toContain(`## Summary of the earlier conversation\n${SUMMARY}`);
   expect(JSON.stringify(asked!.body.input)).not.toContain(FIRST.slice(0, 40));

@@ -55,7 +55,9 @@ test("a remembered fact is in later prompts â€” after /new and after a restart â
   model.reply(reply.text("Teal, of course."));
   await say("what is my favourite colour?", "Teal, of course");
   const afterNew = model.requests[2]!;
-  expect(instructionsOf(afterNew)).toMatch(/## What you remember \(relevant to this message\)\n- Alice's favourite colour is teal \(#\d+, learnt \d{4}-\d\d-\d\d\)/);
+  expect(instructionsOf(afterNew)).toMatch(
+    /## What you remember \(relevant to this message\)\n- Alice's favourite colour is teal \(#\d+, learnt \d{4}-\d\d-\d\d\)/,
+  );
   // The window is new: the earlier exchange is not in the history, only in memory.
   expect(JSON.stringify(afterNew.body.input)).not.toContain("please remember");
 

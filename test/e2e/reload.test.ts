@@ -10,8 +10,8 @@ import { reply } from "../fakes/model-server.ts";
 import { ALICE, BOB } from "../fakes/telegram.ts";
 import type { RunningDaemon } from "../helpers/binary.ts";
 import { ACP_OFF, providerToml, TELEGRAM_OFF, telegramToml } from "../helpers/config.ts";
-import { e2eResources, until as waitFor } from "../helpers/e2e.ts";
 import { controlRequest } from "../helpers/control.ts";
+import { e2eResources, until as waitFor } from "../helpers/e2e.ts";
 
 const start = e2eResources();
 
@@ -43,9 +43,7 @@ test("SIGHUP: a channel turned on in config.toml starts, and the new primary pro
   expect((await health(d)).status).toBe("ready");
 
   home.writeConfig(
-    providerToml(second.url, { name: "second" }) +
-      telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) +
-      ACP_OFF,
+    providerToml(second.url, { name: "second" }) + telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) + ACP_OFF,
   );
   d.proc.kill("SIGHUP");
   // Telegram was ready before the signal too: the log line says the reload has happened, then health is read.
@@ -99,13 +97,17 @@ test("pairing through the daemon: await_sender answers with the next sender Tele
   let answered = false;
   void waiting.then(() => (answered = true));
   let nextWrite = 0;
-  await waitFor("the daemon to see Bob", () => {
-    if (!answered && Date.now() >= nextWrite) {
-      telegram.pushMessage(telegram.message.text("pair me", { from: BOB }));
-      nextWrite = Date.now() + 250;
-    }
-    return answered;
-  }, 10_000);
+  await waitFor(
+    "the daemon to see Bob",
+    () => {
+      if (!answered && Date.now() >= nextWrite) {
+        telegram.pushMessage(telegram.message.text("pair me", { from: BOB }));
+        nextWrite = Date.now() + 250;
+      }
+      return answered;
+    },
+    10_000,
+  );
   expect(await waiting).toEqual({ type: "sender", channel: "telegram", sender_id: String(BOB.id), sender_name: "Bob" });
   expect(telegram.botMessages(BOB.id)).toEqual([]);
   expect(model.requests).toHaveLength(0);

@@ -7,8 +7,9 @@
  * only send waited for Slack's answer (Slack had posted it), the next start
  * neither sends that part again nor posts the committed answer a second time.
  */
-import { expect, test } from "bun:test";
+
 import { Database } from "bun:sqlite";
+import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { type RecordedRequest, reply } from "../fakes/model-server.ts";
 import { SLACK_ALICE, SLACK_DM } from "../fakes/slack.ts";

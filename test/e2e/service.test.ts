@@ -48,7 +48,11 @@ test("install, status, logs, doctor, uninstall", async () => {
     detail: "installed but not running (fermix.service inactive): see fermix service status and fermix service logs",
   });
   fake.setActive("active");
-  expect(row((await runFermix(["doctor", "--json"], home.env)).stdout)).toEqual({ check: "service", status: "ok", detail: "installed and active (fermix.service active)" });
+  expect(row((await runFermix(["doctor", "--json"], home.env)).stdout)).toEqual({
+    check: "service",
+    status: "ok",
+    detail: "installed and active (fermix.service active)",
+  });
 
   const status = await runFermix(["service", "status"], home.env);
   expect(status.exitCode).toBe(0);

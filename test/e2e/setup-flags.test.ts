@@ -42,14 +42,39 @@ test("--yes configures every channel from flags alone: credentials in secrets.to
   const whatsapp = start.whatsapp();
   const home = start.home();
   const args = [
-    "setup", "--yes",
-    "--provider-base-url", "https://api.openai.com/v1", "--model", "gpt-5.1", "--context-window", "400000",
-    "--telegram-owner", "111111111", "--telegram-api-root", telegram.url,
-    "--whatsapp-phone-number-id", "1234567890", "--whatsapp-owner", "15550001111", `--whatsapp-graph-api-base=${whatsapp.graphBase()}`,
-    "--slack-owner", "U0OWNER", "--slack-api-url", slack.apiUrl,
-    "--discord-owner", "80351110224678912", "--discord-bot-user-id", "80351110224678913",
-    "--signal-account", "+15550002222", "--signal-owner", "+15550003333",
-    "--transcription-backend", "deepgram", "--transcription-model", "nova-3",
+    "setup",
+    "--yes",
+    "--provider-base-url",
+    "https://api.openai.com/v1",
+    "--model",
+    "gpt-5.1",
+    "--context-window",
+    "400000",
+    "--telegram-owner",
+    "111111111",
+    "--telegram-api-root",
+    telegram.url,
+    "--whatsapp-phone-number-id",
+    "1234567890",
+    "--whatsapp-owner",
+    "15550001111",
+    `--whatsapp-graph-api-base=${whatsapp.graphBase()}`,
+    "--slack-owner",
+    "U0OWNER",
+    "--slack-api-url",
+    slack.apiUrl,
+    "--discord-owner",
+    "80351110224678912",
+    "--discord-bot-user-id",
+    "80351110224678913",
+    "--signal-account",
+    "+15550002222",
+    "--signal-owner",
+    "+15550003333",
+    "--transcription-backend",
+    "deepgram",
+    "--transcription-model",
+    "nova-3",
     ...Object.entries(SECRETS).flat(),
   ];
   const r = await runFermix(args, home.env);
@@ -88,15 +113,26 @@ test("--yes configures every channel from flags alone: credentials in secrets.to
   const doctor = await runFermix(["doctor", "--json"], home.env);
   const rows = (JSON.parse(doctor.stdout) as { rows: Row[] }).rows;
   for (const name of ["telegram", "whatsapp", "slack", "discord", "signal"]) {
-    expect(rows.find((row) => row.check === `channel ${name}`)).toEqual({ check: `channel ${name}`, status: "ok", detail: "enabled, credentials and owner/allowlist set" });
+    expect(rows.find((row) => row.check === `channel ${name}`)).toEqual({
+      check: `channel ${name}`,
+      status: "ok",
+      detail: "enabled, credentials and owner/allowlist set",
+    });
   }
   expect(rows.find((row) => row.check === "provider openai")?.status).toBe("ok");
-  expect(rows.find((row) => row.check === "transcription")).toEqual({ check: "transcription", status: "ok", detail: "deepgram (nova-3) via https://api.deepgram.com/v1: api key set" });
+  expect(rows.find((row) => row.check === "transcription")).toEqual({
+    check: "transcription",
+    status: "ok",
+    detail: "deepgram (nova-3) via https://api.deepgram.com/v1: api key set",
+  });
 });
 
 test("a bad flag fails with the config loader's own message (the flag named), and nothing is written", async () => {
   const home = start.home();
-  const r = await runFermix(["setup", "--yes", "--model", "m", "--provider-base-url", "ftp://models.example", "--telegram-enabled", "maybe", "--http-port", "70000"], home.env);
+  const r = await runFermix(
+    ["setup", "--yes", "--model", "m", "--provider-base-url", "ftp://models.example", "--telegram-enabled", "maybe", "--http-port", "70000"],
+    home.env,
+  );
   expect(r.exitCode).toBe(1);
   expect(r.stdout).toBe("");
   expect(existsSync(join(home.home, "config.toml"))).toBe(false);
@@ -107,7 +143,9 @@ test("a bad flag fails with the config loader's own message (the flag named), an
   expect(r.stderr).toContain("nothing was written");
 
   // The same values written by hand: `fermix run` refuses them with the same lines.
-  home.writeConfig(`[fermix_core.providers.custom]\nmodel = "m"\nbase_url = "ftp://models.example"\n\n[fermix_core.http]\nport = 70000\n\n[fermix_channels.telegram]\nenabled = "maybe"\n`);
+  home.writeConfig(
+    `[fermix_core.providers.custom]\nmodel = "m"\nbase_url = "ftp://models.example"\n\n[fermix_core.http]\nport = 70000\n\n[fermix_channels.telegram]\nenabled = "maybe"\n`,
+  );
   const loader = await runFermix(["run"], home.env);
   expect(loader.exitCode).toBe(1);
   const issues = loader.stderr.split("\n").filter((line) => line.startsWith("  "));
@@ -152,7 +190,21 @@ test("--check asks the provider and Telegram before writing; a failure is named 
   expect(wrongModel.stderr).toContain('the server does not list the model "no-such-model" (it has: fake-model)');
 
   const badToken = await runFermix(
-    ["setup", "--yes", "--check", "--provider-base-url", model.url, "--model", "fake-model", "--telegram-bot-token", "1:wrong", "--telegram-api-root", telegram.url, "--telegram-owner", "1"],
+    [
+      "setup",
+      "--yes",
+      "--check",
+      "--provider-base-url",
+      model.url,
+      "--model",
+      "fake-model",
+      "--telegram-bot-token",
+      "1:wrong",
+      "--telegram-api-root",
+      telegram.url,
+      "--telegram-owner",
+      "1",
+    ],
     home.env,
   );
   expect(badToken.exitCode).toBe(1);
@@ -160,7 +212,21 @@ test("--check asks the provider and Telegram before writing; a failure is named 
   expect(badToken.stderr).not.toContain("1:wrong");
 
   const ok = await runFermix(
-    ["setup", "--yes", "--check", "--provider-base-url", model.url, "--model", "fake-model", "--telegram-bot-token", telegram.token, "--telegram-api-root", telegram.url, "--telegram-owner", "1"],
+    [
+      "setup",
+      "--yes",
+      "--check",
+      "--provider-base-url",
+      model.url,
+      "--model",
+      "fake-model",
+      "--telegram-bot-token",
+      telegram.token,
+      "--telegram-api-root",
+      telegram.url,
+      "--telegram-owner",
+      "1",
+    ],
     home.env,
   );
   expect(ok.exitCode).toBe(0);

@@ -15,7 +15,7 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { reply } from "../fakes/model-server.ts";
 import { ALICE, BOB } from "../fakes/telegram.ts";
-import { BINARY, ensureBinary, runFermix, type RunningDaemon } from "../helpers/binary.ts";
+import { BINARY, ensureBinary, type RunningDaemon, runFermix } from "../helpers/binary.ts";
 import { e2eResources, until } from "../helpers/e2e.ts";
 import { makeFakeBin } from "../helpers/fake-bin.ts";
 import { startTerminal, type TerminalSession } from "../helpers/tmux.ts";
@@ -129,13 +129,17 @@ test("the wizard: provider, Telegram paired by a message, transcription; then th
   // The daemon knows the sender's name, not the @username.
   const named = "Make Bob, id 222222222, the owner?";
   let nextWrite = 0;
-  await until("the wizard to name Bob", () => {
-    if (Date.now() >= nextWrite) {
-      telegram.pushMessage(telegram.message.text("me too", { from: BOB }));
-      nextWrite = Date.now() + 250;
-    }
-    return r.screen().includes(named);
-  }, 10_000);
+  await until(
+    "the wizard to name Bob",
+    () => {
+      if (Date.now() >= nextWrite) {
+        telegram.pushMessage(telegram.message.text("me too", { from: BOB }));
+        nextWrite = Date.now() + 250;
+      }
+      return r.screen().includes(named);
+    },
+    10_000,
+  );
   await see(r, named);
   r.keys("Enter");
   await see(r, /Which speech-to-text backend[\s\S]*Keep openai, gpt-4o-mini-transcribe, key set/);
@@ -236,7 +240,14 @@ test("the wizard's channel steps: Telegram pairing that hears nothing says so an
   w.keys("Enter");
   expect(await w.exited()).toBe(0);
   const done = await w.waitFor("Done.");
-  for (const secret of [telegram.token, "EAAG-wizard-whatsapp-token", "wizard-verify-token", "wizard-app-secret", "xoxb-wizard-slack-token", "wizard-signing-secret"]) {
+  for (const secret of [
+    telegram.token,
+    "EAAG-wizard-whatsapp-token",
+    "wizard-verify-token",
+    "wizard-app-secret",
+    "xoxb-wizard-slack-token",
+    "wizard-signing-secret",
+  ]) {
     expect(done).not.toContain(secret);
   }
   expect(Bun.TOML.parse(readFileSync(join(home.home, "config.toml"), "utf8"))).toMatchObject({
@@ -273,7 +284,23 @@ test("--reconfigure keeping every answer writes nothing, and the last step insta
   const fake = makeFakeBin();
   start.defer(() => fake.cleanup());
   const home = start.home({ PATH: fake.path, USER: "alice", FERMIX_SETUP_PROBES: "127.0.0.1:9" });
-  const flags = await runFermix(["setup", "--yes", "--model", "gpt-5.1", "--api-key", "sk-aaaaaaaaaaaa", "--slack-owner", "U1", "--slack-bot-token", "xoxb-1", "--slack-signing-secret", "s3cr3tt"], home.env);
+  const flags = await runFermix(
+    [
+      "setup",
+      "--yes",
+      "--model",
+      "gpt-5.1",
+      "--api-key",
+      "sk-aaaaaaaaaaaa",
+      "--slack-owner",
+      "U1",
+      "--slack-bot-token",
+      "xoxb-1",
+      "--slack-signing-secret",
+      "s3cr3tt",
+    ],
+    home.env,
+  );
   expect(flags.exitCode).toBe(0);
   const config = readFileSync(join(home.home, "config.toml"), "utf8");
 

@@ -8,7 +8,7 @@
 import { expect, test } from "bun:test";
 import { reply } from "../fakes/model-server.ts";
 import { SIGNAL_ALICE, SIGNAL_BOB, SIGNAL_GROUP, type SignalFake } from "../fakes/signal.ts";
-import { runFermix, type RunningDaemon } from "../helpers/binary.ts";
+import { type RunningDaemon, runFermix } from "../helpers/binary.ts";
 import { ACP_OFF, providerToml, signalToml, TELEGRAM_OFF } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
 import { until, within } from "../helpers/wait.ts";
@@ -120,10 +120,13 @@ test("a photo in a group: read from signal-cli's store and shown to the model; t
   expect(await d.stop()).toBe(0);
 }, 40_000);
 
-test("/stop during a slow turn aborts it, and nothing of the stopped reply is sent after \"Stopped\"", async () => {
+test('/stop during a slow turn aborts it, and nothing of the stopped reply is sent after "Stopped"', async () => {
   const { model, signal, home } = await setup();
   // A slow answer: a paragraph every 250 ms, far longer than the test lets it run.
-  const chunks = Array.from({ length: 80 }, (_, i) => `Paragraph ${i + 1} of a very long answer that keeps going and going, with enough words in it to fill a block message soon.\n\n`);
+  const chunks = Array.from(
+    { length: 80 },
+    (_, i) => `Paragraph ${i + 1} of a very long answer that keeps going and going, with enough words in it to fill a block message soon.\n\n`,
+  );
   model.reply(reply.slow(250, ...chunks));
   const d = await start.daemon(home);
   await signalHealth(d, (c) => c.status === "ready");

@@ -81,7 +81,10 @@ describe("skills with the compiled binary", () => {
     await run();
 
     // The agent proposes; the owner is told in the chat; nothing is offered yet.
-    model.reply(reply.toolCall("propose_skill", { name: "weekly-report", content: REPORT, reason: "You ask for this report every Friday." }), reply.text("I wrote your report."));
+    model.reply(
+      reply.toolCall("propose_skill", { name: "weekly-report", content: REPORT, reason: "You ask for this report every Friday." }),
+      reply.text("I wrote your report."),
+    );
     const proposed = await say("write my weekly report from the notes");
     await telegram.waitForTexts(ALICE.id, (t) => t.some((x) => x.includes("I wrote your report")), 10_000);
     expect(proposed).toContain("proposal #1");
@@ -119,7 +122,10 @@ describe("skills with the compiled binary", () => {
     expect(await say("/skills")).toMatch(/Active \(1\)\s+\S+ weekly-report — used once/);
 
     // A change, denied: the prompt keeps the old description.
-    model.reply(reply.toolCall("propose_skill", { name: "weekly-report", content: REPORT_CHANGED, reason: "You now want it as an email." }), reply.text("Noted."));
+    model.reply(
+      reply.toolCall("propose_skill", { name: "weekly-report", content: REPORT_CHANGED, reason: "You now want it as an email." }),
+      reply.text("Noted."),
+    );
     expect(await say("make the report an email from now on")).toContain("a change to the skill weekly-report (proposal #2)");
     // The turn's own answer follows the notice: wait for it, or it would be taken for the next command's reply.
     await telegram.waitForTexts(ALICE.id, (t) => t.some((x) => x.includes("Noted.")), 10_000);

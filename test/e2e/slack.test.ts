@@ -1,10 +1,10 @@
 /** End to end with the compiled binary: a signed Slack event in, the fake model answers, the reply lands in the thread on the Slack fake. */
 import { expect, test } from "bun:test";
+import { reply } from "../fakes/model-server.ts";
+import { SLACK_ALICE, SLACK_CHANNEL } from "../fakes/slack.ts";
 import { CHANNELS_OFF, providerToml, slackToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
 import { postSlackWebhook } from "../helpers/sign.ts";
-import { reply } from "../fakes/model-server.ts";
-import { SLACK_ALICE, SLACK_CHANNEL } from "../fakes/slack.ts";
 
 const SIGNING_SECRET = "e2e-slack-signing-secret-0123456789";
 const start = e2eResources();

@@ -9,21 +9,22 @@
  * /tasks sent during a turn are answered without waiting for it, and a turn
  * replayed at start after a crash holds up nothing: /stop aborts it at once.
  */
-import { expect, test } from "bun:test";
+
 import { Database } from "bun:sqlite";
+import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { DISCORD_ALICE, DISCORD_DM, type DiscordFake } from "../fakes/discord.ts";
 import { type FakeModel, reply } from "../fakes/model-server.ts";
 import { type RecordedSignalCall, SIGNAL_ALICE, type SignalFake } from "../fakes/signal.ts";
-import { type SlackFake, SLACK_ALICE, SLACK_DM } from "../fakes/slack.ts";
+import { SLACK_ALICE, SLACK_DM, type SlackFake } from "../fakes/slack.ts";
 import { ALICE, type TelegramFake } from "../fakes/telegram.ts";
 import { WA_USER, type WhatsAppFake } from "../fakes/whatsapp.ts";
-import { startDaemon, type RunningDaemon } from "../helpers/binary.ts";
+import { type RunningDaemon, startDaemon } from "../helpers/binary.ts";
 import { ACP_OFF, CHANNELS_OFF, discordToml, providerToml, signalToml, slackToml, telegramToml, whatsappFakeToml } from "../helpers/config.ts";
 import { e2eResources, until } from "../helpers/e2e.ts";
-import { within } from "../helpers/wait.ts";
 import type { TestHome } from "../helpers/home.ts";
 import { postSlackWebhook, postWhatsAppWebhook } from "../helpers/sign.ts";
+import { within } from "../helpers/wait.ts";
 
 const start = e2eResources();
 const SLACK_SECRET = "e2e-stop-slack-signing-secret-0123";
@@ -68,7 +69,11 @@ function telegramSurface(telegram: TelegramFake): Surface {
         .sort((a, b) => a.at - b.at)
         .map((c) => ({ at: c.at, text: String(c.body.text ?? "") })),
     visible: () => telegram.visibleTexts(ALICE.id),
-    deleted: () => telegram.botMessages(ALICE.id).filter((e) => e.deleted).map((e) => e.text ?? ""),
+    deleted: () =>
+      telegram
+        .botMessages(ALICE.id)
+        .filter((e) => e.deleted)
+        .map((e) => e.text ?? ""),
   };
 }
 
@@ -85,7 +90,11 @@ function slackSurface(slack: SlackFake, daemon: () => RunningDaemon): Surface {
         .sort((a, b) => a.at - b.at)
         .map((c) => ({ at: c.at, text: String(c.body.text ?? "") })),
     visible: () => slack.visibleTexts(SLACK_DM),
-    deleted: () => slack.messages(SLACK_DM).filter((m) => m.sender === "bot" && m.deleted).map((m) => m.text),
+    deleted: () =>
+      slack
+        .messages(SLACK_DM)
+        .filter((m) => m.sender === "bot" && m.deleted)
+        .map((m) => m.text),
   };
 }
 
@@ -135,7 +144,11 @@ function discordSurface(discord: DiscordFake, committed: ReturnType<typeof commi
         .filter((r) => (r.api === "messages.create" || r.api === "messages.edit") && r.path.includes(`/channels/${DISCORD_DM}/`))
         .map((r) => ({ at: r.at, text: String(r.body.content ?? "") })),
     visible: () => discord.visibleTexts(DISCORD_DM),
-    deleted: () => discord.botMessages(DISCORD_DM).filter((m) => m.deleted).map((m) => m.content),
+    deleted: () =>
+      discord
+        .botMessages(DISCORD_DM)
+        .filter((m) => m.deleted)
+        .map((m) => m.content),
   };
 }
 
@@ -159,7 +172,6 @@ function signalSurface(signal: SignalFake, committed: ReturnType<typeof committe
     },
   };
 }
-
 
 /**
  * The scenario every channel goes through. `cards`: wait for this many
@@ -300,9 +312,7 @@ test("WhatsApp (block): /stop aborts the model at once, drops the queued message
   const wa = start.whatsapp();
   const home = start.home();
   home.writeConfig(
-    providerToml(model.url) +
-      CHANNELS_OFF +
-      whatsappFakeToml(wa, { appSecret: WA_SECRET, ownerUserId: WA_USER.wa_id, verifyToken: "e2e-stop-verify" }),
+    providerToml(model.url) + CHANNELS_OFF + whatsappFakeToml(wa, { appSecret: WA_SECRET, ownerUserId: WA_USER.wa_id, verifyToken: "e2e-stop-verify" }),
   );
   let daemon!: RunningDaemon;
   const surface = whatsappSurface(wa, () => daemon);
@@ -329,7 +339,9 @@ for (const channel of ["Telegram", "Slack"] as const) {
     } else {
       const slack = start.slack();
       home.writeConfig(
-        providerToml(model.url) + CHANNELS_OFF + slackToml({ botToken: slack.token, signingSecret: SLACK_SECRET, ownerUserId: SLACK_ALICE, apiUrl: slack.apiUrl }),
+        providerToml(model.url) +
+          CHANNELS_OFF +
+          slackToml({ botToken: slack.token, signingSecret: SLACK_SECRET, ownerUserId: SLACK_ALICE, apiUrl: slack.apiUrl }),
       );
       surface = slackSurface(slack, () => daemon);
     }

@@ -19,9 +19,7 @@ async function setup() {
   const model = await start.model();
   const telegram = start.telegram();
   const home = start.home();
-  home.writeConfig(
-    providerToml(model.url) + telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) + ACP_OFF,
-  );
+  home.writeConfig(providerToml(model.url) + telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) + ACP_OFF);
   return { model, telegram, home };
 }
 
@@ -41,7 +39,9 @@ test("a Telegram message in, the model's answer out in the chat; an unauthorized
 
   // Polling is up once the first getUpdates came back: health says so.
   let report = await health(d);
-  await until("telegram ready in health", async () => (report = await health(d)).channels.find((c) => c.name === "telegram")?.status === "ready", 5000).catch(() => {});
+  await until("telegram ready in health", async () => (report = await health(d)).channels.find((c) => c.name === "telegram")?.status === "ready", 5000).catch(
+    () => {},
+  );
   expect(report.channels.find((c) => c.name === "telegram")).toEqual({
     name: "telegram",
     status: "ready",
@@ -107,7 +107,9 @@ test("a long streamed answer: a live draft edited in place, sealed into cards; o
 test("a reply Telegram rejects for its formatting is resent once as plain text, and the fault is logged", async () => {
   const { model, telegram, home } = await setup();
   // Not streamed: the whole reply goes through the outbox's send path.
-  home.writeConfig(`${providerToml(model.url)}${telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) })}streaming = "off"\n${ACP_OFF}`);
+  home.writeConfig(
+    `${providerToml(model.url)}${telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) })}streaming = "off"\n${ACP_OFF}`,
+  );
   model.reply(reply.text("Some **bold** words & a <tag>."));
   const d = await start.daemon(home);
   telegram.rejectEntitiesNext("sendMessage");

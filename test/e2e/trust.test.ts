@@ -21,9 +21,7 @@ test("a Slack channel with no owner and no allowlist is refused at start, visibl
   const slack = start.slack();
   const home = start.home();
   // No owner_user_id and no allowed_user_ids: the point of this test.
-  home.writeConfig(
-    providerToml(model.url, { api: "chat" }) + CHANNELS_OFF + slackToml({ botToken: slack.token, signingSecret: SECRET, apiUrl: slack.apiUrl }),
-  );
+  home.writeConfig(providerToml(model.url, { api: "chat" }) + CHANNELS_OFF + slackToml({ botToken: slack.token, signingSecret: SECRET, apiUrl: slack.apiUrl }));
   const d = await start.daemon(home);
   expect(d.logs()).toMatch(/channel refused at start.*channel=slack.*reason="?no owner_user_id and no allowed_user_ids/);
 

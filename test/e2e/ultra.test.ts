@@ -70,8 +70,8 @@ async function send(telegram: TelegramFake, text: string, from: User = ALICE): P
   return Date.now();
 }
 
-
-const statusMessages = (telegram: TelegramFake) => telegram.botMessages(ALICE.id).filter((m) => [m.text ?? "", ...m.history].some((t) => t.includes("Ultra mode:")));
+const statusMessages = (telegram: TelegramFake) =>
+  telegram.botMessages(ALICE.id).filter((m) => [m.text ?? "", ...m.history].some((t) => t.includes("Ultra mode:")));
 
 /** The texts of a model request's input messages, in order. */
 const inputTexts = (request: RecordedRequest): string[] =>
@@ -187,7 +187,15 @@ describe("/ultra with the compiled binary", () => {
     await until("the status to show the work", () => statusMessages(telegram).some((m) => (m.text ?? "").includes("0 of 4 parts done")));
 
     const stopAt = await send(telegram, "/stop");
-    const abortedAt = await Promise.all(workers.map((w) => within(w.untilAborted.then(() => Date.now()), "each worker's model call to be aborted", 5000)));
+    const abortedAt = await Promise.all(
+      workers.map((w) =>
+        within(
+          w.untilAborted.then(() => Date.now()),
+          "each worker's model call to be aborted",
+          5000,
+        ),
+      ),
+    );
     for (const at of abortedAt) expect(at - stopAt).toBeLessThan(1000);
 
     await telegram.waitForTexts(ALICE.id, (t) => t.some((x) => x.startsWith("Stopped")), 10_000);
@@ -220,7 +228,9 @@ describe("/ultra with the compiled binary", () => {
     const merge = ofPhase(model, "merge");
     expect(merge).toHaveLength(1);
     const told = userText(merge[0]!);
-    expect(told).toMatch(/<part number="2" title="part 2" status="failed">\nTask: broken part\n\nThis part failed: the model request failed \(rejected, HTTP 400\)/);
+    expect(told).toMatch(
+      /<part number="2" title="part 2" status="failed">\nTask: broken part\n\nThis part failed: the model request failed \(rejected, HTTP 400\)/,
+    );
     expect(told).toContain("Result of easy part.");
     expect(told).toContain("Result of other part.");
     expect(texts.find((t) => t.includes("what I found"))).toContain("Ultra: 3 parts (1 failed) · 5 requests");
@@ -229,7 +239,18 @@ describe("/ultra with the compiled binary", () => {
   test("past the token ceiling the parts not done are stopped and the merge works with what it has, and says so", async () => {
     const { model, telegram } = await setup({ streaming: "off", ultra: { max_tokens: 1000, concurrency: 1 } });
     phases(model, {
-      planner: reply.stream({ text: [JSON.stringify({ parts: [{ title: "a", task: "part a" }, { title: "b", task: "part b" }, { title: "c", task: "part c" }] })], usage: { input: 500, output: 100 } }),
+      planner: reply.stream({
+        text: [
+          JSON.stringify({
+            parts: [
+              { title: "a", task: "part a" },
+              { title: "b", task: "part b" },
+              { title: "c", task: "part c" },
+            ],
+          }),
+        ],
+        usage: { input: 500, output: 100 },
+      }),
       worker: (task) => reply.stream({ text: [`Result of ${task}.`], usage: { input: 400, output: 100 } }),
       merge: reply.text("Partial answer."),
     });
@@ -245,7 +266,7 @@ describe("/ultra with the compiled binary", () => {
     expect(texts.find((t) => t.includes("Partial answer"))).toContain("token budget of 1,000 reached: merged what was done");
   }, 60_000);
 
-  test("on the command line: fermix ask \"/ultra …\" prints the merged answer with the footer, and no status lines", async () => {
+  test('on the command line: fermix ask "/ultra …" prints the merged answer with the footer, and no status lines', async () => {
     const model = await start.model();
     const home = start.home();
     home.writeConfig(providerToml(model.url, { api: "responses", apiKey: "sk-fake-0000" }) + CHANNELS_OFF);

@@ -6,7 +6,17 @@
  * Discord declares every attachment's size — no download at all.
  */
 import { expect, test } from "bun:test";
-import { DISCORD_ALICE, DISCORD_BOB, DISCORD_BOB_DM, DISCORD_BOT, DISCORD_CHANNEL, DISCORD_DM, DISCORD_GUILD, type DiscordFake, mention } from "../fakes/discord.ts";
+import {
+  DISCORD_ALICE,
+  DISCORD_BOB,
+  DISCORD_BOB_DM,
+  DISCORD_BOT,
+  DISCORD_CHANNEL,
+  DISCORD_DM,
+  DISCORD_GUILD,
+  type DiscordFake,
+  mention,
+} from "../fakes/discord.ts";
 import { reply, userText } from "../fakes/model-server.ts";
 import { type RecordedRequest, waitFor } from "../fakes/recorder.ts";
 import { speech, startDeepgramFake, startOpenAiSttFake, startXaiSttFake, stt } from "../fakes/transcription.ts";
@@ -22,7 +32,12 @@ async function setup(extra: string, env: Record<string, string> = {}) {
   model.fallback((request) => reply.text(`Noted: ${userText(request)}`));
   const discord = start.discord();
   const home = start.home(env);
-  home.writeConfig(providerToml(model.url, { api: "chat" }) + CHANNELS_OFF + discordToml({ botToken: discord.token, ownerUserId: DISCORD_ALICE.id, apiBase: discord.apiBase }) + extra);
+  home.writeConfig(
+    providerToml(model.url, { api: "chat" }) +
+      CHANNELS_OFF +
+      discordToml({ botToken: discord.token, ownerUserId: DISCORD_ALICE.id, apiBase: discord.apiBase }) +
+      extra,
+  );
   const daemon = await start.daemon(home);
   await discord.gateway.waitForLive(10_000);
   return { model, discord, daemon };
@@ -110,7 +125,10 @@ test("the backend fails (xai, after its one retry): the sender is asked to try a
 
 test("backend = deepgram from DEEPGRAM_API_KEY: the voice message's bytes with a Token key; telemetry names the channel and backend", async () => {
   const deepgram = sttFake(startDeepgramFake());
-  const { model, discord, daemon } = await setup(transcriptionToml({ backend: "deepgram", baseUrl: deepgram.url }), { DEEPGRAM_API_KEY: deepgram.key!, FERMIX_LOG_LEVEL: "debug" });
+  const { model, discord, daemon } = await setup(transcriptionToml({ backend: "deepgram", baseUrl: deepgram.url }), {
+    DEEPGRAM_API_KEY: deepgram.key!,
+    FERMIX_LOG_LEVEL: "debug",
+  });
   discord.voiceMessage(speech("deepgram hears discord", "ogg"));
   await model.waitForRequests(1, 15_000);
   expect(userText(model.requests[0]!)).toBe("deepgram hears discord");

@@ -143,7 +143,10 @@ test("the backend fails (after its one retry): the sender is asked to try again,
 
 test("backend = deepgram, in a group: the AAC voice note as raw bytes with a Token key; telemetry names the channel and backend", async () => {
   const deepgram = sttFake(startDeepgramFake());
-  const { model, signal, daemon } = await setup(transcriptionToml({ backend: "deepgram", baseUrl: deepgram.url }), { DEEPGRAM_API_KEY: deepgram.key!, FERMIX_LOG_LEVEL: "debug" });
+  const { model, signal, daemon } = await setup(transcriptionToml({ backend: "deepgram", baseUrl: deepgram.url }), {
+    DEEPGRAM_API_KEY: deepgram.key!,
+    FERMIX_LOG_LEVEL: "debug",
+  });
   await signal.receive(signal.envelope.text("", { groupId: SIGNAL_GROUP, attachments: [voiceNote(signal, "deepgram hears signal")] }));
   await model.waitForRequests(1, 15_000);
   // In a group the owner's words come with who said them.

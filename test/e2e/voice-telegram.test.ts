@@ -21,7 +21,9 @@ async function setup(extra: string, env: Record<string, string> = {}) {
   model.fallback((request) => reply.text(`Noted: ${userText(request)}`));
   const telegram = start.telegram();
   const home = start.home(env);
-  home.writeConfig(providerToml(model.url) + telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) + ACP_OFF + extra);
+  home.writeConfig(
+    providerToml(model.url) + telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) + ACP_OFF + extra,
+  );
   return { model, telegram, home };
 }
 

@@ -6,8 +6,8 @@
  */
 import { expect, test } from "bun:test";
 import { reply, userText } from "../fakes/model-server.ts";
-import { speech, startDeepgramFake, startOpenAiSttFake, startXaiSttFake, stt } from "../fakes/transcription.ts";
 import { waitFor } from "../fakes/recorder.ts";
+import { speech, startDeepgramFake, startOpenAiSttFake, startXaiSttFake, stt } from "../fakes/transcription.ts";
 import { WA_USER } from "../fakes/whatsapp.ts";
 import { CHANNELS_OFF, providerToml, transcriptionToml, whatsappToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";

@@ -13,18 +13,18 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { User } from "grammy/types";
 import type { Browser, Page } from "playwright-core";
-import { reply } from "../fakes/model-server.ts";
 import { DISCORD_ALICE } from "../fakes/discord.ts";
+import { reply } from "../fakes/model-server.ts";
 import { SIGNAL_ALICE } from "../fakes/signal.ts";
 import { SLACK_ALICE } from "../fakes/slack.ts";
 import { ALICE, BOB } from "../fakes/telegram.ts";
-import { runFermix, type RunningDaemon, stdoutSoFar } from "../helpers/binary.ts";
+import { type RunningDaemon, runFermix, stdoutSoFar } from "../helpers/binary.ts";
 import { DESKTOP, launchBrowser, PHONE } from "../helpers/browser.ts";
-import { ACP_OFF, discordToml, providerToml, signalToml, slackToml, TELEGRAM_OFF, tomlTable, telegramToml } from "../helpers/config.ts";
-import { captureEvents } from "../helpers/events.ts";
+import { ACP_OFF, discordToml, providerToml, signalToml, slackToml, TELEGRAM_OFF, telegramToml, tomlTable } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
-import { valueOf } from "../helpers/wait.ts";
+import { captureEvents } from "../helpers/events.ts";
 import { histogramSeries, parseMetrics, sampleValue } from "../helpers/prometheus.ts";
+import { valueOf } from "../helpers/wait.ts";
 
 const start = e2eResources();
 let browser: Browser;
@@ -169,7 +169,9 @@ test("the status page has a card for each channel mode (webhooks, gateway, signa
   expect(await mode("acp")).toBe("local socket");
   expect(await mode("whatsapp")).toBe("webhooks");
   for (const name of ["slack", "discord", "signal", "acp"]) expect(await card(name).textContent()).toMatch(/Connected\s*\d\d:\d\d:\d\d/);
-  expect(await card("telegram").textContent()).toMatch(/Telegram refused the bot token: bot token rejected by Telegram \(.*401.*\); fix bot_token and restart\./);
+  expect(await card("telegram").textContent()).toMatch(
+    /Telegram refused the bot token: bot token rejected by Telegram \(.*401.*\); fix bot_token and restart\./,
+  );
   expect(await card("telegram").textContent()).toContain("not connected");
   expect(await card("whatsapp").textContent()).toContain("Not configured");
 
@@ -195,7 +197,10 @@ test("a new bind address in config.toml, reloaded under the running daemon: the 
 
   home.writeConfig(providerToml(model.url) + TELEGRAM_OFF + ACP_OFF + tomlTable("fermix_core.http", { bind: "127.0.0.2" }));
   d.proc.kill("SIGHUP");
-  await until("health flags the restart", async () => (((await (await fetch(new URL("/health/ready", d.url))).json()) as Record<string, unknown>)["restart_required?"] === true) || undefined);
+  await until(
+    "health flags the restart",
+    async () => ((await (await fetch(new URL("/health/ready", d.url))).json()) as Record<string, unknown>)["restart_required?"] === true || undefined,
+  );
   // Without a reload of the page: the live update brings the notice.
   const notice = page.locator(".banner.warn", { hasText: "Some configuration changes take effect only after a restart" });
   await notice.waitFor({ timeout: 2000 });
@@ -383,7 +388,9 @@ test("pairing through the running daemon: a pairing that times out leaves the ow
   await page.click('button[name="pair"]');
   await page.locator('[data-pairing="waiting"]').waitFor({ timeout: 10_000 });
   telegram.pushMessage(telegram.message.text("pair me", { from: BOB }));
-  await ownerNote(page).filter({ hasText: new RegExp(`Paired with Bob\\b.*, id ${BOB.id}`) }).waitFor({ timeout: 10_000 });
+  await ownerNote(page)
+    .filter({ hasText: new RegExp(`Paired with Bob\\b.*, id ${BOB.id}`) })
+    .waitFor({ timeout: 10_000 });
   expect(await page.inputValue(OWNER)).toBe(String(BOB.id));
   expect(telegram.botMessages(BOB.id)).toEqual([]);
   // No second poller fought the daemon's for the token (that would be 409s, and Telegram degraded).

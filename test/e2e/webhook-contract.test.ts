@@ -5,10 +5,10 @@
  * album merged into one turn with the following text kept in order.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { reply, startFakeModel, type FakeModel } from "../fakes/model-server.ts";
-import { SLACK_ALICE, SLACK_DM, startSlackFake, type SlackFake } from "../fakes/slack.ts";
+import { type FakeModel, reply, startFakeModel } from "../fakes/model-server.ts";
+import { SLACK_ALICE, SLACK_DM, type SlackFake, startSlackFake } from "../fakes/slack.ts";
 import { startWhatsAppFake, WA_USER, type WhatsAppFake } from "../fakes/whatsapp.ts";
-import { startDaemon, type RunningDaemon } from "../helpers/binary.ts";
+import { type RunningDaemon, startDaemon } from "../helpers/binary.ts";
 import { CHANNELS_OFF, OPENAI_TEST, providerToml, slackToml, whatsappToml } from "../helpers/config.ts";
 import { makeHome, type TestHome } from "../helpers/home.ts";
 import { nowSeconds, signSlack, signWhatsApp } from "../helpers/sign.ts";

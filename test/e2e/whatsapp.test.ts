@@ -1,10 +1,10 @@
 /** End to end with the compiled binary: a signed WhatsApp webhook in, the fake model answers, the reply lands on the Cloud API fake. */
 import { expect, test } from "bun:test";
+import { reply } from "../fakes/model-server.ts";
+import { WA_USER } from "../fakes/whatsapp.ts";
 import { CHANNELS_OFF, providerToml, whatsappToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
 import { postWhatsAppWebhook } from "../helpers/sign.ts";
-import { reply } from "../fakes/model-server.ts";
-import { WA_USER } from "../fakes/whatsapp.ts";
 
 const APP_SECRET = "e2e-whatsapp-app-secret-0123456789";
 const VERIFY_TOKEN = "e2e-whatsapp-verify-token";
@@ -30,7 +30,13 @@ test("a text message is answered on WhatsApp with the model's words, link previe
   const daemon = await start.daemon(home);
 
   const health = (await (await fetch(new URL("/health/ready", daemon.url))).json()) as { channels: Array<Record<string, unknown>> };
-  expect(health.channels.find((c) => c.name === "whatsapp")).toEqual({ name: "whatsapp", status: "ready", enabled: true, mode: "webhook", process_alive: true });
+  expect(health.channels.find((c) => c.name === "whatsapp")).toEqual({
+    name: "whatsapp",
+    status: "ready",
+    enabled: true,
+    mode: "webhook",
+    process_alive: true,
+  });
 
   const body = JSON.stringify(wa.webhook.text("Does it come in another color?"));
   const res = await postWhatsAppWebhook(daemon.url, body, APP_SECRET);

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { GatewayOpcodes } from "discord-api-types/v10";
-import { type DiscordFake, DISCORD_ALICE, DISCORD_BOB, DISCORD_CHANNEL, DISCORD_DM, DISCORD_GUILD, startDiscordFake } from "./discord.ts";
+import { DISCORD_ALICE, DISCORD_BOB, DISCORD_CHANNEL, DISCORD_DM, DISCORD_GUILD, type DiscordFake, startDiscordFake } from "./discord.ts";
 
 let fake: DiscordFake;
 const sockets: WebSocket[] = [];
@@ -44,7 +44,11 @@ describe("discord fake", () => {
     const denied = await fetch(`${fake.apiBase}/gateway/bot`);
     expect(denied.status).toBe(401);
     const res = await fetch(`${fake.apiBase}/gateway/bot`, { headers: { authorization: `Bot ${fake.token}` } });
-    expect(await res.json()).toEqual({ url: `${fake.wsUrl}/gateway`, shards: 1, session_start_limit: { total: 1000, remaining: 1000, reset_after: 86_400_000, max_concurrency: 1 } });
+    expect(await res.json()).toEqual({
+      url: `${fake.wsUrl}/gateway`,
+      shards: 1,
+      session_start_limit: { total: 1000, remaining: 1000, reset_after: 86_400_000, max_concurrency: 1 },
+    });
     expect(res.headers.get("x-ratelimit-bucket")).toBeTruthy();
   });
 
@@ -156,13 +160,24 @@ describe("discord fake", () => {
       const c = await open(`${fake.wsUrl}/gateway?v=10&encoding=json`);
       c.send({ op: GatewayOpcodes.Identify, d: { token: fake.token, intents: 37377, properties: {} } });
       await c.next(GatewayOpcodes.Dispatch, "READY");
-      const inGuild = (await (await postAs(`/channels/${DISCORD_CHANNEL}/messages`, { content: "ok?", components: [row(button("Yes", "y"), button("No", "n"))] }, fake.token)).json()) as { id: string };
-      const inDm = (await (await postAs(`/channels/${DISCORD_DM}/messages`, { content: "ok?", components: [row(button("Yes", "y"))] }, fake.token)).json()) as { id: string };
+      const inGuild = (await (
+        await postAs(`/channels/${DISCORD_CHANNEL}/messages`, { content: "ok?", components: [row(button("Yes", "y"), button("No", "n"))] }, fake.token)
+      ).json()) as { id: string };
+      const inDm = (await (await postAs(`/channels/${DISCORD_DM}/messages`, { content: "ok?", components: [row(button("Yes", "y"))] }, fake.token)).json()) as {
+        id: string;
+      };
 
       const first = fake.pressButton(inGuild.id, { user: DISCORD_BOB, customId: "n" });
       const frame = await c.next(GatewayOpcodes.Dispatch, "INTERACTION_CREATE");
       const d = frame.d as Record<string, any>;
-      expect(d).toMatchObject({ id: first, type: 3, guild_id: DISCORD_GUILD, channel_id: DISCORD_CHANNEL, member: { user: { id: DISCORD_BOB.id } }, data: { custom_id: "n", component_type: 2 } });
+      expect(d).toMatchObject({
+        id: first,
+        type: 3,
+        guild_id: DISCORD_GUILD,
+        channel_id: DISCORD_CHANNEL,
+        member: { user: { id: DISCORD_BOB.id } },
+        data: { custom_id: "n", component_type: 2 },
+      });
       expect(d.message.id).toBe(inGuild.id);
       expect(d.user).toBeUndefined();
       const token = d.token as string;
@@ -183,7 +198,9 @@ describe("discord fake", () => {
       const dm = interactionFrame()!.d as Record<string, any>;
       expect(dm).toMatchObject({ id: second, channel_id: DISCORD_DM, user: { id: DISCORD_ALICE.id } });
       expect(dm.guild_id).toBeUndefined();
-      expect((await postAs(`/interactions/${second}/${dm.token}/callback`, { type: 7, data: { components: [], content: "ok?\n\nApproved." } })).status).toBe(204);
+      expect((await postAs(`/interactions/${second}/${dm.token}/callback`, { type: 7, data: { components: [], content: "ok?\n\nApproved." } })).status).toBe(
+        204,
+      );
       expect(fake.buttons(inDm.id)).toEqual([]);
       expect(fake.visibleTexts(DISCORD_DM)).toEqual(["ok?\n\nApproved."]);
 

@@ -28,26 +28,17 @@
  */
 import type { Server } from "bun";
 import { type APIAttachment, type APIUser, MessageFlags } from "discord-api-types/v10";
-import { type RecordedRequest, waitFor } from "./recorder.ts";
-import {
-  DISCORD_ALICE,
-  DISCORD_BOT,
-  DISCORD_CHANNEL,
-  DISCORD_DM,
-  fakeBotToken,
-  messageCreate,
-  type MessageOptions,
-  Snowflakes,
-} from "./discord/builders.ts";
+import { DISCORD_ALICE, DISCORD_BOT, DISCORD_CHANNEL, DISCORD_DM, fakeBotToken, type MessageOptions, messageCreate, Snowflakes } from "./discord/builders.ts";
 import { type ConnectionData, FakeGateway } from "./discord/gateway.ts";
 import { buttonsOf, type FakeButton, type FakeInteraction } from "./discord/interactions.ts";
 import { type FakeMessage, FakeRest } from "./discord/rest.ts";
+import { type RecordedRequest, waitFor } from "./recorder.ts";
 
 export * from "./discord/builders.ts";
-export type { FakeMessage } from "./discord/rest.ts";
+export type { FakeConnection, GatewayFrame } from "./discord/gateway.ts";
 export type { FakeButton, FakeInteraction } from "./discord/interactions.ts";
 export { interactionCreate } from "./discord/interactions.ts";
-export type { FakeConnection, GatewayFrame } from "./discord/gateway.ts";
+export type { FakeMessage } from "./discord/rest.ts";
 
 export class DiscordFake {
   readonly token: string;
@@ -58,7 +49,10 @@ export class DiscordFake {
 
   constructor(opts: { token?: string } = {}) {
     this.token = opts.token ?? fakeBotToken();
-    this.gateway = new FakeGateway(() => this.token, () => `${this.wsUrl}/resume`);
+    this.gateway = new FakeGateway(
+      () => this.token,
+      () => `${this.wsUrl}/resume`,
+    );
     this.rest = new FakeRest(
       () => this.token,
       () => this.url,

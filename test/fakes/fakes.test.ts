@@ -45,7 +45,7 @@ describe("telegram fake", () => {
 
   test("sendMessage with HTML: recorded body, parsed text and entities, chat transcript", async () => {
     const { tg, api } = telegram();
-    const sent = await api.sendMessage(42, "<b>hi</b> &amp; <a href=\"https://x.test\">link</a>", {
+    const sent = await api.sendMessage(42, '<b>hi</b> &amp; <a href="https://x.test">link</a>', {
       parse_mode: "HTML",
       link_preview_options: { is_disabled: true },
       disable_notification: true,
@@ -231,7 +231,10 @@ describe("telegram fake", () => {
     expect(bogus.description).toBe("Bad Request: wrong file identifier/HTTP URL specified");
     const wrongAction = await grammyError(api.sendChatAction(ALICE.id, "dancing" as "typing"));
     expect(wrongAction.description).toBe("Bad Request: wrong parameter action in request");
-    const twoReactions = api.setMessageReaction(ALICE.id, text.message!.message_id, [{ type: "emoji", emoji: "👍" }, { type: "emoji", emoji: "🔥" }]);
+    const twoReactions = api.setMessageReaction(ALICE.id, text.message!.message_id, [
+      { type: "emoji", emoji: "👍" },
+      { type: "emoji", emoji: "🔥" },
+    ]);
     expect((await grammyError(twoReactions)).description).toBe("Bad Request: REACTIONS_TOO_MANY");
     expect(tg.chat(ALICE.id).map((e) => e.sender)).toEqual(["user", "bot", "bot", "bot"]);
   });
@@ -255,7 +258,10 @@ describe("telegram fake", () => {
     expect(limited.description).toBe("Too Many Requests: retry after 3");
     expect(limited.parameters.retry_after).toBe(3);
     expect(tg.calls("sendMessage")[0]!.response).toEqual({
-      ok: false, error_code: 429, description: "Too Many Requests: retry after 3", parameters: { retry_after: 3 },
+      ok: false,
+      error_code: 429,
+      description: "Too Many Requests: retry after 3",
+      parameters: { retry_after: 3 },
     });
 
     tg.rejectEntitiesNext("sendMessage");
@@ -303,7 +309,13 @@ describe("slack fake", () => {
     const parent = inbound.event.ts;
     const blocks = [{ type: "section", text: { type: "mrkdwn", text: "*hi*" } }];
     const posted = await client.chat.postMessage({
-      channel: SLACK_CHANNEL, thread_ts: parent, text: "*hi*", blocks, unfurl_links: false, unfurl_media: false, mrkdwn: true,
+      channel: SLACK_CHANNEL,
+      thread_ts: parent,
+      text: "*hi*",
+      blocks,
+      unfurl_links: false,
+      unfurl_media: false,
+      mrkdwn: true,
     });
     expect(posted.ts).toMatch(/^\d{10}\.\d{6}$/);
     expect(posted.message).toMatchObject({ text: "*hi*", thread_ts: parent, bot_id: sf.botId, user: sf.botUserId });
@@ -342,7 +354,11 @@ describe("slack fake", () => {
     const { sf, client } = slack();
     const parent = (sf.events.channelMessage("send me a file") as { event: { ts: string } }).event.ts;
     const result = await client.filesUploadV2({
-      channel_id: SLACK_CHANNEL, thread_ts: parent, file: Buffer.from("hello"), filename: "a.txt", initial_comment: "here",
+      channel_id: SLACK_CHANNEL,
+      thread_ts: parent,
+      file: Buffer.from("hello"),
+      filename: "a.txt",
+      initial_comment: "here",
     });
     expect(result.ok).toBe(true);
     expect(sf.calls("files.getUploadURLExternal")[0]!.body).toMatchObject({ filename: "a.txt", length: "5" });
@@ -402,7 +418,11 @@ describe("slack fake", () => {
     expect((await slackError(client.chat.postMessage({ channel: SLACK_DM, text: "y".repeat(40_001) }))).data.error).toBe("msg_too_long");
     sf.failNext("chat.postMessage", "invalid_blocks");
     expect((await slackError(client.chat.postMessage({ channel: SLACK_DM, text: "x" }))).data.error).toBe("invalid_blocks");
-    const badBlocks = client.chat.postMessage({ channel: SLACK_DM, text: "x", blocks: [{ type: "section", text: { type: "mrkdwn", text: "z".repeat(3001) } }] });
+    const badBlocks = client.chat.postMessage({
+      channel: SLACK_DM,
+      text: "x",
+      blocks: [{ type: "section", text: { type: "mrkdwn", text: "z".repeat(3001) } }],
+    });
     expect((await slackError(badBlocks)).data.error).toBe("invalid_blocks");
     expect((await slackError(client.apiCall("chat.postMessage", { channel: SLACK_DM }))).data.error).toBe("no_text");
 
@@ -418,7 +438,11 @@ function whatsapp(opts?: Parameters<typeof startWhatsAppFake>[0]): WhatsAppFake 
   return wa;
 }
 
-async function graph(wa: WhatsAppFake, path: string, init: RequestInit & { json?: unknown; token?: string | null } = {}): Promise<{ status: number; body: any }> {
+async function graph(
+  wa: WhatsAppFake,
+  path: string,
+  init: RequestInit & { json?: unknown; token?: string | null } = {},
+): Promise<{ status: number; body: any }> {
   const headers = new Headers(init.headers);
   const token = init.token === undefined ? wa.token : init.token;
   if (token !== null) headers.set("authorization", `Bearer ${token}`);
@@ -448,7 +472,11 @@ describe("whatsapp fake", () => {
     const send = (json: unknown) => graph(wa, `/${wa.phoneNumberId}/messages`, { method: "POST", json });
     const tooLong = await send({ messaging_product: "whatsapp", to, type: "text", text: { body: "x".repeat(4097) } });
     expect(tooLong.status).toBe(400);
-    expect(tooLong.body.error).toMatchObject({ code: 100, type: "OAuthException", error_data: { details: "Param text['body'] must be at most 4096 characters long." } });
+    expect(tooLong.body.error).toMatchObject({
+      code: 100,
+      type: "OAuthException",
+      error_data: { details: "Param text['body'] must be at most 4096 characters long." },
+    });
     expect((await send({ to, type: "text", text: { body: "x" } })).body.error.message).toBe("(#100) The parameter messaging_product is required.");
     expect((await send({ messaging_product: "whatsapp", type: "text", text: { body: "x" } })).body.error.message).toBe("(#100) The parameter to is required.");
     expect((await send({ messaging_product: "whatsapp", to, type: "image" })).body.error.message).toBe("(#100) The parameter image is required.");
@@ -481,10 +509,16 @@ describe("whatsapp fake", () => {
     expect(wa.calls("media")[0]!.files[0]).toMatchObject({ field: "file", filename: "reply.ogg", type: "audio/ogg", size: 5 });
     expect(wa.calls("media")[0]!.body).toEqual({ messaging_product: "whatsapp", type: "audio/ogg" });
 
-    const sent = await graph(wa, `/${wa.phoneNumberId}/messages`, { method: "POST", json: { messaging_product: "whatsapp", to, type: "audio", audio: { id, voice: true } } });
+    const sent = await graph(wa, `/${wa.phoneNumberId}/messages`, {
+      method: "POST",
+      json: { messaging_product: "whatsapp", to, type: "audio", audio: { id, voice: true } },
+    });
     expect(sent.status).toBe(200);
     expect(wa.sent(to)[0]).toMatchObject({ type: "audio", payload: { id, voice: true } });
-    const unknown = await graph(wa, `/${wa.phoneNumberId}/messages`, { method: "POST", json: { messaging_product: "whatsapp", to, type: "image", image: { id: "42" } } });
+    const unknown = await graph(wa, `/${wa.phoneNumberId}/messages`, {
+      method: "POST",
+      json: { messaging_product: "whatsapp", to, type: "image", image: { id: "42" } },
+    });
     expect(unknown.body.error.code).toBe(131009);
 
     // Inbound: a webhook references media the fake serves.
@@ -509,7 +543,10 @@ describe("whatsapp fake", () => {
     const wa = whatsapp();
     const inbound = (wa.webhook.text("hi") as any).entry[0].changes[0].value.messages[0];
     const react = (emoji: string) =>
-      graph(wa, `/${wa.phoneNumberId}/messages`, { method: "POST", json: { messaging_product: "whatsapp", recipient_type: "individual", to, type: "reaction", reaction: { message_id: inbound.id, emoji } } });
+      graph(wa, `/${wa.phoneNumberId}/messages`, {
+        method: "POST",
+        json: { messaging_product: "whatsapp", recipient_type: "individual", to, type: "reaction", reaction: { message_id: inbound.id, emoji } },
+      });
     expect((await react("👀")).status).toBe(200);
     expect(wa.reactionOn(inbound.id)).toBe("👀");
     expect((await react("👍🏽")).status).toBe(200);
@@ -562,12 +599,29 @@ describe("telegram fake: inline buttons", () => {
   test("a keyboard under a message, a press as a callback_query, one answer per query, the keyboard taken off", async () => {
     const { tg, api } = telegram();
     const sent = await api.sendMessage(ALICE.id, "Approve?", {
-      reply_markup: { inline_keyboard: [[{ text: "Yes", callback_data: "fx:ok:ABCD2345" }, { text: "No", callback_data: "fx:no:ABCD2345" }]] },
+      reply_markup: {
+        inline_keyboard: [
+          [
+            { text: "Yes", callback_data: "fx:ok:ABCD2345" },
+            { text: "No", callback_data: "fx:no:ABCD2345" },
+          ],
+        ],
+      },
     });
-    expect(tg.chat(ALICE.id).at(-1)!.reply_markup?.inline_keyboard[0]!.map((b) => b.text)).toEqual(["Yes", "No"]);
+    expect(
+      tg
+        .chat(ALICE.id)
+        .at(-1)!
+        .reply_markup?.inline_keyboard[0]!.map((b) => b.text),
+    ).toEqual(["Yes", "No"]);
     const id = tg.pressButton(ALICE.id, sent.message_id, { data: "fx:no:ABCD2345" });
     const [update] = await api.getUpdates({ timeout: 0, allowed_updates: ["message", "callback_query"] });
-    expect(update!.callback_query).toMatchObject({ id, from: { id: ALICE.id }, data: "fx:no:ABCD2345", message: { message_id: sent.message_id, chat: { id: ALICE.id } } });
+    expect(update!.callback_query).toMatchObject({
+      id,
+      from: { id: ALICE.id },
+      data: "fx:no:ABCD2345",
+      message: { message_id: sent.message_id, chat: { id: ALICE.id } },
+    });
     expect(() => tg.pressButton(ALICE.id, sent.message_id, { data: "fx:ok:OTHER" })).toThrow();
 
     expect(await api.answerCallbackQuery(id, { text: "Denied." })).toBe(true);
@@ -575,8 +629,12 @@ describe("telegram fake: inline buttons", () => {
     expect((await grammyError(api.answerCallbackQuery(id))).description).toContain("query ID is invalid");
     await api.editMessageReplyMarkup(ALICE.id, sent.message_id, { reply_markup: { inline_keyboard: [] } });
     expect(tg.chat(ALICE.id).at(-1)!.reply_markup).toEqual({ inline_keyboard: [] });
-    expect((await grammyError(api.editMessageReplyMarkup(ALICE.id, sent.message_id, { reply_markup: { inline_keyboard: [] } }))).description).toContain("not modified");
-    expect((await grammyError(api.sendMessage(ALICE.id, "x", { reply_markup: { inline_keyboard: [[{ text: "t", callback_data: "x".repeat(65) }]] } }))).description).toContain("BUTTON_DATA_INVALID");
+    expect((await grammyError(api.editMessageReplyMarkup(ALICE.id, sent.message_id, { reply_markup: { inline_keyboard: [] } }))).description).toContain(
+      "not modified",
+    );
+    expect(
+      (await grammyError(api.sendMessage(ALICE.id, "x", { reply_markup: { inline_keyboard: [[{ text: "t", callback_data: "x".repeat(65) }]] } }))).description,
+    ).toContain("BUTTON_DATA_INVALID");
   });
 
   test("callback queries are delivered only to a bot that asked for them", async () => {

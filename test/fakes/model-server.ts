@@ -336,13 +336,7 @@ async function record(req: Request, url: URL, index: number, arrivedPerf: number
 }
 
 /** Stream the writes, then finish as the spec says: close, drop, or hang until the client goes away. */
-function sseResponse(
-  writes: string[],
-  spec: StreamSpec,
-  recorded: RecordedRequest,
-  markAborted: () => void,
-  releases: Set<() => void>,
-): Response {
+function sseResponse(writes: string[], spec: StreamSpec, recorded: RecordedRequest, markAborted: () => void, releases: Set<() => void>): Response {
   const encoder = new TextEncoder();
   let pieces: Uint8Array[] = spec.silent ? [] : writes.map((w) => encoder.encode(w));
   if (spec.byteChunks && spec.byteChunks > 0) pieces = recut(pieces, spec.byteChunks);

@@ -166,10 +166,7 @@ export class FaultQueue<F> {
 }
 
 /** Poll `probe` until it returns something truthy; the daemon under test runs in another process. */
-export async function waitFor<T>(
-  probe: () => T | undefined | null | false,
-  opts: { timeoutMs?: number; what?: string } = {},
-): Promise<T> {
+export async function waitFor<T>(probe: () => T | undefined | null | false, opts: { timeoutMs?: number; what?: string } = {}): Promise<T> {
   const deadline = Date.now() + (opts.timeoutMs ?? 5000);
   for (;;) {
     const value = probe();

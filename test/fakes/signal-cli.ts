@@ -22,9 +22,8 @@
  * `version` returns { version }; errors use its codes (-1 user error,
  * -32601 unknown method, -32600 invalid request).
  */
-import { appendFileSync, existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { basename, join } from "node:path";
-import { writeSync } from "node:fs";
 
 interface FakeConfig {
   account: string;
@@ -135,7 +134,8 @@ function answer(method: string, params: Record<string, any>): { result: unknown 
       if (!hasTarget) return { error: { code: -1, message: "No recipients given" } };
       const attachments: string[] = params.attachments ?? (params.attachment ? [params.attachment] : []);
       for (const path of attachments) {
-        if (!existsSync(path)) return { error: { code: -32603, message: `Failed to send message: ${path} (No such file or directory) (AttachmentInvalidException)` } };
+        if (!existsSync(path))
+          return { error: { code: -32603, message: `Failed to send message: ${path} (No such file or directory) (AttachmentInvalidException)` } };
       }
       if (!params.message && attachments.length === 0) {
         return { error: { code: -1, message: "Sending empty message is not allowed, either a message, attachment or sticker must be given." } };
@@ -185,9 +185,7 @@ function handle(line: string): void {
   const params = (request.params ?? {}) as Record<string, any>;
   // The files as signal-cli would read them now: name and size of what each path points at.
   const paths: string[] = params.attachments ?? (params.attachment ? [params.attachment] : []);
-  const files = paths.length
-    ? paths.map((path) => ({ path, name: basename(path), size: existsSync(path) ? statSync(path).size : -1 }))
-    : undefined;
+  const files = paths.length ? paths.map((path) => ({ path, name: basename(path), size: existsSync(path) ? statSync(path).size : -1 })) : undefined;
   const injected = failures.get(method)?.shift();
   const outcome = injected ? { error: injected } : answer(method, params);
   const response = { jsonrpc: "2.0", ...outcome, id: request.id };

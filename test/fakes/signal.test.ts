@@ -4,7 +4,7 @@
  * adapter tests rest on a fake that answers what the real one answers.
  */
 import { afterEach, expect, test } from "bun:test";
-import { startSignalFake, type SignalFake } from "./signal.ts";
+import { type SignalFake, startSignalFake } from "./signal.ts";
 
 let fake: SignalFake | undefined;
 afterEach(async () => {

@@ -139,7 +139,11 @@ export function startSignalFake(options: { account?: string } = {}): SignalFake 
     for (;;) {
       try {
         const { port } = JSON.parse(readFileSync(join(dir, "control.json"), "utf8")) as { port: number };
-        const res = await fetch(`http://127.0.0.1:${port}${path}`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } });
+        const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+          method: "POST",
+          body: JSON.stringify(body),
+          headers: { "content-type": "application/json" },
+        });
         if (res.ok) return;
       } catch {
         // No fake running yet, or the one named there just died.
@@ -196,11 +200,16 @@ export function startSignalFake(options: { account?: string } = {}): SignalFake 
       sync: (from = SIGNAL_ALICE) => ({
         envelope: {
           ...envelopeBase(from),
-          syncMessage: { sentMessage: { destination: SIGNAL_BOB.number, destinationUuid: SIGNAL_BOB.uuid, timestamp: Date.now(), message: "sent from my phone" } },
+          syncMessage: {
+            sentMessage: { destination: SIGNAL_BOB.number, destinationUuid: SIGNAL_BOB.uuid, timestamp: Date.now(), message: "sent from my phone" },
+          },
         },
         account,
       }),
-      story: (from = SIGNAL_ALICE) => ({ envelope: { ...envelopeBase(from), storyMessage: { allowsReplies: true, textAttachment: { text: "a story" } } }, account }),
+      story: (from = SIGNAL_ALICE) => ({
+        envelope: { ...envelopeBase(from), storyMessage: { allowsReplies: true, textAttachment: { text: "a story" } } },
+        account,
+      }),
     },
     failStarts(failure) {
       if (failure) config.startFailure = failure;

@@ -35,8 +35,8 @@
  */
 import type { Server } from "bun";
 import { FaultQueue, jsonReply, LoopbackServer, parseRequest, type RecordedRequest, waitFor } from "./recorder.ts";
-import { SlackEventBuilder, type SlackFile } from "./slack/events.ts";
 import { type Args, decodeArgs, SlackError, str, validBlocks } from "./slack/args.ts";
+import { SlackEventBuilder, type SlackFile } from "./slack/events.ts";
 import { SlackFileStore } from "./slack/files.ts";
 
 export { SLACK_ALICE, SLACK_CHANNEL, SLACK_DM, type SlackFile } from "./slack/events.ts";
@@ -136,7 +136,9 @@ export class SlackFake {
     return thread_ts === undefined ? all : all.filter((e) => e.ts === thread_ts || e.thread_ts === thread_ts);
   }
   visibleTexts(channel: string, thread_ts?: string): string[] {
-    return this.messages(channel, thread_ts).filter((e) => e.sender === "bot" && !e.deleted).map((e) => e.text);
+    return this.messages(channel, thread_ts)
+      .filter((e) => e.sender === "bot" && !e.deleted)
+      .map((e) => e.text);
   }
   waitForTexts(channel: string, done: (texts: string[]) => boolean, thread_ts?: string, timeoutMs = 5000): Promise<string[]> {
     return waitFor(() => (done(this.visibleTexts(channel, thread_ts)) ? this.visibleTexts(channel, thread_ts) : undefined), {
@@ -248,8 +250,13 @@ export class SlackFake {
     switch (method) {
       case "auth.test":
         return {
-          url: "https://fermix-test.slack.com/", team: "Fermix Test", user: "fermix", team_id: this.teamId,
-          user_id: this.botUserId, bot_id: this.botId, is_enterprise_install: false,
+          url: "https://fermix-test.slack.com/",
+          team: "Fermix Test",
+          user: "fermix",
+          team_id: this.teamId,
+          user_id: this.botUserId,
+          bot_id: this.botId,
+          is_enterprise_install: false,
         };
       case "chat.postMessage":
         return this.postMessage(a);
@@ -286,7 +293,13 @@ export class SlackFake {
 
   private botMessage(entry: SlackEntry): Record<string, unknown> {
     const message: Record<string, unknown> = {
-      user: this.botUserId, type: "message", ts: entry.ts, bot_id: this.botId, app_id: this.appId, text: entry.text, team: this.teamId,
+      user: this.botUserId,
+      type: "message",
+      ts: entry.ts,
+      bot_id: this.botId,
+      app_id: this.appId,
+      text: entry.text,
+      team: this.teamId,
       bot_profile: { id: this.botId, app_id: this.appId, name: "Fermix", deleted: false, team_id: this.teamId },
     };
     if (entry.blocks) message.blocks = entry.blocks;
@@ -304,8 +317,17 @@ export class SlackFake {
     const { text, blocks } = this.content(a);
     const thread_ts = str(a.thread_ts);
     const entry = this.add({
-      channel, ts: this.nextTs(), thread_ts, sender: "bot", user: this.botUserId, text, blocks,
-      history: [], deleted: false, reactions: [], args: a,
+      channel,
+      ts: this.nextTs(),
+      thread_ts,
+      sender: "bot",
+      user: this.botUserId,
+      text,
+      blocks,
+      history: [],
+      deleted: false,
+      reactions: [],
+      args: a,
     });
     return { channel, ts: entry.ts, message: this.botMessage(entry) };
   }
@@ -355,14 +377,32 @@ export class SlackFake {
       if (!upload?.bytes || upload.completed) throw new SlackError("file_not_found");
       upload.completed = true;
       const mimetype = upload.part?.type && upload.part.type !== "application/octet-stream" ? upload.part.type : undefined;
-      shared.push(this.files.add({ id: upload.file_id, name: upload.filename, title: item.title ?? upload.filename, bytes: upload.bytes, mimetype, user: this.botUserId }));
+      shared.push(
+        this.files.add({
+          id: upload.file_id,
+          name: upload.filename,
+          title: item.title ?? upload.filename,
+          bytes: upload.bytes,
+          mimetype,
+          user: this.botUserId,
+        }),
+      );
     }
     const channel = str(a.channel_id) ?? str(a.channels)?.split(",")[0];
     if (channel) {
       const thread_ts = str(a.thread_ts);
       this.add({
-        channel, ts: this.nextTs(), thread_ts, sender: "bot", user: this.botUserId, text: str(a.initial_comment) ?? "",
-        files: shared, history: [], deleted: false, reactions: [], args: a,
+        channel,
+        ts: this.nextTs(),
+        thread_ts,
+        sender: "bot",
+        user: this.botUserId,
+        text: str(a.initial_comment) ?? "",
+        files: shared,
+        history: [],
+        deleted: false,
+        reactions: [],
+        args: a,
       });
     }
     return { files: shared.map((f) => ({ id: f.id, title: f.title, name: f.name, mimetype: f.mimetype, size: f.size, url_private: f.url_private })) };

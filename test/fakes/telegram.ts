@@ -51,8 +51,8 @@ import { type PollParams, type UpdateBody, UpdateQueue } from "./telegram/update
 
 export { ALICE, BOB, groupChat, privateChat } from "./telegram/builders.ts";
 export type { ChatEntry } from "./telegram/chats.ts";
-export { ALLOWED_REACTIONS } from "./telegram/methods.ts";
 export { parseTelegramHtml } from "./telegram/html.ts";
+export { ALLOWED_REACTIONS } from "./telegram/methods.ts";
 
 export interface TelegramFakeOptions {
   /** Bot token; the numeric prefix becomes the bot's user id. */
@@ -239,7 +239,9 @@ export class TelegramFake {
     return this.chat(chatId).filter((e) => e.sender === "bot");
   }
   visibleTexts(chatId: number | string): string[] {
-    return this.botMessages(chatId).filter((e) => !e.deleted).map((e) => e.text ?? e.caption ?? "");
+    return this.botMessages(chatId)
+      .filter((e) => !e.deleted)
+      .map((e) => e.text ?? e.caption ?? "");
   }
   chatActions(chatId: number | string): ChatAction[] {
     return this.chats.actions.get(String(chatId)) ?? [];
@@ -298,7 +300,14 @@ export class TelegramFake {
   private async dispatch(method: string, p: m.Params, record: RecordedRequest, signal: AbortSignal): Promise<unknown> {
     switch (method) {
       case "getMe":
-        return { ...this.bot, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false, can_connect_to_business: false, has_main_web_app: false };
+        return {
+          ...this.bot,
+          can_join_groups: true,
+          can_read_all_group_messages: false,
+          supports_inline_queries: false,
+          can_connect_to_business: false,
+          has_main_web_app: false,
+        };
       case "setWebhook":
         this.webhookUrl = p.str("url") ?? "";
         return true;

@@ -5,7 +5,17 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { parseAdts } from "../../src/agent/transcription/adts.ts";
-import { type DeepgramFake, type OpenAiSttFake, sniff, speech, startDeepgramFake, startOpenAiSttFake, startXaiSttFake, wordsOf, type XaiSttFake } from "./transcription.ts";
+import {
+  type DeepgramFake,
+  type OpenAiSttFake,
+  sniff,
+  speech,
+  startDeepgramFake,
+  startOpenAiSttFake,
+  startXaiSttFake,
+  wordsOf,
+  type XaiSttFake,
+} from "./transcription.ts";
 
 const fakes: Array<OpenAiSttFake | XaiSttFake | DeepgramFake> = [];
 afterEach(async () => {
@@ -90,11 +100,19 @@ describe("OpenAI transcription fake", () => {
 describe("xAI speech-to-text fake", () => {
   test("answers {text, language, duration, words}; refuses a missing file or a wrong key", async () => {
     const fake = keep(startXaiSttFake());
-    const ok = await fetch(`${fake.url}/stt`, { method: "POST", headers: { authorization: `Bearer ${fake.key}` }, body: form({}, { bytes: speech("two words", "mp3"), name: "a.mp3", type: "audio/mpeg" }) });
+    const ok = await fetch(`${fake.url}/stt`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${fake.key}` },
+      body: form({}, { bytes: speech("two words", "mp3"), name: "a.mp3", type: "audio/mpeg" }),
+    });
     expect(await ok.json()).toMatchObject({ text: "two words", language: "en", words: [{ text: "two" }, { text: "words" }] });
     const noFile = await fetch(`${fake.url}/stt`, { method: "POST", headers: { authorization: `Bearer ${fake.key}` }, body: form({ language: "en" }) });
     expect(noFile.status).toBe(400);
-    const wrongKey = await fetch(`${fake.url}/stt`, { method: "POST", headers: { authorization: "Bearer nope" }, body: form({}, { bytes: speech("x"), name: "a.ogg", type: "audio/ogg" }) });
+    const wrongKey = await fetch(`${fake.url}/stt`, {
+      method: "POST",
+      headers: { authorization: "Bearer nope" },
+      body: form({}, { bytes: speech("x"), name: "a.ogg", type: "audio/ogg" }),
+    });
     expect(wrongKey.status).toBe(401);
     expect(await wrongKey.json()).toHaveProperty("error");
   });

@@ -24,9 +24,9 @@ import { OpenAiSttFake, type OpenAiSttOptions } from "./transcription/openai.ts"
 import { XaiSttFake } from "./transcription/xai.ts";
 
 export { type SttCall, type SttReply, stt } from "./transcription/base.ts";
-export { adtsFrame, type AdtsFrameOptions, boxesTile, type Container, speech, sniff, wordsOf } from "./transcription/speech.ts";
-export { DeepgramFake, OpenAiSttFake, XaiSttFake };
 export { OPENAI_AUDIO_MODELS } from "./transcription/openai.ts";
+export { type AdtsFrameOptions, adtsFrame, boxesTile, type Container, sniff, speech, wordsOf } from "./transcription/speech.ts";
+export { DeepgramFake, OpenAiSttFake, XaiSttFake };
 
 export const startOpenAiSttFake = (options?: OpenAiSttOptions): OpenAiSttFake => new OpenAiSttFake(options);
 export const startXaiSttFake = (options?: { key?: string }): XaiSttFake => new XaiSttFake(options);

@@ -35,7 +35,7 @@
 import { createHash } from "node:crypto";
 import { FaultQueue, jsonReply, LoopbackServer, parseRequest, type RecordedRequest, waitFor } from "./recorder.ts";
 import { GraphError, graphError, validateMessage, validateUpload } from "./whatsapp/graph.ts";
-import { wamid, WhatsAppWebhookBuilder } from "./whatsapp/webhooks.ts";
+import { WhatsAppWebhookBuilder, wamid } from "./whatsapp/webhooks.ts";
 
 export { WA_USER } from "./whatsapp/webhooks.ts";
 
@@ -133,7 +133,16 @@ export class WhatsAppFake {
     const data = typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes;
     const id = opts.id ?? String(1_000_000_000_000_000n + BigInt(++this.mediaCounter));
     const sha256 = createHash("sha256").update(data).digest("hex");
-    this.media.set(id, { id, bytes: data, mime_type: opts.mime_type, sha256, file_size: opts.size ?? data.byteLength, filename: opts.filename, uploaded: false, deleted: false });
+    this.media.set(id, {
+      id,
+      bytes: data,
+      mime_type: opts.mime_type,
+      sha256,
+      file_size: opts.size ?? data.byteLength,
+      filename: opts.filename,
+      uploaded: false,
+      deleted: false,
+    });
     return { id, sha256 };
   }
 
@@ -142,7 +151,9 @@ export class WhatsAppFake {
     return to === undefined ? [...this.outbox] : this.outbox.filter((m) => m.to.replace(/\D/g, "") === to.replace(/\D/g, ""));
   }
   visibleTexts(to: string): string[] {
-    return this.sent(to).filter((m) => m.text !== undefined).map((m) => m.text!);
+    return this.sent(to)
+      .filter((m) => m.text !== undefined)
+      .map((m) => m.text!);
   }
   waitForTexts(to: string, done: (texts: string[]) => boolean, timeoutMs = 5000): Promise<string[]> {
     return waitFor(() => (done(this.visibleTexts(to)) ? this.visibleTexts(to) : undefined), { timeoutMs, what: `texts to ${to}` });
@@ -207,12 +218,18 @@ export class WhatsAppFake {
 
   /** The error Graph gives for an id it does not know (or that is not ours). */
   private noObject(id: string, verb: string): GraphError {
-    return graphError(400, 100, `Unsupported ${verb} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation. Please read the Graph API documentation at https://developers.facebook.com/docs/graph-api`, { type: "GraphMethodException", subcode: 33 });
+    return graphError(
+      400,
+      100,
+      `Unsupported ${verb} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation. Please read the Graph API documentation at https://developers.facebook.com/docs/graph-api`,
+      { type: "GraphMethodException", subcode: 33 },
+    );
   }
 
   private send(phoneNumberId: string, record: RecordedRequest): Record<string, unknown> {
     if (phoneNumberId !== this.phoneNumberId) throw this.noObject(phoneNumberId, "post");
-    if (record.encoding !== "json" || "_invalid_json" in record.body) throw graphError(400, 100, "(#100) Invalid parameter", { details: "Request body must be JSON." });
+    if (record.encoding !== "json" || "_invalid_json" in record.body)
+      throw graphError(400, 100, "(#100) Invalid parameter", { details: "Request body must be JSON." });
     const body = record.body;
     const type = validateMessage(body, (id) => this.media.has(id) && !this.media.get(id)!.deleted);
     const to = String(body.to);
@@ -229,7 +246,8 @@ export class WhatsAppFake {
     if (phoneNumberId !== this.phoneNumberId) throw this.noObject(phoneNumberId, "post");
     const b = record.body;
     if (b.messaging_product === undefined) throw graphError(400, 100, "(#100) The parameter messaging_product is required.");
-    if (b.messaging_product !== "whatsapp") throw graphError(400, 100, "(#100) Invalid parameter", { details: "Param messaging_product must be one of {WHATSAPP}." });
+    if (b.messaging_product !== "whatsapp")
+      throw graphError(400, 100, "(#100) Invalid parameter", { details: "Param messaging_product must be one of {WHATSAPP}." });
     const file = record.files.find((f) => f.field === "file");
     if (!file) throw graphError(400, 100, "(#100) The parameter file is required.");
     const type = typeof b.type === "string" ? b.type : "";

@@ -301,7 +301,15 @@ describe("helpers", () => {
   test("isAlbumImage: media present and all images", () => {
     expect(isAlbumImage(image("a"))).toBe(true);
     expect(isAlbumImage(text("a", "hi"))).toBe(false);
-    expect(isAlbumImage({ ...image("a"), media: [{ kind: "image", ref: "1" }, { kind: "document", ref: "2" }] })).toBe(false);
+    expect(
+      isAlbumImage({
+        ...image("a"),
+        media: [
+          { kind: "image", ref: "1" },
+          { kind: "document", ref: "2" },
+        ],
+      }),
+    ).toBe(false);
   });
 
   test("senderKey names channel, chat and sender", () => {

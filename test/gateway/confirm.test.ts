@@ -4,8 +4,9 @@
  * after the database is reopened, as a restart would, or when another
  * process answers.
  */
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+
 import type { Database } from "bun:sqlite";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,10 +14,10 @@ import { profileOf } from "../../src/channels/registry.ts";
 import { type Answerer, buttonData, type CodeRecord, Confirmations, normalizeToken, parseButtonData, processAlive } from "../../src/gateway/confirm.ts";
 import { ConfirmationStore } from "../../src/store/confirmations.ts";
 import { openDatabase } from "../../src/store/db.ts";
-import { sweep } from "../../src/store/retention.ts";
 import { IdempotencyStore } from "../../src/store/idempotency.ts";
 import { Inbox } from "../../src/store/inbox.ts";
 import { Outbox } from "../../src/store/outbox.ts";
+import { sweep } from "../../src/store/retention.ts";
 
 const OWNER = "1001";
 const ORIGIN = { channel: "telegram" as const, senderId: OWNER, conversation: "telegram:1001:" };
@@ -187,7 +188,14 @@ describe("a proposal", () => {
     const fresh = s.propose();
     const db = open.at(-1)!;
     const swept = sweep(
-      { idempotency: new IdempotencyStore(db), outbox: new Outbox(db), inbox: new Inbox(db, new IdempotencyStore(db)), codes: s.store, spoolDir: join(root, "spool"), now: s.now },
+      {
+        idempotency: new IdempotencyStore(db),
+        outbox: new Outbox(db),
+        inbox: new Inbox(db, new IdempotencyStore(db)),
+        codes: s.store,
+        spoolDir: join(root, "spool"),
+        now: s.now,
+      },
       { outboxDays: 7, inboxDays: 7 },
     );
     expect(swept.codes).toBe(1);
@@ -207,7 +215,8 @@ describe("a proposal", () => {
 });
 
 describe("an access request", () => {
-  const ask = (codes: Confirmations<Change>, ttlMs = 60_000, origin = ORIGIN) => codes.openAccess(origin, "read-only access to /srv/data", ttlMs, { kind: "grant", path: "/srv/data", mode: "ro" });
+  const ask = (codes: Confirmations<Change>, ttlMs = 60_000, origin = ORIGIN) =>
+    codes.openAccess(origin, "read-only access to /srv/data", ttlMs, { kind: "grant", path: "/srv/data", mode: "ro" });
 
   test("answered from its conversation, the owner's direct chat on that channel, or the command line", async () => {
     const { codes, applied } = setup();

@@ -8,8 +8,9 @@
  * is back. The hold is read at each failure (a reload changes it) and
  * counted across a restart.
  */
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+
 import type { Database } from "bun:sqlite";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -164,7 +165,9 @@ describe("a platform that takes nothing (an outage)", () => {
     down = false;
     await until(time, () => p.delivered().length > 0, 600_000);
     await delivery.idle();
-    expect(p.delivered()).toEqual(["⚠️ I couldn't deliver an answer: Slack was not taking messages for 1 min. It began: “An answer about the tides”. Ask me again if you still need it."]);
+    expect(p.delivered()).toEqual([
+      "⚠️ I couldn't deliver an answer: Slack was not taking messages for 1 min. It began: “An answer about the tides”. Ask me again if you still need it.",
+    ]);
   });
 });
 

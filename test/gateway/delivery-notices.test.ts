@@ -4,8 +4,9 @@
  * and where, a code block comes back as its text, a file without text to
  * send is named, and nobody is told about a notice.
  */
-import { afterEach, beforeEach, expect, test } from "bun:test";
+
 import type { Database } from "bun:sqlite";
+import { afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -58,13 +59,24 @@ test("in a code block's place: its text, as plain messages, recorded once howeve
 
 test("in place of a file without text to send, or a text set aside: one line; a refused text gets none (its reply stops)", () => {
   expect(texts(notices.instead(recorded(file()), "refused"))).toEqual(["⚠️ I couldn't send the file snippet.py."]);
-  const text = outbox.record("r2", "whatsapp", TARGET, [{ kind: "text", message: { text: "The tide tables", notify: true, linkPreview: false, plain: false } }], { purpose: "background" })[0]!;
-  expect(texts(notices.instead(text, "set_aside"))).toEqual(["⚠️ I couldn't deliver part of a background task's result: WhatsApp kept refusing it while it took other messages. It began: “The tide tables”."]);
+  const text = outbox.record(
+    "r2",
+    "whatsapp",
+    TARGET,
+    [{ kind: "text", message: { text: "The tide tables", notify: true, linkPreview: false, plain: false } }],
+    { purpose: "background" },
+  )[0]!;
+  expect(texts(notices.instead(text, "set_aside"))).toEqual([
+    "⚠️ I couldn't deliver part of a background task's result: WhatsApp kept refusing it while it took other messages. It began: “The tide tables”.",
+  ]);
   expect(notices.instead(outbox.parts("r2")[0]!, "refused")).toEqual([]);
 });
 
 test("a notice about something undelivered is never itself the subject of a notice", () => {
-  const notice = recorded({ kind: "text", message: { text: "⚠️ I couldn't deliver an answer.", notify: true, linkPreview: false, plain: false } }, "undelivered_notice");
+  const notice = recorded(
+    { kind: "text", message: { text: "⚠️ I couldn't deliver an answer.", notify: true, linkPreview: false, plain: false } },
+    "undelivered_notice",
+  );
   expect(notices.instead(notice, "set_aside")).toEqual([]);
   expect(notices.horizon(notice, notice, 30)).toEqual([]);
 });

@@ -4,8 +4,9 @@
  * part, a line and answer.md, and files recorded one by one for the same
  * reply each keep their own content on disk until sent.
  */
-import { afterEach, beforeEach, expect, test } from "bun:test";
+
 import type { Database } from "bun:sqlite";
+import { afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -5,8 +5,9 @@
  * formatting is rejected goes once more as its plain fallback; a failure is
  * thrown to the caller with the part left `sending` for it to decide.
  */
-import { afterEach, beforeEach, expect, test } from "bun:test";
+
 import type { Database } from "bun:sqlite";
+import { afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -6,17 +6,18 @@
  * And a draft stream that gives up on a 429: its whole-reply fallback waits
  * out the Retry-After the stream was given.
  */
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+
 import type { Database } from "bun:sqlite";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { profileOf } from "../../src/channels/registry.ts";
 import { Delivery } from "../../src/gateway/delivery.ts";
 import { createLogger } from "../../src/kernel/log.ts";
 import { Telemetry } from "../../src/kernel/telemetry.ts";
 import { type OutboundText, type ReplyPort, SendFailed, type SentMessage } from "../../src/message/index.ts";
 import { createStreamer } from "../../src/present/stream.ts";
-import { profileOf } from "../../src/channels/registry.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { Outbox } from "../../src/store/outbox.ts";
 import { FakeClock } from "../helpers/clock.ts";

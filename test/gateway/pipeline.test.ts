@@ -97,9 +97,7 @@ describe("short circuits", () => {
     expect(await h.ingest({ text: "are you there?" })).toBe("restarting");
     expect(h.telegram.texts()).toHaveLength(1);
     expect(h.telegram.texts()[0]).toContain("restart in progress");
-    expect(h.eventsNamed("dispatcher.agent_unavailable")).toEqual([
-      expect.objectContaining({ metadata: { channel: "telegram" } }),
-    ]);
+    expect(h.eventsNamed("dispatcher.agent_unavailable")).toEqual([expect.objectContaining({ metadata: { channel: "telegram" } })]);
     expect(h.fake.requests).toHaveLength(0);
     await restarted;
     expect(await h.ingest({ text: "now?" })).toBe("answered");

@@ -8,7 +8,18 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Audience, mayUse, offeredTools, TOOL_TABLE, TRUST_ROWS, type TrustRow, TURN_MODES, type TurnMode, trustRow, trustedWords } from "../../src/gateway/roles.ts";
+import {
+  type Audience,
+  mayUse,
+  offeredTools,
+  TOOL_TABLE,
+  TRUST_ROWS,
+  type TrustRow,
+  TURN_MODES,
+  type TurnMode,
+  trustedWords,
+  trustRow,
+} from "../../src/gateway/roles.ts";
 import type { Standing } from "../../src/gateway/trust.ts";
 
 const ALL_TOOLS = Object.keys(TOOL_TABLE);
@@ -80,7 +91,8 @@ describe("the tools of each row, in each kind of turn", () => {
     for (const row of ["allowed", "member"] as const) {
       for (const mode of TURN_MODES) {
         const tools = offered({ ...AUDIENCES[row], mode });
-        for (const name of [...READS, "write_file", "edit_file", "run_command", "send_attachment", "request_access", "propose_skill"]) expect(tools).not.toContain(name);
+        for (const name of [...READS, "write_file", "edit_file", "run_command", "send_attachment", "request_access", "propose_skill"])
+          expect(tools).not.toContain(name);
       }
     }
   });
@@ -106,7 +118,10 @@ describe("docs/security.md", () => {
       .filter((line) => line.startsWith("| `"));
     const table = new Map<string, { rows: TrustRow[]; modes: string }>();
     for (const line of lines) {
-      const cells = line.split("|").slice(1, -1).map((c) => c.trim());
+      const cells = line
+        .split("|")
+        .slice(1, -1)
+        .map((c) => c.trim());
       const name = cells[0]!.replace(/`/g, "");
       const rows = TRUST_ROWS.filter((_, i) => cells[i + 1] === "✓");
       table.set(name, { rows, modes: cells[TRUST_ROWS.length + 1] ?? "" });

@@ -32,7 +32,30 @@ describe("parsing", () => {
 
   test("10,000 random lines never throw", () => {
     const r = rng(0x5a4d);
-    const words = ["grant", "revoke", "env", "set", "allow", "deny", "clear", "preset", "on", "off", "network", "confirm", "rw", "ro", "=", '"', "~/", "/", "\n", " ", "\u0000", "🙂"];
+    const words = [
+      "grant",
+      "revoke",
+      "env",
+      "set",
+      "allow",
+      "deny",
+      "clear",
+      "preset",
+      "on",
+      "off",
+      "network",
+      "confirm",
+      "rw",
+      "ro",
+      "=",
+      '"',
+      "~/",
+      "/",
+      "\n",
+      " ",
+      "\u0000",
+      "🙂",
+    ];
     for (let i = 0; i < 10_000; i++) {
       const line = Array.from({ length: r.int(0, 6) }, () => (r.next() < 0.6 ? r.pick(words) : r.string(r.int(0, 8)))).join(r.pick([" ", "", "  ", "\t"]));
       const alias = r.pick(["sandbox", "grant", "revoke", "confirm"]);

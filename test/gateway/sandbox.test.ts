@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ConfirmationStore } from "../../src/store/confirmations.ts";
 import { lastToolOutput, reply } from "../fakes/model-server.ts";
 import {
   DEFAULT_CHANNELS_TOML,
@@ -19,7 +20,6 @@ import {
   until,
   within,
 } from "../helpers/gateway.ts";
-import { ConfirmationStore } from "../../src/store/confirmations.ts";
 
 let h: Harness;
 const dirs: string[] = [];
@@ -260,7 +260,9 @@ test("in a group the owner's turn only reads until /sandbox chat on is confirmed
   expect(toolNames(h.fake.requests.at(-1)!.body)).not.toContain("write_file");
   await h.ingest({ ...inGroup, text: `/confirm ${tokenIn(proposal)}` });
   await h.ingest({ ...inGroup, text: "and now?" });
-  expect(toolNames(h.fake.requests.at(-1)!.body)).toEqual(expect.arrayContaining(["write_file", "run_command", "send_attachment", "schedule", "request_access"]));
+  expect(toolNames(h.fake.requests.at(-1)!.body)).toEqual(
+    expect.arrayContaining(["write_file", "run_command", "send_attachment", "schedule", "request_access"]),
+  );
   // Another group and the owner's direct chat are untouched by it.
   await h.ingest({ chatId: "-100666", direct: false, text: "elsewhere" });
   expect(toolNames(h.fake.requests.at(-1)!.body)).not.toContain("write_file");

@@ -6,18 +6,19 @@
  * wait their turn; a stop gives back what had not started; /stop ends a run
  * without cancelling the job.
  */
-import { afterEach, beforeEach, expect, test } from "bun:test";
+
 import type { Database } from "bun:sqlite";
+import { afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BackgroundWork } from "../../src/gateway/background.ts";
 import { type JobRun, type RunOutcome, Scheduler } from "../../src/gateway/jobs/scheduler.ts";
-import { FakeClock, settle } from "../helpers/clock.ts";
 import { createLogger } from "../../src/kernel/log.ts";
-import { type TelemetryEvent, Telemetry } from "../../src/kernel/telemetry.ts";
+import { Telemetry, type TelemetryEvent } from "../../src/kernel/telemetry.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { JobStore, type NewJob } from "../../src/store/jobs.ts";
+import { FakeClock, settle } from "../helpers/clock.ts";
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;

@@ -45,9 +45,7 @@ describe("the transcript becomes the message", () => {
     expect(userText(h.fake.requests[0]!)).toBe("book a table for two at eight");
     expect(h.telegram.texts().join("\n")).toContain("you said: book a table for two at eight");
     expect(stt.calls).toHaveLength(1);
-    expect(h.eventsNamed("transcription.message")).toEqual([
-      expect.objectContaining({ metadata: { channel: "telegram", backend: "openai", status: "ok" } }),
-    ]);
+    expect(h.eventsNamed("transcription.message")).toEqual([expect.objectContaining({ metadata: { channel: "telegram", backend: "openai", status: "ok" } })]);
     expect(h.eventsNamed("transcription.message")[0]!.measurements.bytes).toBe(h.telegram.mediaBytes.byteLength);
   });
 

@@ -102,7 +102,14 @@ export function whatsappFakeToml(
   wa: { token: string; phoneNumberId: string; graphBase(version?: string): string },
   o: { appSecret: string; ownerUserId: string; verifyToken: string },
 ): string {
-  return whatsappToml({ accessToken: wa.token, phoneNumberId: wa.phoneNumberId, verifyToken: o.verifyToken, appSecret: o.appSecret, ownerUserId: o.ownerUserId, graphApiBase: wa.graphBase() });
+  return whatsappToml({
+    accessToken: wa.token,
+    phoneNumberId: wa.phoneNumberId,
+    verifyToken: o.verifyToken,
+    appSecret: o.appSecret,
+    ownerUserId: o.ownerUserId,
+    graphApiBase: wa.graphBase(),
+  });
 }
 
 export interface TelegramOptions {

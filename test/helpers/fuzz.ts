@@ -10,14 +10,63 @@ export type Rng = ReturnType<typeof rng>;
 export { rng };
 
 const KEYS = [
-  "type", "event", "channel", "ts", "user", "text", "thread_ts", "subtype", "bot_id", "channel_type", "files",
-  "event_id", "challenge", "authorizations", "object", "entry", "changes", "field", "value", "messages", "statuses",
-  "contacts", "from", "id", "image", "audio", "voice", "caption", "mime_type", "__proto__", "constructor", "toString",
+  "type",
+  "event",
+  "channel",
+  "ts",
+  "user",
+  "text",
+  "thread_ts",
+  "subtype",
+  "bot_id",
+  "channel_type",
+  "files",
+  "event_id",
+  "challenge",
+  "authorizations",
+  "object",
+  "entry",
+  "changes",
+  "field",
+  "value",
+  "messages",
+  "statuses",
+  "contacts",
+  "from",
+  "id",
+  "image",
+  "audio",
+  "voice",
+  "caption",
+  "mime_type",
+  "__proto__",
+  "constructor",
+  "toString",
 ];
 const STRINGS = [
-  "", "message", "app_mention", "event_callback", "url_verification", "im", "channel", "file_share", "message_changed",
-  "whatsapp_business_account", "messages", "text", "image", "audio", "reaction", "sticker", "<@U0BOT00001>",
-  "__proto__", "constructor", "\u0000", "\u{1F600}", "D0442US94JD", "1700000000.000100",
+  "",
+  "message",
+  "app_mention",
+  "event_callback",
+  "url_verification",
+  "im",
+  "channel",
+  "file_share",
+  "message_changed",
+  "whatsapp_business_account",
+  "messages",
+  "text",
+  "image",
+  "audio",
+  "reaction",
+  "sticker",
+  "<@U0BOT00001>",
+  "__proto__",
+  "constructor",
+  "\u0000",
+  "\u{1F600}",
+  "D0442US94JD",
+  "1700000000.000100",
 ];
 const NUMBERS = [0, -0, 1, -1, 0.5, 1e308, -1e308, Number.MAX_SAFE_INTEGER, 2 ** 53 + 1];
 
@@ -25,12 +74,18 @@ const NUMBERS = [0, -0, 1, -1, 0.5, 1e308, -1e308, Number.MAX_SAFE_INTEGER, 2 **
 export function randomJson(r: Rng, depth = 4): unknown {
   const choice = r.int(0, depth > 0 ? 7 : 4);
   switch (choice) {
-    case 0: return null;
-    case 1: return r.next() < 0.5;
-    case 2: return r.pick(NUMBERS);
-    case 3: return r.pick(STRINGS);
-    case 4: return r.string(r.int(0, 12));
-    case 5: return Array.from({ length: r.int(0, 4) }, () => randomJson(r, depth - 1));
+    case 0:
+      return null;
+    case 1:
+      return r.next() < 0.5;
+    case 2:
+      return r.pick(NUMBERS);
+    case 3:
+      return r.pick(STRINGS);
+    case 4:
+      return r.string(r.int(0, 12));
+    case 5:
+      return Array.from({ length: r.int(0, 4) }, () => randomJson(r, depth - 1));
     default: {
       const object: Record<string, unknown> = {};
       for (let i = r.int(0, 5); i > 0; i--) put(object, r.pick(KEYS), randomJson(r, depth - 1));
@@ -54,12 +109,23 @@ function mutateOnce(r: Rng, root: unknown): unknown {
   const key = keys.length > 0 && r.next() < 0.85 ? r.pick(keys) : r.pick(KEYS);
   const slot = target as Record<string, unknown>;
   switch (r.int(0, 5)) {
-    case 0: delete slot[key]; break;
-    case 1: put(slot, key, randomJson(r, 2)); break;
-    case 2: put(slot, key, r.pick(STRINGS)); break;
-    case 3: put(slot, key, typeof slot[key] === "string" ? r.pick(NUMBERS) : asString(slot[key])); break;
-    case 4: put(slot, key, Array.isArray(slot[key]) ? [] : [slot[key]]); break;
-    default: put(slot, r.pick(["__proto__", "constructor", "toString"]), randomJson(r, 1));
+    case 0:
+      delete slot[key];
+      break;
+    case 1:
+      put(slot, key, randomJson(r, 2));
+      break;
+    case 2:
+      put(slot, key, r.pick(STRINGS));
+      break;
+    case 3:
+      put(slot, key, typeof slot[key] === "string" ? r.pick(NUMBERS) : asString(slot[key]));
+      break;
+    case 4:
+      put(slot, key, Array.isArray(slot[key]) ? [] : [slot[key]]);
+      break;
+    default:
+      put(slot, r.pick(["__proto__", "constructor", "toString"]), randomJson(r, 1));
   }
   return root;
 }
@@ -109,12 +175,23 @@ export function mutateBinary(r: Rng, input: Uint8Array): Uint8Array {
     const at = r.int(0, Math.max(0, bytes.length - 1));
     const span = r.int(1, 32);
     switch (r.int(0, 5)) {
-      case 0: if (bytes.length > 0) bytes[at] = r.int(0, 255); break;
-      case 1: if (bytes.length > 0) bytes[at] = (bytes[at] ?? 0) ^ (1 << r.int(0, 7)); break;
-      case 2: bytes.length = at; break;
-      case 3: bytes.splice(at, 0, ...r.bytes(r.int(1, 8))); break;
-      case 4: bytes.splice(at, span); break;
-      default: bytes = [...bytes.slice(0, at + span), ...bytes.slice(at)];
+      case 0:
+        if (bytes.length > 0) bytes[at] = r.int(0, 255);
+        break;
+      case 1:
+        if (bytes.length > 0) bytes[at] = (bytes[at] ?? 0) ^ (1 << r.int(0, 7));
+        break;
+      case 2:
+        bytes.length = at;
+        break;
+      case 3:
+        bytes.splice(at, 0, ...r.bytes(r.int(1, 8)));
+        break;
+      case 4:
+        bytes.splice(at, span);
+        break;
+      default:
+        bytes = [...bytes.slice(0, at + span), ...bytes.slice(at)];
     }
   }
   return Uint8Array.from(bytes);

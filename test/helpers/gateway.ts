@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildCore, type Core } from "../../src/daemon/core.ts";
+import type { IngestOutcome } from "../../src/gateway/ingest.ts";
 import { createLogger } from "../../src/kernel/log.ts";
 import type { TelemetryEvent, TelemetryName } from "../../src/kernel/telemetry.ts";
-import type { IngestOutcome } from "../../src/gateway/ingest.ts";
 import type {
   FetchedMedia,
   GatewayChannel,

@@ -13,7 +13,7 @@ export function rng(seed: number) {
     int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),
     pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!,
     bytes: (n: number) => Uint8Array.from({ length: n }, () => Math.floor(next() * 256)),
-    string: (n: number, alphabet = "abcdefghijklmnopqrstuvwxyz0123456789/?=&%{}[]\":,.-_ \n\u00e9\u{1F600}") =>
+    string: (n: number, alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789/?=&%{}[]":,.-_ \n\u00e9\u{1F600}') =>
       Array.from({ length: n }, () => alphabet[Math.floor(next() * alphabet.length)]).join(""),
   };
 }

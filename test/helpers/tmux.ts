@@ -35,10 +35,7 @@ export function startTerminal(command: string[], env: Record<string, string | un
     if (r.exitCode !== 0) throw new Error(`tmux ${args[0]} failed: ${r.stderr.toString()}`);
     return r.stdout.toString();
   };
-  tmux(
-    "new-session", "-d", "-s", "t", "-x", String(size.columns), "-y", String(size.rows),
-    `${quoted}; echo $? > '${exitFile}'; sleep 300`,
-  );
+  tmux("new-session", "-d", "-s", "t", "-x", String(size.columns), "-y", String(size.rows), `${quoted}; echo $? > '${exitFile}'; sleep 300`);
   tmux("set-option", "-g", "history-limit", "5000");
   const screen = () => tmux("capture-pane", "-p", "-J", "-S", "-5000", "-t", "t");
   return {

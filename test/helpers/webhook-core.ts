@@ -5,9 +5,9 @@
  */
 import { loadConfig } from "../../src/config/index.ts";
 import { buildCore, type Core } from "../../src/daemon/core.ts";
+import { webhookRoutes } from "../../src/http/webhooks/index.ts";
 import { Logger, Redactor } from "../../src/kernel/log.ts";
 import type { FetchedMedia, InboundMedia, OutboundMedia, ReplyTarget } from "../../src/message/index.ts";
-import { webhookRoutes } from "../../src/http/webhooks/index.ts";
 import { NO_REACTIONS, RecordingChannel } from "./gateway.ts";
 import { makeHome, type TestHome } from "./home.ts";
 

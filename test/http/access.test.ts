@@ -106,7 +106,14 @@ const dashboard: DashboardSource = {
 };
 const loaded = loadedFrom(READY_CONFIG + slackToml({ botToken: "xoxb-test", signingSecret: SLACK_SECRET, ownerUserId: USER }));
 const report = () =>
-  buildHealthReport({ version: "t", now: new Date(), loaded, channels: new Map([["slack", { status: "ready", process_alive: true }]]), databaseReady: true, restartRequired: false });
+  buildHealthReport({
+    version: "t",
+    now: new Date(),
+    loaded,
+    channels: new Map([["slack", { status: "ready", process_alive: true }]]),
+    databaseReady: true,
+    restartRequired: false,
+  });
 
 function appWith(access: AppDeps["access"]) {
   const gate = new SetupGate();

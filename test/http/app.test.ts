@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { buildHealthReport } from "../../src/daemon/health.ts";
-import { Logger, Redactor } from "../../src/kernel/log.ts";
 import { createApp } from "../../src/http/app.ts";
 import { SetupGate } from "../../src/http/setup/index.ts";
+import { Logger, Redactor } from "../../src/kernel/log.ts";
 import { READY_CONFIG } from "../helpers/home.ts";
 import { loadedFrom } from "../helpers/loaded.ts";
 import { rng } from "../helpers/rng.ts";
@@ -11,8 +11,7 @@ const quiet = new Logger({ write() {} }, "error", new Redactor());
 
 function appFor(toml: string | null, gate = new SetupGate()) {
   const loaded = loadedFrom(toml);
-  const report = () =>
-    buildHealthReport({ version: "t", now: new Date(), loaded, channels: new Map(), databaseReady: true, restartRequired: false });
+  const report = () => buildHealthReport({ version: "t", now: new Date(), loaded, channels: new Map(), databaseReady: true, restartRequired: false });
   return createApp({ access: { allowedHosts: () => ["fermix.test"] }, report, setupGate: gate, log: quiet });
 }
 

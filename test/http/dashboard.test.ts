@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { buildHealthReport } from "../../src/daemon/health.ts";
-import { dashboardRoutes, type DashboardSource, type DashboardView } from "../../src/http/dashboard/index.ts";
+import { type DashboardSource, type DashboardView, dashboardRoutes } from "../../src/http/dashboard/index.ts";
 import { explainFailure } from "../../src/http/dashboard/remedies.ts";
 import { renderLive } from "../../src/http/dashboard/render.ts";
 import { ActivityLog, type ChannelTally, type ChartBucket, emptyTally } from "../../src/kernel/activity.ts";
@@ -50,12 +50,28 @@ describe("what the health report's failures mean, and what fixes them", () => {
     ["no config.toml: run fermix setup", /no configuration yet/, "fermix setup --web"],
     ["no provider configured", /No model provider/, "fermix setup --web"],
     ["provider openai: no api_key", /“openai” has no API key/, "fermix_core.providers.openai.api_key"],
-    ["provider openai: the provider refused the key (HTTP 401); run `fermix doctor`", /failing: the provider refused the key \(HTTP 401\)/, "fermix_core.providers.openai.api_key"],
+    [
+      "provider openai: the provider refused the key (HTTP 401); run `fermix doctor`",
+      /failing: the provider refused the key \(HTTP 401\)/,
+      "fermix_core.providers.openai.api_key",
+    ],
     ["provider openai: server error (HTTP 500)", /“openai” is failing: server error \(HTTP 500\)\./, "fermix_core.providers.openai.base_url"],
-    ["channel slack: missing bot_token, signing_secret", /Slack is turned on but bot_token and signing_secret are not set/, "fermix_channels.slack.signing_secret"],
+    [
+      "channel slack: missing bot_token, signing_secret",
+      /Slack is turned on but bot_token and signing_secret are not set/,
+      "fermix_channels.slack.signing_secret",
+    ],
     ["channel discord: refused: no owner_user_id and no allowed_user_ids: nobody may talk to it", /not served/, "fermix_channels.discord.owner_user_id"],
-    ["channel telegram: failed: bot token rejected by Telegram (HTTP 401); fix bot_token and restart", /refused the bot token/, "fermix_channels.telegram.bot_token"],
-    ["channel whatsapp: failed: start failed: WhatsApp did not accept the access token (HTTP 401)", /WhatsApp refused the access token/, "fermix_channels.whatsapp.access_token"],
+    [
+      "channel telegram: failed: bot token rejected by Telegram (HTTP 401); fix bot_token and restart",
+      /refused the bot token/,
+      "fermix_channels.telegram.bot_token",
+    ],
+    [
+      "channel whatsapp: failed: start failed: WhatsApp did not accept the access token (HTTP 401)",
+      /WhatsApp refused the access token/,
+      "fermix_channels.whatsapp.access_token",
+    ],
     ["channel slack: degraded: sends failing for 2 min: server error (HTTP 500); retrying", /Replies wait in the outbox/, "fermix doctor"],
     ["memory store: disk I/O error", /Long-term memory/, "fermix doctor"],
   ])("%s", (line, words, fix) => {
@@ -307,7 +323,9 @@ describe("each channel's card, in every mode and state", () => {
   });
 
   test("subprocess (Signal): up for days, and nothing received yet", () => {
-    expect(card("signal")).toBe("Signal Ready Mode signal-cli Connected 10:30:00 (2 d 4 h) Last inbound never Last outbound never Messages today 0 in · 0 out Since start 0 in · 0 out");
+    expect(card("signal")).toBe(
+      "Signal Ready Mode signal-cli Connected 10:30:00 (2 d 4 h) Last inbound never Last outbound never Messages today 0 in · 0 out Since start 0 in · 0 out",
+    );
   });
 
   test("socket (ACP)", () => {
@@ -324,13 +342,17 @@ describe("each channel's card, in every mode and state", () => {
     // The failure is said once: the older error behind it is not shown as well.
     expect(telegram).not.toContain("old");
     const attention = words(page.slice(page.indexOf('<section class="why'), page.indexOf("</section>", page.indexOf('<section class="why'))));
-    expect(attention).toContain("Telegram refused the bot token: bot token rejected by Telegram (HTTP 401); fix bot_token and restart. Fix: set fermix_channels.telegram.bot_token or run fermix setup --web");
+    expect(attention).toContain(
+      "Telegram refused the bot token: bot token rejected by Telegram (HTTP 401); fix bot_token and restart. Fix: set fermix_channels.telegram.bot_token or run fermix setup --web",
+    );
   });
 
   test("enabled but unconfigured (WhatsApp): a card saying so, and each missing key to set", () => {
     expect(page).toContain('data-channel="whatsapp" data-status="unconfigured"');
     const whatsapp = card("whatsapp");
-    expect(whatsapp).toStartWith("WhatsApp Not configured Mode webhooks Connected not connected Last inbound never Last outbound never Messages today 0 in · 0 out");
+    expect(whatsapp).toStartWith(
+      "WhatsApp Not configured Mode webhooks Connected not connected Last inbound never Last outbound never Messages today 0 in · 0 out",
+    );
     expect(whatsapp).toContain("WhatsApp is turned on but access_token, phone_number_id, verify_token, and app_secret are not set.");
     const attention = words(page.slice(page.indexOf('<section class="why')));
     expect(attention).toContain(
@@ -345,7 +367,9 @@ describe("the rest of the page's numbers", () => {
   const page = String(renderLive(busyView(everyMode())));
 
   test("the header: version, uptime and memory", () => {
-    expect(words(page.slice(page.indexOf('<p class="meta">'), page.indexOf("</p>", page.indexOf('<p class="meta">'))))).toBe("v1.2.3-test up 3 h 7 min memory 150 MB (heap 42 MB)");
+    expect(words(page.slice(page.indexOf('<p class="meta">'), page.indexOf("</p>", page.indexOf('<p class="meta">'))))).toBe(
+      "v1.2.3-test up 3 h 7 min memory 150 MB (heap 42 MB)",
+    );
   });
 
   test("the provider card: the last turn's latency, time and tokens, and the turns since start", () => {
@@ -399,11 +423,20 @@ describe("the rest of the page's numbers", () => {
 describe("a change that needs a restart", () => {
   test("health's restart_required? puts a notice on the page saying how to restart; without it there is none", () => {
     const flagged = String(renderLive(busyView(everyMode(true))));
-    expect(words(flagged)).toContain("Some configuration changes take effect only after a restart: restart fermix run , or fermix service install restarts the service.");
+    expect(words(flagged)).toContain(
+      "Some configuration changes take effect only after a restart: restart fermix run , or fermix service install restarts the service.",
+    );
     // It is shown above the failures, even when there are none.
     expect(flagged.indexOf("take effect only after a restart")).toBeLessThan(flagged.indexOf("What needs attention"));
     const calm = view(
-      buildHealthReport({ version: "1", now: new Date(), loaded: loadedFrom(TELEGRAM_ON), channels: new Map([["telegram", { status: "ready", process_alive: true }]]), databaseReady: true, restartRequired: true }),
+      buildHealthReport({
+        version: "1",
+        now: new Date(),
+        loaded: loadedFrom(TELEGRAM_ON),
+        channels: new Map([["telegram", { status: "ready", process_alive: true }]]),
+        databaseReady: true,
+        restartRequired: true,
+      }),
     );
     const ready = String(renderLive(calm));
     expect(ready).toContain('data-status="ready"');

@@ -12,13 +12,13 @@ import { createApp } from "../../src/http/app.ts";
 import { SetupGate, type SetupService } from "../../src/http/setup/index.ts";
 import type { ReloadResult } from "../../src/kernel/health.ts";
 import { Logger, Redactor } from "../../src/kernel/log.ts";
-import { readCurrentSetup } from "../../src/setup/write.ts";
 import { ALL_FIELDS } from "../../src/setup/fields.ts";
+import { readCurrentSetup } from "../../src/setup/write.ts";
 import { startFakeModel } from "../fakes/model-server.ts";
 import { BOB, startTelegramFake } from "../fakes/telegram.ts";
 import { makeHome, type TestHome } from "../helpers/home.ts";
-import { rng } from "../helpers/rng.ts";
 import { loadedFrom } from "../helpers/loaded.ts";
+import { rng } from "../helpers/rng.ts";
 import { until } from "../helpers/wait.ts";
 
 const quiet = new Logger({ write() {} }, "error", new Redactor());
@@ -39,12 +39,25 @@ function harness(options: { now?: () => number; ttlMs?: number; checks?: SetupSe
   const reloads: number[] = [];
   const restartRequired = options.restartRequired ?? [];
   const report = () =>
-    buildHealthReport({ version: "t", now: new Date(), loaded: loadedFrom(null), channels: new Map(), databaseReady: true, restartRequired: restartRequired.length > 0 });
+    buildHealthReport({
+      version: "t",
+      now: new Date(),
+      loaded: loadedFrom(null),
+      channels: new Map(),
+      databaseReady: true,
+      restartRequired: restartRequired.length > 0,
+    });
   const service: SetupService = {
     current: () => readCurrentSetup(home.env),
     async reload(): Promise<ReloadResult> {
       reloads.push(Date.now());
-      return { ok: true, restart_required: restartRequired, channels: { started: ["telegram"], stopped: [], restarted: [] }, provider_changed: true, health: report() };
+      return {
+        ok: true,
+        restart_required: restartRequired,
+        channels: { started: ["telegram"], stopped: [], restarted: [] },
+        provider_changed: true,
+        health: report(),
+      };
     },
     log: quiet,
     ...(options.checks ? { checks: options.checks } : {}),
@@ -90,7 +103,13 @@ describe("the gate", () => {
   test("403 without a token, with a wrong one, for a POST without a session, and for a token spent or expired", async () => {
     let now = 1_000_000;
     const h = harness({ now: () => now, ttlMs: 60_000 });
-    for (const [path, method] of [["/setup", "GET"], ["/setup?t=", "GET"], ["/setup?t=guess", "GET"], ["/setup", "POST"], ["/setup", "PUT"]] as const) {
+    for (const [path, method] of [
+      ["/setup", "GET"],
+      ["/setup?t=", "GET"],
+      ["/setup?t=guess", "GET"],
+      ["/setup", "POST"],
+      ["/setup", "PUT"],
+    ] as const) {
       const res = await h.request(path, { method });
       expect(res.status).toBe(403);
       expect(await res.text()).toBe("setup authorization required\n");
@@ -257,7 +276,10 @@ describe("model servers on this machine", () => {
       expect(form).toContain(`name="provider.base_url" value="${model.url}"`);
 
       // The choice wins over what the fields say (the page's script fills them in; without it, the choice still counts).
-      const res = await h.post(cookie, filled(csrf, { "provider.local": `${model.url} fake-model`, "provider.base_url": "https://api.openai.com/v1", "provider.api_key": "" }));
+      const res = await h.post(
+        cookie,
+        filled(csrf, { "provider.local": `${model.url} fake-model`, "provider.base_url": "https://api.openai.com/v1", "provider.api_key": "" }),
+      );
       expect(res.status).toBe(200);
       const config = readFileSync(join(h.home.home, "config.toml"), "utf8");
       expect(config).toContain("[fermix_core.providers.local]");
@@ -384,7 +406,13 @@ test("fuzz: random form posts with a valid session never produce a 5xx, and conf
   const h = harness({ checks: { provider: async () => undefined, telegram: async () => undefined } });
   const statuses = new Set<number>();
   const r = rng(20261201);
-  const names = [...ALL_FIELDS.map((f) => f.path), ...["base_url", "api", "model", "api_key", "vision", "context_window"].map((k) => `provider.${k}`), "check", "x.y", ""];
+  const names = [
+    ...ALL_FIELDS.map((f) => f.path),
+    ...["base_url", "api", "model", "api_key", "vision", "context_window"].map((k) => `provider.${k}`),
+    "check",
+    "x.y",
+    "",
+  ];
   const values = () => r.pick(["", "on", "true", "0", "-1", "http://127.0.0.1:1/v1", "chat", "responses", "a,b,,c", "<b>", "💥", r.string(r.int(0, 30))]);
   let session = await h.open();
   for (let i = 0; i < 150; i++) {
@@ -393,7 +421,10 @@ test("fuzz: random form posts with a valid session never produce a 5xx, and conf
     const body = r.next() < 0.1 ? r.string(r.int(0, 80)) : new URLSearchParams(fields).toString();
     const res = await h.request("/setup", {
       method: "POST",
-      headers: { cookie: session.cookie, "content-type": r.next() < 0.9 ? "application/x-www-form-urlencoded" : r.pick(["text/plain", "multipart/form-data", ""]) },
+      headers: {
+        cookie: session.cookie,
+        "content-type": r.next() < 0.9 ? "application/x-www-form-urlencoded" : r.pick(["text/plain", "multipart/form-data", ""]),
+      },
       body,
     });
     expect(res.status).toBeLessThan(500);

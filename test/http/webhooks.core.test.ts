@@ -2,11 +2,11 @@
 import { afterEach, expect, test } from "bun:test";
 import { dmEvent, envelope, USER } from "../channels/slack/fixtures.ts";
 import { message, messagesPayload, SENDER } from "../channels/whatsapp/fixtures.ts";
-import { reply, startFakeModel, type FakeModel } from "../fakes/model-server.ts";
+import { type FakeModel, reply, startFakeModel } from "../fakes/model-server.ts";
 import { CHANNELS_OFF, OPENAI_TEST, providerToml, slackToml, whatsappToml } from "../helpers/config.ts";
 import { nowSeconds, signSlack, signWhatsApp } from "../helpers/sign.ts";
-import { webhookCore, type WebhookCore } from "../helpers/webhook-core.ts";
 import { until } from "../helpers/wait.ts";
+import { type WebhookCore, webhookCore } from "../helpers/webhook-core.ts";
 
 const SLACK_SECRET = "slack-signing-secret-0001";
 const WA_SECRET = "wa-app-secret-0001";
@@ -49,9 +49,7 @@ test("20 concurrent deliveries of one Slack message: all answered 200, exactly o
   fake.reply(reply.text("only once"));
   harness = await webhookCore(config(fake.url));
   const event = dmEvent({ text: "hello", ts: "1700000001.000100" });
-  const responses = await Promise.all(
-    Array.from({ length: 20 }, (_, i) => slackPost(harness, event, { event_id: `Ev${i}` })),
-  );
+  const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => slackPost(harness, event, { event_id: `Ev${i}` })));
   expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200));
   await until("the reply", () => harness.sent.length === 1);
   await Bun.sleep(DUPLICATE_TURN_MS);

@@ -4,15 +4,15 @@
  * challenges, and a fuzz run. Turns are observed at the `submit` hand-off.
  */
 import { describe, expect, test } from "bun:test";
-import { parseConfigText, resolveConfig } from "../../src/config/load.ts";
-import { HandoffUnavailable, type Submission } from "../../src/message/index.ts";
-import { Logger, Redactor } from "../../src/kernel/log.ts";
-import type { GatewayChannel } from "../../src/message/index.ts";
 import { profileOf } from "../../src/channels/registry.ts";
+import { parseConfigText, resolveConfig } from "../../src/config/load.ts";
 import { GATEWAY_CHANNELS } from "../../src/config/schema.ts";
 import { WEBHOOKS, webhookRoutes } from "../../src/http/webhooks/index.ts";
+import { Logger, Redactor } from "../../src/kernel/log.ts";
+import type { GatewayChannel } from "../../src/message/index.ts";
+import { HandoffUnavailable, type Submission } from "../../src/message/index.ts";
 import { DOC_BODY, DOC_SECRET, DOC_SIGNATURE, DOC_TIMESTAMP, dmEvent, envelope, messageEvent, URL_VERIFICATION, USER } from "../channels/slack/fixtures.ts";
-import { OFFICIAL_EXAMPLE_SECRET, OFFICIAL_EXAMPLE_SIGNATURE, OFFICIAL_TEXT_EXAMPLE, message, messagesPayload, SENDER } from "../channels/whatsapp/fixtures.ts";
+import { message, messagesPayload, OFFICIAL_EXAMPLE_SECRET, OFFICIAL_EXAMPLE_SIGNATURE, OFFICIAL_TEXT_EXAMPLE, SENDER } from "../channels/whatsapp/fixtures.ts";
 import { type SlackOptions, slackToml, whatsappToml } from "../helpers/config.ts";
 import { mutateBytes, randomJson, rng } from "../helpers/fuzz.ts";
 import { signSlack, signWhatsApp } from "../helpers/sign.ts";
@@ -175,7 +175,13 @@ describe("/webhook/whatsapp", () => {
   });
 
   test("POST: a message older than max_message_age_hours is acknowledged and gets no turn (a replayed capture)", async () => {
-    const toml = whatsappToml({ accessToken: "t", phoneNumberId: "106540352242922", verifyToken: "v", appSecret: OFFICIAL_EXAMPLE_SECRET, ownerUserId: SENDER });
+    const toml = whatsappToml({
+      accessToken: "t",
+      phoneNumberId: "106540352242922",
+      verifyToken: "v",
+      appSecret: OFFICIAL_EXAMPLE_SECRET,
+      ownerUserId: SENDER,
+    });
     const { post, submitted } = routes(toml);
     const old = JSON.stringify(messagesPayload(message("wamid.OLD", "text", { text: { body: "from last week" }, timestamp: String(NOW - 7 * 24 * 3600) })));
     const fresh = JSON.stringify(messagesPayload(message("wamid.NEW", "text", { text: { body: "just now" }, timestamp: String(NOW - 60) })));
@@ -198,10 +204,18 @@ describe("/webhook/whatsapp", () => {
     const { post, submitted } = routes(CONFIGURED);
     const forged = { "x-hub-signature-256": `sha256=${"a".repeat(64)}` };
     await expectReply(await post("/webhook/whatsapp", OFFICIAL_TEXT_EXAMPLE, forged), 401, UNAUTHORIZED);
-    await expectReply(await post("/webhook/whatsapp", OFFICIAL_TEXT_EXAMPLE.replace("color", "colour"), { "x-hub-signature-256": OFFICIAL_EXAMPLE_SIGNATURE }), 401, UNAUTHORIZED);
+    await expectReply(
+      await post("/webhook/whatsapp", OFFICIAL_TEXT_EXAMPLE.replace("color", "colour"), { "x-hub-signature-256": OFFICIAL_EXAMPLE_SIGNATURE }),
+      401,
+      UNAUTHORIZED,
+    );
     await expectReply(await post("/webhook/whatsapp", OFFICIAL_TEXT_EXAMPLE, signWhatsApp(OFFICIAL_TEXT_EXAMPLE, "wrong")), 401, UNAUTHORIZED);
     await expectReply(await post("/webhook/whatsapp", OFFICIAL_TEXT_EXAMPLE), 401, UNAUTHORIZED);
-    await expectReply(await routes("").post("/webhook/whatsapp", OFFICIAL_TEXT_EXAMPLE, { "x-hub-signature-256": OFFICIAL_EXAMPLE_SIGNATURE }), 401, UNAUTHORIZED);
+    await expectReply(
+      await routes("").post("/webhook/whatsapp", OFFICIAL_TEXT_EXAMPLE, { "x-hub-signature-256": OFFICIAL_EXAMPLE_SIGNATURE }),
+      401,
+      UNAUTHORIZED,
+    );
     expect(submitted).toEqual([]);
   });
 
@@ -209,7 +223,17 @@ describe("/webhook/whatsapp", () => {
     const { post, submitted } = routes(CONFIGURED);
     const statuses = JSON.stringify({
       object: "whatsapp_business_account",
-      entry: [{ id: "1", changes: [{ field: "messages", value: { messaging_product: "whatsapp", statuses: [{ id: "wamid.X", status: "delivered", timestamp: "1", recipient_id: "1" }] } }] }],
+      entry: [
+        {
+          id: "1",
+          changes: [
+            {
+              field: "messages",
+              value: { messaging_product: "whatsapp", statuses: [{ id: "wamid.X", status: "delivered", timestamp: "1", recipient_id: "1" }] },
+            },
+          ],
+        },
+      ],
     });
     await expectReply(await post("/webhook/whatsapp", statuses, signWhatsApp(statuses, OFFICIAL_EXAMPLE_SECRET)), 200, { ok: true });
     expect(submitted).toEqual([]);
@@ -240,7 +264,8 @@ test("fuzz: 10,000 random and mutated requests at both routes — no undocumente
     const raw = r.next() < 0.5 ? mutateBytes(r, JSON.parse(r.pick(seeds))) : new TextEncoder().encode(JSON.stringify(randomJson(r)));
     const sign = r.next() < 0.4;
     const headers: Record<string, string> = {};
-    if (r.next() < 0.8) headers["content-type"] = r.pick(["application/json", "text/plain", "application/x-www-form-urlencoded", "application/json; charset=utf-8"]);
+    if (r.next() < 0.8)
+      headers["content-type"] = r.pick(["application/json", "text/plain", "application/x-www-form-urlencoded", "application/json; charset=utf-8"]);
     if (sign) Object.assign(headers, slack ? signSlack(raw, SLACK_SECRET, NOW + r.int(-400, 400)) : signWhatsApp(raw, OFFICIAL_EXAMPLE_SECRET));
     else if (r.next() < 0.5) {
       headers["x-slack-signature"] = `v0=${r.string(64, "0123456789abcdef")}`;
@@ -286,7 +311,13 @@ describe("routes come from the channels' profiles", () => {
     });
     const reply = (threadTs: string) => {
       const raw = JSON.stringify(envelope(messageEvent({ thread_ts: threadTs, ts: `${threadTs}9` })));
-      return app.handle(new Request("http://fermix.test/webhook/slack", { method: "POST", body: raw, headers: { "content-type": "application/json", ...signSlack(raw, SLACK_SECRET, NOW) } }));
+      return app.handle(
+        new Request("http://fermix.test/webhook/slack", {
+          method: "POST",
+          body: raw,
+          headers: { "content-type": "application/json", ...signSlack(raw, SLACK_SECRET, NOW) },
+        }),
+      );
     };
     await expectReply(await reply("1699999999.000001"), 200, { ok: true });
     await expectReply(await reply("1699999999.000002"), 200, { ok: true });

@@ -1,6 +1,6 @@
 /** The page-safe fault line: class, HTTP status and who failed, built from data alone, one line per class. */
 import { describe, expect, test } from "bun:test";
-import { type FaultClass, describeForLog, faultLine, PageSafeError, pageSafeMessage, providerFaultLine, statusFault } from "../../src/kernel/fault-line.ts";
+import { describeForLog, type FaultClass, faultLine, PageSafeError, pageSafeMessage, providerFaultLine, statusFault } from "../../src/kernel/fault-line.ts";
 
 describe("a provider's fault on a page", () => {
   test.each<[FaultClass, number | undefined, string]>([
@@ -40,7 +40,16 @@ describe("a provider's fault on a page", () => {
 });
 
 test("statusFault: the class an HTTP status means on its own; no status is a connection that failed", () => {
-  expect([401, 403, 429, 500, 503, 400, 404, undefined].map(statusFault)).toEqual(["auth", "auth", "rate_limited", "server", "server", "rejected", "rejected", "unreachable"]);
+  expect([401, 403, 429, 500, 503, 400, 404, undefined].map(statusFault)).toEqual([
+    "auth",
+    "auth",
+    "rate_limited",
+    "server",
+    "server",
+    "rejected",
+    "rejected",
+    "unreachable",
+  ]);
 });
 
 test("a PageSafeError's message is what a page may show; any other error shows nothing, and the log gets the whole chain", () => {

@@ -40,6 +40,6 @@ describe("logger", () => {
     const { log, lines } = capture();
     log.redactor.add("abc");
     log.info("abcdef");
-    expect(lines[0]).toContain('msg=abcdef');
+    expect(lines[0]).toContain("msg=abcdef");
   });
 });

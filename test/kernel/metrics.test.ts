@@ -16,12 +16,21 @@ describe("Metrics", () => {
     metrics.subscribe(telemetry);
     telemetry.emit("channel.message", { measurements: { count: 1 }, metadata: { channel: "telegram", direction: "inbound" } });
     telemetry.emit("channel.message", { measurements: { count: 2 }, metadata: { channel: "telegram", direction: "outbound" } });
-    telemetry.emit("turn.done", { measurements: { duration_ms: 1500, input_tokens: 300, output_tokens: 40 }, metadata: { channel: "telegram", kind: "conversation", outcome: "ok" } });
+    telemetry.emit("turn.done", {
+      measurements: { duration_ms: 1500, input_tokens: 300, output_tokens: 40 },
+      metadata: { channel: "telegram", kind: "conversation", outcome: "ok" },
+    });
     telemetry.emit("turn.failed", { measurements: { duration_ms: 90_000 }, metadata: { channel: "slack", kind: "conversation", class: "timeout" } });
     telemetry.emit("channel.webhook", { measurements: { fresh: 2, duplicate: 1, duration_ms: 3 }, metadata: { channel: "slack", outcome: "accepted" } });
-    telemetry.emit("channel.webhook", { measurements: { fresh: 0, duplicate: 0, duration_ms: 0 }, metadata: { channel: "slack", outcome: "invalid_signature" } });
+    telemetry.emit("channel.webhook", {
+      measurements: { fresh: 0, duplicate: 0, duration_ms: 0 },
+      metadata: { channel: "slack", outcome: "invalid_signature" },
+    });
     telemetry.emit("channel.stream", { measurements: { chars: 30 }, metadata: { channel: "telegram", phase: "open", session_id: "s-1" } });
-    telemetry.emit("transcription.message", { measurements: { duration_ms: 800, bytes: 5000 }, metadata: { channel: "telegram", backend: "openai", status: "refused", reason: "no_key" } });
+    telemetry.emit("transcription.message", {
+      measurements: { duration_ms: 800, bytes: 5000 },
+      metadata: { channel: "telegram", backend: "openai", status: "refused", reason: "no_key" },
+    });
     metrics.readFrom(() => ({
       runningTurns: 1,
       waitingMessages: 3,
@@ -95,7 +104,11 @@ describe("ActivityLog", () => {
       log.record({ name: "channel.message", measurements: { count: 1 }, metadata: { channel: "telegram", direction } } as never);
     for (let i = 0; i < ACTIVITY_KEPT + 5; i++) message("inbound");
     message("outbound");
-    log.record({ name: "turn.done", measurements: { duration_ms: 10, input_tokens: 1, output_tokens: 1 }, metadata: { channel: "telegram", outcome: "ok" } } as never);
+    log.record({
+      name: "turn.done",
+      measurements: { duration_ms: 10, input_tokens: 1, output_tokens: 1 },
+      metadata: { channel: "telegram", outcome: "ok" },
+    } as never);
     let snap = log.snapshot();
     expect(snap.entries).toHaveLength(ACTIVITY_KEPT);
     expect(snap.entries[0]!.event).toBe("turn.done");

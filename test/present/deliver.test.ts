@@ -6,8 +6,8 @@
 import { describe, expect, test } from "bun:test";
 import { profileOf } from "../../src/channels/registry.ts";
 import { deliverReply } from "../../src/present/deliver.ts";
-import { RecordingPort, recordingLogger } from "./fakes.ts";
 import { FakeClock } from "../helpers/clock.ts";
+import { RecordingPort, recordingLogger } from "./fakes.ts";
 
 const bigFence = `\`\`\`rust\n${Array.from({ length: 400 }, (_, i) => `let x${i} = ${i};`).join("\n")}\n\`\`\``;
 
@@ -37,6 +37,11 @@ describe("deliverReply", () => {
     expect(sends.length).toBeGreaterThan(2);
     for (const s of sends) expect(s.text!.length).toBeLessThanOrEqual(2000);
     expect(sends.slice(1).every((s) => s.plain && !s.notify)).toBe(true);
-    expect(sends.slice(1).map((s) => s.text).join("\n")).toContain("let x399 = 399;");
+    expect(
+      sends
+        .slice(1)
+        .map((s) => s.text)
+        .join("\n"),
+    ).toContain("let x399 = 399;");
   });
 });

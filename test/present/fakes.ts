@@ -45,7 +45,15 @@ export class RecordingPort implements ReplyPort {
     if (!message.plain && this.rejectFormatting(message.text)) throw new FormattingRejected("can't parse entities");
     const id = `m${++this.next}`;
     this.messages.set(id, { text: message.text, deleted: false, plain: message.plain });
-    this.calls.push({ op: "send", id, at: this.clock.now(), text: message.text, notify: message.notify, linkPreview: message.linkPreview, plain: message.plain });
+    this.calls.push({
+      op: "send",
+      id,
+      at: this.clock.now(),
+      text: message.text,
+      notify: message.notify,
+      linkPreview: message.linkPreview,
+      plain: message.plain,
+    });
     return { id };
   }
 
@@ -108,5 +116,10 @@ export function recordingLogger(): { logger: Logger; lines: string[] } {
 
 /** Visible length of Telegram HTML: tags removed, the four entities counted as one. */
 export function telegramVisible(html: string): string {
-  return html.replace(/<[^>]*>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&amp;/g, "&");
+  return html
+    .replace(/<[^>]*>/g, "")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, "&");
 }

@@ -30,14 +30,52 @@ export interface GenDoc {
   fences: Fence[];
 }
 
-const LATIN = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima",
-  "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango", "uniform", "victor", "whiskey", "xray",
-  "yankee", "zulu", "the", "a", "of", "and", "to", "in", "is", "it", "Fermix", "reply", "message", "split", "render"];
+const LATIN = [
+  "alpha",
+  "bravo",
+  "charlie",
+  "delta",
+  "echo",
+  "foxtrot",
+  "golf",
+  "hotel",
+  "india",
+  "juliet",
+  "kilo",
+  "lima",
+  "mike",
+  "november",
+  "oscar",
+  "papa",
+  "quebec",
+  "romeo",
+  "sierra",
+  "tango",
+  "uniform",
+  "victor",
+  "whiskey",
+  "xray",
+  "yankee",
+  "zulu",
+  "the",
+  "a",
+  "of",
+  "and",
+  "to",
+  "in",
+  "is",
+  "it",
+  "Fermix",
+  "reply",
+  "message",
+  "split",
+  "render",
+];
 const CJK = ["中文字符", "测试", "日本語のテキスト", "ひらがな", "カタカナ", "한국어", "문장입니다", "漢字"];
 const RTL = ["שלום", "עברית", "مرحبا", "العربية", "كتاب", "ספר"];
 const EMOJI = ["👍🏽", "👨‍👩‍👧‍👦", "🇺🇸", "🇯🇵", "❤️", "🏳️‍🌈", "👩🏾‍💻", "🧑🏻‍🚀", "😀", "🎉", "✍🏿", "🇩🇪🇫🇷"];
 const MARKED = ["e\u0301te\u0301", "nai\u0308ve", "Zo\u0308e", "a\u0323\u0302"];
-const ESCAPED = ["a<b", "R&D", "x>y", "\"quoted\"", "5<6>4", "AT&T"];
+const ESCAPED = ["a<b", "R&D", "x>y", '"quoted"', "5<6>4", "AT&T"];
 const LANGS = ["py", "ts", "js", "rust", "", "sh", "json", "go"];
 
 export class DocGen {
@@ -61,7 +99,18 @@ export class DocGen {
   /** One visible word, recorded as an atom. */
   word(): string {
     const r = this.rand();
-    const w = r < 0.62 ? this.pick(LATIN) : r < 0.74 ? this.pick(CJK) : r < 0.84 ? this.pick(EMOJI) : r < 0.91 ? this.pick(RTL) : r < 0.95 ? this.pick(MARKED) : this.pick(ESCAPED);
+    const w =
+      r < 0.62
+        ? this.pick(LATIN)
+        : r < 0.74
+          ? this.pick(CJK)
+          : r < 0.84
+            ? this.pick(EMOJI)
+            : r < 0.91
+              ? this.pick(RTL)
+              : r < 0.95
+                ? this.pick(MARKED)
+                : this.pick(ESCAPED);
     this.atoms.push(w);
     return w;
   }

@@ -7,12 +7,14 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import type { GatewayChannel } from "../../src/message/index.ts";
 import { profileOf } from "../../src/channels/registry.ts";
+import type { GatewayChannel } from "../../src/message/index.ts";
 import { plainText, renderReply } from "../../src/present/render.ts";
 
 const DIR = join(import.meta.dir, "golden");
-const DOCS = readdirSync(join(DIR, "docs")).filter((f) => f.endsWith(".md")).sort();
+const DOCS = readdirSync(join(DIR, "docs"))
+  .filter((f) => f.endsWith(".md"))
+  .sort();
 const CHANNELS: GatewayChannel[] = ["telegram", "discord", "slack", "whatsapp", "signal"];
 const UPDATE = process.env.UPDATE_GOLDEN === "1";
 

@@ -74,7 +74,15 @@ export function slackProblems(text: string): string[] {
 
 function decodeBasic(text: string): string {
   return text.replace(/&(lt|gt|amp|quot|#\d+|#x[0-9a-fA-F]+);/g, (_, e: string) =>
-    e === "lt" ? "<" : e === "gt" ? ">" : e === "amp" ? "&" : e === "quot" ? '"' : String.fromCodePoint(e[1] === "x" ? Number.parseInt(e.slice(2), 16) : Number(e.slice(1))),
+    e === "lt"
+      ? "<"
+      : e === "gt"
+        ? ">"
+        : e === "amp"
+          ? "&"
+          : e === "quot"
+            ? '"'
+            : String.fromCodePoint(e[1] === "x" ? Number.parseInt(e.slice(2), 16) : Number(e.slice(1))),
   );
 }
 

@@ -4,9 +4,9 @@
  * limit and at small limits that force cuts on every rung of the ladder.
  */
 import { describe, expect, test } from "bun:test";
+import { profileOf } from "../../src/channels/registry.ts";
 import type { GatewayChannel } from "../../src/message/index.ts";
 import { parseMarkdown } from "../../src/present/markdown.ts";
-import { profileOf } from "../../src/channels/registry.ts";
 import { type RenderedReply, renderReply } from "../../src/present/render.ts";
 import { type GenDoc, generate } from "./gen.ts";
 import { graphemeProblems, missingAtom, platformLength, skeleton, slackProblems, telegramProblems, visibleText } from "./oracle.ts";

@@ -69,8 +69,7 @@ describe("the ladder", () => {
 });
 
 describe("code fences", () => {
-  const fence = (lines: number, lang = "py") =>
-    `\`\`\`${lang}\n${Array.from({ length: lines }, (_, i) => `print(${i})`).join("\n")}\n\`\`\``;
+  const fence = (lines: number, lang = "py") => `\`\`\`${lang}\n${Array.from({ length: lines }, (_, i) => `print(${i})`).join("\n")}\n\`\`\``;
 
   test("a fence that fits is kept whole in the next message", () => {
     const doc = `${words(20, "a")}.\n\n${fence(10)}\n\nAfter.`;
@@ -154,7 +153,9 @@ describe("dialect details", () => {
   });
 
   test("WhatsApp and Signal: links read label: url", () => {
-    expect(renderReply("[docs](https://e.com) and https://bare.example", profileOf("whatsapp").text).parts[0]!.text).toBe("docs: https://e.com and https://bare.example");
+    expect(renderReply("[docs](https://e.com) and https://bare.example", profileOf("whatsapp").text).parts[0]!.text).toBe(
+      "docs: https://e.com and https://bare.example",
+    );
     expect(plainText("**[docs](https://e.com)** and `code`")).toBe("docs: https://e.com and code");
   });
 
@@ -163,7 +164,8 @@ describe("dialect details", () => {
   });
 
   test("Discord: Markdown as written, tables as monospace", () => {
-    const text = renderReply("## Title\n\n**b** _i_ ~~s~~ `c` [l](https://e.com) \\*lit\\*\n\n| a | b |\n|---|---|\n| 1 | 2 |", profileOf("discord").text).parts[0]!.text;
+    const text = renderReply("## Title\n\n**b** _i_ ~~s~~ `c` [l](https://e.com) \\*lit\\*\n\n| a | b |\n|---|---|\n| 1 | 2 |", profileOf("discord").text)
+      .parts[0]!.text;
     expect(text).toBe("## Title\n\n**b** _i_ ~~s~~ `c` [l](https://e.com) \\*lit\\*\n\n```\n| a   | b   |\n| --- | --- |\n| 1   | 2   |\n```");
   });
 });

@@ -3,12 +3,12 @@
  * reply port and a fake clock.
  */
 import { describe, expect, test } from "bun:test";
+import { profileOf } from "../../src/channels/registry.ts";
 import { Telemetry } from "../../src/kernel/telemetry.ts";
 import { createStreamer, resolveStreamingMode, type Streamer, turnStreamingMode } from "../../src/present/stream.ts";
-import { profileOf } from "../../src/channels/registry.ts";
 import { BLOCK_MAX, BLOCK_MIN, IDLE_FLUSH_MS } from "../../src/present/stream-block.ts";
-import { RecordingPort } from "./fakes.ts";
 import { FakeClock } from "../helpers/clock.ts";
+import { RecordingPort } from "./fakes.ts";
 
 function setup(capabilities: ConstructorParameters<typeof RecordingPort>[1] = {}, channel: "discord" | "telegram" = "discord") {
   const clock = new FakeClock();
@@ -108,7 +108,13 @@ describe("block mode", () => {
     await streamer.push({ type: "message_done", itemId: "i1", text });
     await streamer.finish(text);
     for (const s of port.sends()) expect(s.text!.length).toBeLessThanOrEqual(BLOCK_MAX);
-    expect(port.sends().map((s) => s.text).join(" ").replace(/\s+/g, " ")).toBe(text.replace(/\s+/g, " "));
+    expect(
+      port
+        .sends()
+        .map((s) => s.text)
+        .join(" ")
+        .replace(/\s+/g, " "),
+    ).toBe(text.replace(/\s+/g, " "));
   });
 
   test("a second of silence flushes what is settled, and nothing mid-sentence", async () => {

@@ -3,12 +3,12 @@
  * rule of the draft mode, one test each.
  */
 import { describe, expect, test } from "bun:test";
+import { profileOf } from "../../src/channels/registry.ts";
 import { Telemetry, type TelemetryEvent } from "../../src/kernel/telemetry.ts";
 import { createStreamer, type Streamer } from "../../src/present/stream.ts";
-import { profileOf } from "../../src/channels/registry.ts";
 import { EDIT_EVERY_MS, SEAL_AT } from "../../src/present/stream-draft.ts";
-import { RecordingPort, recordingLogger, telegramVisible } from "./fakes.ts";
 import { FakeClock } from "../helpers/clock.ts";
+import { RecordingPort, recordingLogger, telegramVisible } from "./fakes.ts";
 
 function setup(capabilities: ConstructorParameters<typeof RecordingPort>[1] = {}, maxParts?: number) {
   const clock = new FakeClock();
@@ -21,7 +21,17 @@ function setup(capabilities: ConstructorParameters<typeof RecordingPort>[1] = {}
     expect(e.metadata.channel).toBe("telegram");
   });
   const { logger, lines } = recordingLogger();
-  const streamer = createStreamer({ mode: "draft", port, clock, telemetry, logger, channel: "telegram", platform: profileOf("telegram").text, sessionId: "s1", ...(maxParts !== undefined ? { maxParts } : {}) });
+  const streamer = createStreamer({
+    mode: "draft",
+    port,
+    clock,
+    telemetry,
+    logger,
+    channel: "telegram",
+    platform: profileOf("telegram").text,
+    sessionId: "s1",
+    ...(maxParts !== undefined ? { maxParts } : {}),
+  });
   return { clock, port, streamer, phases, lines };
 }
 
@@ -35,8 +45,7 @@ async function stream(streamer: Streamer, clock: FakeClock, text: string, { chun
   await streamer.idle();
 }
 
-const para = (n: number, words = 40) =>
-  Array.from({ length: words }, (_, i) => (i % 9 === 8 ? `word${n}.` : `word${n}`)).join(" ") + " End of paragraph.";
+const para = (n: number, words = 40) => Array.from({ length: words }, (_, i) => (i % 9 === 8 ? `word${n}.` : `word${n}`)).join(" ") + " End of paragraph.";
 
 describe("draft mode", () => {
   test("opens only after 30 characters, notifying once, link previews off", async () => {
@@ -155,7 +164,10 @@ describe("draft mode", () => {
     // More reasoning after the answer landed: a new 💭 message, beside the live card.
     await think("r2");
     const statuses = port.sends().filter((s) => s.text!.startsWith("💭"));
-    const [sealed, live] = port.sends().filter((s) => !s.text!.startsWith("💭")).map((s) => s.id);
+    const [sealed, live] = port
+      .sends()
+      .filter((s) => !s.text!.startsWith("💭"))
+      .map((s) => s.id);
     expect(statuses).toHaveLength(2);
     const status = statuses[1]!.id;
     expect(live).toBeDefined();

@@ -4,12 +4,12 @@
  * what stays on screen at the end (plus attachments) holds all the content.
  */
 import { describe, expect, test } from "bun:test";
-import type { ChannelName } from "../../src/config/schema.ts";
 import { profileOf } from "../../src/channels/registry.ts";
+import type { ChannelName } from "../../src/config/schema.ts";
 import { createStreamer } from "../../src/present/stream.ts";
 import { BLOCK_MAX } from "../../src/present/stream-block.ts";
-import { RecordingPort } from "./fakes.ts";
 import { FakeClock } from "../helpers/clock.ts";
+import { RecordingPort } from "./fakes.ts";
 import { generate } from "./gen.ts";
 import { missingAtom, platformLength, skeleton, slackProblems, telegramProblems, visibleText } from "./oracle.ts";
 
@@ -33,7 +33,13 @@ async function run(mode: "draft" | "block", channel: ChannelName, seed: number) 
 }
 
 describe("streaming generated documents", () => {
-  for (const [mode, channel] of [["draft", "telegram"], ["draft", "discord"], ["block", "slack"], ["block", "telegram"], ["block", "whatsapp"]] as const) {
+  for (const [mode, channel] of [
+    ["draft", "telegram"],
+    ["draft", "discord"],
+    ["block", "slack"],
+    ["block", "telegram"],
+    ["block", "whatsapp"],
+  ] as const) {
     test(`${mode} on ${channel}: ${SEEDS} documents`, async () => {
       const dialect = profileOf(channel).text.dialect.name;
       const failures: string[] = [];
@@ -51,8 +57,14 @@ describe("streaming generated documents", () => {
         }
         const notifying = port.sends().filter((s) => s.notify);
         if (notifying.length !== 1) failures.push(`seed ${seed}: ${notifying.length} notifying messages`);
-        const screen = port.visible().map((t) => visibleText(dialect, t)).join("\n");
-        const files = port.calls.filter((c) => c.op === "media").map((c) => c.text).join("\n");
+        const screen = port
+          .visible()
+          .map((t) => visibleText(dialect, t))
+          .join("\n");
+        const files = port.calls
+          .filter((c) => c.op === "media")
+          .map((c) => c.text)
+          .join("\n");
         const attached = new Set(port.calls.filter((c) => c.op === "media").map((c) => c.text));
         const atoms = doc.atoms.filter((a) => !doc.fences.some((f) => attached.has(f.code) && f.atoms.includes(a)));
         const missing = missingAtom(screen, atoms);

@@ -61,7 +61,10 @@ test("a named pipe (made by a command or not), a socket and /dev/zero: every fil
       { name: "send_attachment", arguments: { path } },
     ].map((call, j) => ({ ...call, callId: `call_${i}_${j}` })),
   );
-  calls.push({ name: "search_files", arguments: { content: "plain notes" }, callId: "call_search_all" }, { name: "list_dir", arguments: {}, callId: "call_list_all" });
+  calls.push(
+    { name: "search_files", arguments: { content: "plain notes" }, callId: "call_search_all" },
+    { name: "list_dir", arguments: {}, callId: "call_list_all" },
+  );
   model.reply(
     reply.toolCall("run_command", { command: "mkfifo made-pipe && ls -l made-pipe" }, { callId: "call_mkfifo" }),
     reply.toolCalls(...calls),

@@ -12,7 +12,7 @@ import { expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { URL_VERIFICATION, USER } from "../channels/slack/fixtures.ts";
-import { runFermix, type RunningDaemon, stdoutSoFar } from "../helpers/binary.ts";
+import { type RunningDaemon, runFermix, stdoutSoFar } from "../helpers/binary.ts";
 import { ACP_OFF, OPENAI_TEST, providerToml, slackToml, TELEGRAM_OFF, tomlTable } from "../helpers/config.ts";
 import { e2eResources, until } from "../helpers/e2e.ts";
 import { nowSeconds, signSlack } from "../helpers/sign.ts";
@@ -27,7 +27,11 @@ async function configured(env: Record<string, string> = {}, extra = "") {
   const slack = start.slack();
   const home = start.home(env);
   home.writeConfig(
-    providerToml(model.url, OPENAI_TEST) + TELEGRAM_OFF + ACP_OFF + slackToml({ botToken: slack.token, signingSecret: SECRET, ownerUserId: USER, apiUrl: slack.apiUrl }) + extra,
+    providerToml(model.url, OPENAI_TEST) +
+      TELEGRAM_OFF +
+      ACP_OFF +
+      slackToml({ botToken: slack.token, signingSecret: SECRET, ownerUserId: USER, apiUrl: slack.apiUrl }) +
+      extra,
   );
   return home;
 }
@@ -114,7 +118,10 @@ test("a name in allowed_hosts gets the pages, in any case and on any port, and a
   expect((await get(d, "/metrics", { host: "assistant.example" })).status).toBe(421);
 
   home.writeConfig(
-    (await Bun.file(`${home.home}/config.toml`).text()).replace('allowed_hosts = ["fermix.example"]', 'allowed_hosts = ["fermix.example", "assistant.example"]'),
+    (await Bun.file(`${home.home}/config.toml`).text()).replace(
+      'allowed_hosts = ["fermix.example"]',
+      'allowed_hosts = ["fermix.example", "assistant.example"]',
+    ),
   );
   d.proc.kill("SIGHUP");
   await until("the reload", () => d.logs().includes('msg="config reloaded"'));

@@ -89,7 +89,11 @@ test("thousands of file-tool calls while a folder is swapped with a link: nothin
   const model = await start.model();
   const telegram = start.telegram();
   const home = start.home();
-  home.writeConfig(providerToml(model.url, { api: "responses", apiKey: PROVIDER_KEY }) + telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) + ACP_OFF);
+  home.writeConfig(
+    providerToml(model.url, { api: "responses", apiKey: PROVIDER_KEY }) +
+      telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) +
+      ACP_OFF,
+  );
 
   // The Fermix home holds the secret; the workspace a decoy of the same names.
   const fermixHome = home.home;
@@ -135,7 +139,15 @@ test("thousands of file-tool calls while a folder is swapped with a link: nothin
   // The attacker: swapping until the stop file appears.
   const stopFile = join(home.home, "..", "stop-swapping");
   const swapper = Bun.spawn(
-    [process.execPath, join(import.meta.dir, "swap-loop.ts"), stopFile, join(workspace, "d"), join(workspace, "d-swap"), join(workspace, "e"), join(workspace, "e-swap")],
+    [
+      process.execPath,
+      join(import.meta.dir, "swap-loop.ts"),
+      stopFile,
+      join(workspace, "d"),
+      join(workspace, "d-swap"),
+      join(workspace, "e"),
+      join(workspace, "e-swap"),
+    ],
     { stdout: "pipe", stderr: "inherit" },
   );
   start.defer(() => {

@@ -10,12 +10,12 @@
  * nothing at all would fail it.
  */
 import { expect, test } from "bun:test";
-import { type RecordedRequest, reply, type Reply, userText } from "../fakes/model-server.ts";
+import { type RecordedRequest, type Reply, reply, userText } from "../fakes/model-server.ts";
 import { ALICE } from "../fakes/telegram.ts";
 import type { RunningDaemon } from "../helpers/binary.ts";
 import { ACP_OFF, providerToml, telegramToml } from "../helpers/config.ts";
-import { captureEvents } from "../helpers/events.ts";
 import { e2eResources, until } from "../helpers/e2e.ts";
+import { captureEvents } from "../helpers/events.ts";
 
 const start = e2eResources();
 
@@ -33,7 +33,9 @@ async function failingProvider(failure: Reply) {
   const telegram = start.telegram();
   const home = start.home();
   home.writeConfig(
-    providerToml(model.url, { name: "openai", apiKey: API_KEY }) + ACP_OFF + telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }),
+    providerToml(model.url, { name: "openai", apiKey: API_KEY }) +
+      ACP_OFF +
+      telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }),
   );
   const daemon = await start.daemon(home);
   const events = captureEvents(daemon.url, start.defer);
@@ -80,8 +82,7 @@ async function expectPagesSay(daemon: RunningDaemon, events: { text(): string },
 }
 
 test("a provider answering HTTP 500 with the user's words and number in its body: the pages say 'server error (HTTP 500)', the log has the rest", async () => {
-  const echo = (request: RecordedRequest) =>
-    reply.status(500, `could not process "${userText(request)}" for subscriber ${PHONE}`);
+  const echo = (request: RecordedRequest) => reply.status(500, `could not process "${userText(request)}" for subscriber ${PHONE}`);
   const { model, daemon, events } = await failingProvider(echo);
   // The provider really did echo the user's words: the test is not passing on an empty error.
   expect(model.requests.length).toBeGreaterThanOrEqual(1);
@@ -97,8 +98,7 @@ test("a provider answering HTTP 500 with the user's words and number in its body
 }, 60_000);
 
 test("an error event inside a 200 stream, its message and code echoing the user: the pages say 'server error', the log has the rest", async () => {
-  const echo = (request: RecordedRequest) =>
-    reply.error(`stream aborted while answering "${userText(request)}" (account ${PHONE})`, `echo_${PHONE.slice(1)}`);
+  const echo = (request: RecordedRequest) => reply.error(`stream aborted while answering "${userText(request)}" (account ${PHONE})`, `echo_${PHONE.slice(1)}`);
   const { model, daemon, events } = await failingProvider(echo);
   expect(userText(model.requests[0]!)).toContain(PHRASE);
 

@@ -5,11 +5,11 @@
  * it; a group message or a timeout pairs nobody).
  */
 import { afterEach, expect, test } from "bun:test";
-import { startFakeModel } from "../fakes/model-server.ts";
-import { ALICE, BOB, groupChat, startTelegramFake } from "../fakes/telegram.ts";
+import { pairTelegramOwner, telegramGetMe } from "../../src/channels/telegram/setup-api.ts";
 import { checkProvider } from "../../src/setup/check.ts";
 import { probeLocalServers, probeTargets } from "../../src/setup/probe.ts";
-import { pairTelegramOwner, telegramGetMe } from "../../src/channels/telegram/setup-api.ts";
+import { startFakeModel } from "../fakes/model-server.ts";
+import { ALICE, BOB, groupChat, startTelegramFake } from "../fakes/telegram.ts";
 
 const stops: Array<() => unknown> = [];
 afterEach(async () => {
@@ -29,7 +29,11 @@ test("checkProvider names the failure: unreachable, key refused, unknown model; 
     message: 'the server does not list the model "gpt-9" (it has: fake-model)',
   });
   const refused = await checkProvider({ baseUrl: `http://127.0.0.1:${refusing.port}/v1`, apiKey: "sk-secret-value-123", model: "m" });
-  expect(refused).toMatchObject({ ok: false, reason: "unauthorized", message: `the server refused the API key (HTTP 401 from http://127.0.0.1:${refusing.port}/v1/models)` });
+  expect(refused).toMatchObject({
+    ok: false,
+    reason: "unauthorized",
+    message: `the server refused the API key (HTTP 401 from http://127.0.0.1:${refusing.port}/v1/models)`,
+  });
   expect(JSON.stringify(refused)).not.toContain("sk-secret-value-123");
   expect((await checkProvider({ baseUrl: "http://127.0.0.1:9/v1", model: "m" })).ok).toBe(false);
 });

@@ -39,7 +39,7 @@ test("changes land in the user's file: comments, unmanaged keys and layout kept;
   expect(plan.text).toContain("# My Fermix. Hands off my comments.");
   expect(plan.text).toContain("# pinned on purpose");
   expect(plan.text).toContain("threshold = 0.7 # compaction earlier than the default");
-  expect(plan.text).toContain("# Telegram, for the family\n[fermix_channels.telegram]\nowner_user_id = \"42\"\nallowed_user_ids = [\"2\", \"3\"]");
+  expect(plan.text).toContain('# Telegram, for the family\n[fermix_channels.telegram]\nowner_user_id = "42"\nallowed_user_ids = ["2", "3"]');
   expect(plan.text).toContain('\n[fermix_core.transcription]\nbackend = "deepgram"\n');
   expect(plan.text).toContain('\n[fermix_channels.slack]\nenabled = true\nowner_user_id = "U1"\n');
   expect(plan.changed.sort()).toEqual([

@@ -105,7 +105,9 @@ test("systemd: install writes the unit, reloads, enables and restarts it, and hi
     "systemctl --user restart fermix.service",
     "loginctl show-user alice --property=Linger",
   ]);
-  expect(installed.lines).toContain("lingering is off: the service stops when you log out and starts only at login. To run it from boot: loginctl enable-linger alice");
+  expect(installed.lines).toContain(
+    "lingering is off: the service stops when you log out and starts only at login. To run it from boot: loginctl enable-linger alice",
+  );
 
   fake.setActive("active");
   fake.setLinger("yes");

@@ -3,11 +3,11 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase } from "../../src/store/db.ts";
-import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { profileOf } from "../../src/channels/registry.ts";
 import type { GatewayChannel } from "../../src/config/schema.ts";
+import { openDatabase } from "../../src/store/db.ts";
 import { IdempotencyStore, inboundTtlMs, TTL_MS } from "../../src/store/idempotency.ts";
+import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { loadedFrom } from "../helpers/loaded.ts";
 
 const dirs: string[] = [];
@@ -99,7 +99,10 @@ describe("each channel's inbound keys live as long as it accepts a message", () 
     let maxAge = 24;
     const { db } = store();
     let now = 1_000_000;
-    const keys = new IdempotencyStore(db, { now: () => now, inboundTtlMs: (channel) => inboundTtlMs(whatsappAged(maxAge), profileOf(channel as GatewayChannel)) });
+    const keys = new IdempotencyStore(db, {
+      now: () => now,
+      inboundTtlMs: (channel) => inboundTtlMs(whatsappAged(maxAge), profileOf(channel as GatewayChannel)),
+    });
     keys.claim("whatsapp", "written-under-24h");
     maxAge = 72;
     keys.claim("whatsapp", "written-under-72h");
@@ -129,7 +132,10 @@ test("keys written before seen_at existed keep the fixed times they were written
   const db = openDatabase(path);
   expect(db.query("SELECT seen_at FROM idempotency WHERE key = 'wamid.old'").get()).toEqual({ seen_at: 5_000 });
   // Under a 48 h window now, a key seen at 5 s is kept until 48 h after that.
-  const keys = new IdempotencyStore(db, { now: () => 5_000 + 47 * HOUR, inboundTtlMs: (channel) => inboundTtlMs(whatsappAged(48), profileOf(channel as GatewayChannel)) });
+  const keys = new IdempotencyStore(db, {
+    now: () => 5_000 + 47 * HOUR,
+    inboundTtlMs: (channel) => inboundTtlMs(whatsappAged(48), profileOf(channel as GatewayChannel)),
+  });
   expect(keys.seen("whatsapp", "wamid.old")).toBe(true);
   db.close();
 });

@@ -1,6 +1,7 @@
 /** The durable inbox and its idempotency keys, on a real SQLite file reopened as a restart would. */
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+
 import type { Database } from "bun:sqlite";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -61,7 +62,11 @@ describe("inbox", () => {
   });
 
   test("two concurrent deliveries of one id are processed once", async () => {
-    const results = await Promise.all([inbox.accept("slack", [item("9")]), inbox.accept("slack", [item("9")]), Promise.resolve(inbox.acceptNow("slack", [item("9")]))]);
+    const results = await Promise.all([
+      inbox.accept("slack", [item("9")]),
+      inbox.accept("slack", [item("9")]),
+      Promise.resolve(inbox.acceptNow("slack", [item("9")])),
+    ]);
     expect(results.map((r) => r.fresh.length).reduce((a, b) => a + b)).toBe(1);
     expect(inbox.pending()).toHaveLength(1);
   });

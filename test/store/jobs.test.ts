@@ -4,8 +4,9 @@
  * crash), finished runs leave a one-off done and a repeating job pending at
  * its next due time, and a cancelled job is never run again.
  */
-import { afterEach, beforeEach, expect, test } from "bun:test";
+
 import type { Database } from "bun:sqlite";
+import { afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -4,8 +4,9 @@
  * id or by every word of a query; any text a user or model sends is a safe
  * query. Plus the memory tools and the prompt section over the same store.
  */
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+
 import type { Database } from "bun:sqlite";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -63,7 +64,10 @@ describe("scopes", () => {
 describe("keeping and finding", () => {
   test("a fact is kept with where and when it was learnt; the same text twice is kept once", () => {
     const first = store.add(OWNER_SCOPE, "  Likes green tea  ", "telegram:1:");
-    expect(first).toEqual({ existed: false, memory: { id: first.memory.id, text: "Likes green tea", conversation: "telegram:1:", createdAt: clock, lastUsedAt: null } });
+    expect(first).toEqual({
+      existed: false,
+      memory: { id: first.memory.id, text: "Likes green tea", conversation: "telegram:1:", createdAt: clock, lastUsedAt: null },
+    });
     expect(store.add(OWNER_SCOPE, "Likes green tea", "slack:D1:").existed).toBe(true);
     expect(store.count()).toBe(1);
   });
@@ -105,7 +109,7 @@ describe("keeping and finding", () => {
   test("any text is a safe query: FTS5 syntax in a message never reaches the engine", () => {
     store.add(OWNER_SCOPE, 'He said "NEAR" and OR AND NOT * ^ col:umn', "c");
     const r = rng(20);
-    const nasty = ['"', "NEAR(a b)", "a OR", "AND", "text:foo", "^x", "*", "(", ")", "'", "-x", "+y", "\u0000", "🙂 ünïcödé", "a\"b\"c"];
+    const nasty = ['"', "NEAR(a b)", "a OR", "AND", "text:foo", "^x", "*", "(", ")", "'", "-x", "+y", "\u0000", "🙂 ünïcödé", 'a"b"c'];
     for (let i = 0; i < 500; i++) {
       const query = Array.from({ length: r.int(1, 6) }, () => (r.next() < 0.5 ? r.pick(nasty) : r.string(r.int(0, 8)))).join(r.pick([" ", "", "\n", ":"]));
       expect(() => store.search(OWNER_SCOPE, query, 5)).not.toThrow();

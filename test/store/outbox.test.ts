@@ -4,15 +4,16 @@
  * re-sends a part that was (or may have been). The crash is a real SIGKILL of
  * a process writing to a real SQLite file.
  */
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+
 import type { Database } from "bun:sqlite";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { profileOf } from "../../src/channels/registry.ts";
+import { Delivery } from "../../src/gateway/delivery.ts";
 import { createLogger } from "../../src/kernel/log.ts";
 import { Telemetry } from "../../src/kernel/telemetry.ts";
-import { Delivery } from "../../src/gateway/delivery.ts";
-import { profileOf } from "../../src/channels/registry.ts";
 import { FormattingRejected, type ReplyPort, type ReplyTarget } from "../../src/message/index.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
@@ -199,7 +200,9 @@ describe("what each row is for", () => {
 
     const db = openDatabase(dbPath);
     open.push(db);
-    const purposes = Object.fromEntries((db.query("SELECT reply_key, purpose FROM outbox").all() as Array<{ reply_key: string; purpose: string }>).map((r) => [r.reply_key, r.purpose]));
+    const purposes = Object.fromEntries(
+      (db.query("SELECT reply_key, purpose FROM outbox").all() as Array<{ reply_key: string; purpose: string }>).map((r) => [r.reply_key, r.purpose]),
+    );
     expect(purposes).toEqual({
       "telegram:42:17": "reply",
       "telegram:42:17:n0": "notice",

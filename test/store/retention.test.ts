@@ -1,12 +1,13 @@
 /** Bounded disk: the retention sweep deletes old finished rows and keeps recent ones (injected clock). */
-import { afterEach, beforeEach, expect, test } from "bun:test";
+
 import type { Database } from "bun:sqlite";
+import { afterEach, beforeEach, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase } from "../../src/store/db.ts";
 import { profileOf } from "../../src/channels/registry.ts";
 import type { GatewayChannel } from "../../src/config/schema.ts";
+import { openDatabase } from "../../src/store/db.ts";
 import { IdempotencyStore, inboundTtlMs } from "../../src/store/idempotency.ts";
 import { Inbox } from "../../src/store/inbox.ts";
 import { Outbox } from "../../src/store/outbox.ts";
@@ -41,7 +42,9 @@ test("finished outbox parts and stale inbox entries older than their days go; re
   const [refused] = outbox.record("r-refused", "telegram", { chatId: "7" }, [text("refused")]);
   outbox.markFailed(refused!.id, "chat not found");
   outbox.record("r-waiting", "telegram", { chatId: "7" }, [text("still waiting")]);
-  inbox.acceptNow("telegram", [{ key: "u-old", message: { channel: "telegram", chatId: "7", senderId: "7", messageId: "1", text: "hi", media: [], receivedAt: now } }]);
+  inbox.acceptNow("telegram", [
+    { key: "u-old", message: { channel: "telegram", chatId: "7", senderId: "7", messageId: "1", text: "hi", media: [], receivedAt: now } },
+  ]);
   mkdirSync(join(spoolDir, "r-old"), { recursive: true });
   writeFileSync(join(spoolDir, "r-old", "0-snippet.py"), "print(1)");
   utimesSync(join(spoolDir, "r-old"), new Date(now), new Date(now));
@@ -50,7 +53,9 @@ test("finished outbox parts and stale inbox entries older than their days go; re
   now += 8 * DAY;
   const [fresh] = outbox.record("r-fresh", "telegram", { chatId: "7" }, [text("fresh answer")]);
   outbox.markSent(fresh!, "m-2");
-  inbox.acceptNow("telegram", [{ key: "u-recent", message: { channel: "telegram", chatId: "7", senderId: "7", messageId: "3", text: "just now", media: [], receivedAt: now } }]);
+  inbox.acceptNow("telegram", [
+    { key: "u-recent", message: { channel: "telegram", chatId: "7", senderId: "7", messageId: "3", text: "just now", media: [], receivedAt: now } },
+  ]);
 
   const swept = sweep({ idempotency, outbox, inbox, spoolDir, now: clock }, { outboxDays: 7, inboxDays: 7 });
   expect(swept).toMatchObject({ outbox: 2, inbox: 1, spool: 1 });
@@ -66,7 +71,9 @@ test("finished outbox parts and stale inbox entries older than their days go; re
   expect(outbox.hasRepliedInThread("slack", "C1", "111.1")).toBe(true);
 
   // At start the inbox is left for the replay.
-  inbox.acceptNow("telegram", [{ key: "u-new", message: { channel: "telegram", chatId: "7", senderId: "7", messageId: "2", text: "yo", media: [], receivedAt: now } }]);
+  inbox.acceptNow("telegram", [
+    { key: "u-new", message: { channel: "telegram", chatId: "7", senderId: "7", messageId: "2", text: "yo", media: [], receivedAt: now } },
+  ]);
   now += 30 * DAY;
   expect(sweep({ idempotency, outbox, inbox, spoolDir, now: clock }, { outboxDays: 7, inboxDays: 7 }, { inbox: false }).inbox).toBe(0);
   expect(inbox.pending()).toHaveLength(2);

@@ -1,6 +1,7 @@
 /** The settings table through its store: a value per key, replaced by a write, gone after a delete, and part of the caller's transaction. */
-import { afterEach, beforeEach, expect, test } from "bun:test";
+
 import type { Database } from "bun:sqlite";
+import { afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

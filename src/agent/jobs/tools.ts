@@ -60,7 +60,7 @@ export function jobTools(deps: JobToolsDeps): Tool[] {
       "Schedule a request for later: you will be given the request again when it falls due and your answer is sent to the user then " +
       "(reminders, check-ins, a daily summary). " +
       `when: ${ACCEPTED}. Times are in ${timezone}, where it is now ${formatLocal(deps.now(), timezone)}. ` +
-      "request: what to do then, written as an instruction to yourself (\"Remind the user to call Anna\"). " +
+      'request: what to do then, written as an instruction to yourself ("Remind the user to call Anna"). ' +
       'target (optional, owner only): another chat to deliver to, as "<channel>:<chat id>"; default: this conversation.',
     parameters: Type.Object(
       {
@@ -98,7 +98,8 @@ export function jobTools(deps: JobToolsDeps): Tool[] {
       deps.changed();
       const at = `${formatLocal(job.dueAt, timezone)}, ${fromNow(job.dueAt, now)}`;
       const where = describeTarget(target, ctx);
-      const idle = deps.schedulerRunning?.() === false ? "; note: Fermix is not running as a daemon (`fermix run`) right now, so it runs when the daemon starts" : "";
+      const idle =
+        deps.schedulerRunning?.() === false ? "; note: Fermix is not running as a daemon (`fermix run`) right now, so it runs when the daemon starts" : "";
       return job.schedule
         ? `scheduled repeating job #${job.id} (\`${job.schedule}\`); first run ${at}; results go to ${where}${idle}`
         : `scheduled job #${job.id} for ${at}; the result goes to ${where}${idle}`;

@@ -10,9 +10,7 @@
 import { Cron } from "croner";
 import { describeError } from "../../kernel/errors.ts";
 
-export type When =
-  | { kind: "once"; at: number }
-  | { kind: "repeat"; schedule: string; next: number };
+export type When = { kind: "once"; at: number } | { kind: "repeat"; schedule: string; next: number };
 
 /** What was written cannot be read as a time; the message says what is accepted. */
 export class WhenError extends Error {

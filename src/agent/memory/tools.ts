@@ -38,7 +38,8 @@ export function memoryTools(store: MemoryStore): Tool[] {
 
   const recall = defineTool({
     name: "recall",
-    description: "Search what you remember about the user; answers the best matches with their ids and the dates they were learnt. An empty query lists the most recent facts.",
+    description:
+      "Search what you remember about the user; answers the best matches with their ids and the dates they were learnt. An empty query lists the most recent facts.",
     parameters: Type.Object({ query: Type.String({ description: "words to look for" }) }, { additionalProperties: false }),
     async run(args, ctx) {
       const query = args.query.trim();

@@ -5,10 +5,9 @@
  * an id, whether `[DONE]` or a usage chunk is sent), so parsing is lenient.
  */
 import type { ProviderConfig } from "../../config/schema.ts";
-import type { ProviderSettings } from "./types.ts";
 import { eventJson, type HttpDeps, providerError, streamSse } from "./http.ts";
 import type { SseEvent } from "./sse.ts";
-import type { ContentPart, ModelRequest, Provider, ProviderEvent, ToolSpec, Usage } from "./types.ts";
+import type { ContentPart, ModelRequest, Provider, ProviderEvent, ProviderSettings, ToolSpec, Usage } from "./types.ts";
 
 type Json = Record<string, unknown>;
 
@@ -87,10 +86,7 @@ interface PendingCall {
 }
 
 /** Translate chat-completion chunks into ProviderEvents; throws ProviderError on error chunks or a truncated stream. */
-export async function* parseChatStream(
-  events: AsyncIterable<SseEvent>,
-  call: { provider: string; apiKey?: string },
-): AsyncGenerator<ProviderEvent> {
+export async function* parseChatStream(events: AsyncIterable<SseEvent>, call: { provider: string; apiKey?: string }): AsyncGenerator<ProviderEvent> {
   let itemId = "";
   let text = "";
   let usage: Usage | undefined;

@@ -6,11 +6,12 @@
  * first event arrived, because a half-streamed answer cannot be taken back.
  * Errors name the provider and say why; the API key is scrubbed from them.
  */
+
+import { describeError } from "../../kernel/errors.ts";
+import { retryAfterMs, sleep as wait } from "../../kernel/wait.ts";
 import { VERSION } from "../../version.ts";
 import { readSse, type SseEvent } from "./sse.ts";
 import { ProviderError } from "./types.ts";
-import { retryAfterMs, sleep as wait } from "../../kernel/wait.ts";
-import { describeError } from "../../kernel/errors.ts";
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
@@ -142,9 +143,7 @@ export async function* streamSse(call: SseCall, deps: HttpDeps = {}): AsyncGener
         throw providerError(call, failure.why + gaveUp, failure.status, received && failure.code === undefined ? "dropped" : failure.code, attempt);
       }
       const delayMs =
-        failure.retryAfterMs !== undefined
-          ? Math.min(failure.retryAfterMs, limits.retryAfterCapMs)
-          : backoffDelay(attempt, limits, deps.random ?? Math.random);
+        failure.retryAfterMs !== undefined ? Math.min(failure.retryAfterMs, limits.retryAfterCapMs) : backoffDelay(attempt, limits, deps.random ?? Math.random);
       deps.onRetry?.({
         provider: call.provider,
         attempt,
@@ -259,13 +258,7 @@ function withDeadline<T>(promise: Promise<T>, ms: number, signal: AbortSignal | 
 }
 
 /** Turn a non-2xx response into a failure carrying the API's own message and code. */
-async function statusFailure(
-  response: Response,
-  where: string,
-  limits: HttpLimits,
-  signal: AbortSignal | undefined,
-  now: number,
-): Promise<AttemptFailure> {
+async function statusFailure(response: Response, where: string, limits: HttpLimits, signal: AbortSignal | undefined, now: number): Promise<AttemptFailure> {
   const text = await withDeadline(response.text(), limits.idleTimeoutMs, signal, () => new Error("timeout")).catch(() => "");
   const { message, code } = apiError(text);
   const status = response.status;

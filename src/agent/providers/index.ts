@@ -4,7 +4,7 @@
  */
 import type { ProviderConfig } from "../../config/schema.ts";
 import { chatProvider } from "./chat.ts";
-import { responsesProvider, type ResponsesOptions } from "./responses.ts";
+import { type ResponsesOptions, responsesProvider } from "./responses.ts";
 import type { Provider, ProviderSettings } from "./types.ts";
 
 export type { HttpDeps, HttpLimits } from "./http.ts";

@@ -4,10 +4,9 @@
  * Responses-compatible server works and nothing is kept at OpenAI's side.
  */
 import type { ProviderConfig } from "../../config/schema.ts";
-import type { ProviderSettings } from "./types.ts";
 import { eventJson, type HttpDeps, providerError, streamSse } from "./http.ts";
 import type { SseEvent } from "./sse.ts";
-import type { ContentPart, ModelInput, ModelRequest, Provider, ProviderEvent, ToolSpec, Usage } from "./types.ts";
+import type { ContentPart, ModelInput, ModelRequest, Provider, ProviderEvent, ProviderSettings, ToolSpec, Usage } from "./types.ts";
 
 export type ReasoningSummary = "auto" | "concise" | "detailed";
 
@@ -75,10 +74,7 @@ function textOf(content: ContentPart[]): string {
 }
 
 /** Translate Responses SSE events into ProviderEvents; throws ProviderError on failure events or a truncated stream. */
-export async function* parseResponsesStream(
-  events: AsyncIterable<SseEvent>,
-  call: { provider: string; apiKey?: string },
-): AsyncGenerator<ProviderEvent> {
+export async function* parseResponsesStream(events: AsyncIterable<SseEvent>, call: { provider: string; apiKey?: string }): AsyncGenerator<ProviderEvent> {
   for await (const frame of events) {
     if (frame.data === "[DONE]") break;
     const event = eventJson(frame.data, call);

@@ -4,8 +4,8 @@
  * (OpenAI-compatible chat completions) translate it to the wire.
  */
 import type { ProviderConfig } from "../../config/schema.ts";
-import type { ProviderEvent } from "../../message/stream.ts";
 import { type FaultClass, statusFault } from "../../kernel/fault-line.ts";
+import type { ProviderEvent } from "../../message/stream.ts";
 
 export type { ProviderEvent, Usage } from "../../message/stream.ts";
 

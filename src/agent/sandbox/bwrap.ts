@@ -74,7 +74,11 @@ export function bwrapArgs(command: BwrapCommand): string[] {
   }
   args.push(...etcArgs(command.etc, policy.network));
   // Readable by everyone, as on any system (bubblewrap's default for data files is 0600).
-  for (const [file, path] of [["passwd", "/etc/passwd"], ["group", "/etc/group"], ["nsswitch", "/etc/nsswitch.conf"]] as const) {
+  for (const [file, path] of [
+    ["passwd", "/etc/passwd"],
+    ["group", "/etc/group"],
+    ["nsswitch", "/etc/nsswitch.conf"],
+  ] as const) {
     args.push("--perms", "0644", "--ro-bind-data", String(fds[file]), path);
   }
   args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");

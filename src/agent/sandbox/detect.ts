@@ -8,11 +8,11 @@
  */
 import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname } from "node:path";
+import { describeError } from "../../kernel/errors.ts";
 import { dataFiles, identityArgs, SYSTEM_DIRS, type SystemLayout } from "./bwrap.ts";
 import { type EtcEntry, etcCandidates } from "./etc.ts";
 import { openDataFiles } from "./fds.ts";
 import { type HostUser, type SandboxIdentity, sandboxIdentity } from "./identity.ts";
-import { describeError } from "../../kernel/errors.ts";
 
 export type SandboxBackend = { kind: "bwrap"; path: string } | { kind: "sandbox-exec"; path: string };
 
@@ -104,10 +104,27 @@ export function hostNetworkPaths(): string[] {
  * user mapping, the same seccomp filter): ok, or why it does not work here
  * (user namespaces off, seccomp missing, a broken install).
  */
-export function probeBackend(backend: SandboxBackend, identity: SandboxIdentity = sandboxIdentity(hostUser())): { ok: true; version: string } | { ok: false; reason: string } {
+export function probeBackend(
+  backend: SandboxBackend,
+  identity: SandboxIdentity = sandboxIdentity(hostUser()),
+): { ok: true; version: string } | { ok: false; reason: string } {
   const data = backend.kind === "bwrap" ? openDataFiles(dataFiles(identity, "/")) : undefined;
   const argv = data
-    ? [backend.path, "--die-with-parent", "--unshare-all", ...identityArgs(identity), "--ro-bind", "/", "/", "--seccomp", String(data.fds.seccomp), "--", "/bin/sh", "-c", "exit 0"]
+    ? [
+        backend.path,
+        "--die-with-parent",
+        "--unshare-all",
+        ...identityArgs(identity),
+        "--ro-bind",
+        "/",
+        "/",
+        "--seccomp",
+        String(data.fds.seccomp),
+        "--",
+        "/bin/sh",
+        "-c",
+        "exit 0",
+      ]
     : [backend.path, "-p", "(version 1)(allow default)", "/bin/sh", "-c", "exit 0"];
   try {
     const run = Bun.spawnSync(argv, { env: { PATH: "/usr/bin:/bin" }, stdio: ["ignore", "pipe", "pipe", ...(data?.stdio ?? [])], timeout: 5000 });

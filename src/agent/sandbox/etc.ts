@@ -92,7 +92,18 @@ export const ETC_PASSTHROUGH_PATTERN = /^python3\.\d+$/;
 export const ETC_NETWORK_ONLY = ["resolv.conf"] as const;
 
 /** Never passed through, whatever a list above says: a test holds the lists to this. */
-export const ETC_NEVER = ["shadow", "gshadow", "sudoers", "sudoers.d", "ssh/ssh_host_", "ssl/private", "pki/tls/private", "machine-id", "security", "pam.d"] as const;
+export const ETC_NEVER = [
+  "shadow",
+  "gshadow",
+  "sudoers",
+  "sudoers.d",
+  "ssh/ssh_host_",
+  "ssl/private",
+  "pki/tls/private",
+  "machine-id",
+  "security",
+  "pam.d",
+] as const;
 
 /** The sandbox's nsswitch.conf: local files for accounts, and DNS for host names. */
 export const NSSWITCH_CONF = [

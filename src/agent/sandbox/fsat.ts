@@ -19,7 +19,7 @@
  * The macOS path (where /dev/fd/N is a duplicate sharing the offset, fine
  * for one listing per open folder) is untested.
  */
-import { type BigIntStats, closeSync, fstatSync, ftruncate, promises as fsp, read, write } from "node:fs";
+import { type BigIntStats, closeSync, promises as fsp, fstatSync, ftruncate, read, write } from "node:fs";
 import { FLAGS, mkdirat, openat, readlinkat, SysError } from "./libc.ts";
 
 /** What a name is. */
@@ -55,7 +55,15 @@ const OPEN_FLAGS: Record<OpenHow, number> = {
 };
 
 /** The kind a stat's mode names. */
-export function kindOf(stats: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): Kind {
+export function kindOf(stats: {
+  isFile(): boolean;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+}): Kind {
   if (stats.isFile()) return "file";
   if (stats.isDirectory()) return "folder";
   if (stats.isSymbolicLink()) return "link";

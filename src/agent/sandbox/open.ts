@@ -19,8 +19,8 @@ import { basename, dirname, isAbsolute, join, normalize, relative, sep } from "n
 import type { GrantMode } from "../../store/sandbox.ts";
 import { ToolError } from "../tools/types.ts";
 import { closeFd, type Identity, mkdirBelow, openBelow, openFolderPath, type Step } from "./fsat.ts";
-import { absoluteFor, outsideRefusal, PathRefused, type Reach, readOnlyRefusal, type Want, within } from "./paths.ts";
 import { SysError } from "./libc.ts";
+import { absoluteFor, outsideRefusal, PathRefused, type Reach, readOnlyRefusal, type Want, within } from "./paths.ts";
 
 /** A regular file or folder of the reach, open. */
 export interface Opened {
@@ -79,7 +79,10 @@ export function openInReach(path: unknown, purpose: Purpose, reach: Reach): Open
   if (typeof path !== "string" || path.trim() === "") throw new ToolError("path is required (relative to the workspace, or absolute)");
   if (path.includes("\0")) throw new ToolError("path contains a NUL character");
   const want: Want = purpose === "read" ? "read" : "write";
-  const roots: Root[] = [{ path: reach.workspace, mode: "rw", workspace: true }, ...reach.grants.map((g) => ({ path: g.path, mode: g.mode, workspace: false }))];
+  const roots: Root[] = [
+    { path: reach.workspace, mode: "rw", workspace: true },
+    ...reach.grants.map((g) => ({ path: g.path, mode: g.mode, workspace: false })),
+  ];
   const readOnly = want === "write" ? readOnlyPlaces(reach) : undefined;
   const asked = absoluteFor(path, reach);
   let target = asked;
@@ -124,7 +127,9 @@ type Walked = { kind: "done"; opened: Opened | undefined } | { kind: "link"; at:
 
 /** Walk from the root's parent folder down to `target`, one name at a time. */
 function walk(path: string, target: string, root: Root, purpose: Purpose, reach: Reach, readOnly: ReadOnly | undefined): Walked {
-  const rest = relative(root.path, target).split(sep).filter((part) => part !== "");
+  const rest = relative(root.path, target)
+    .split(sep)
+    .filter((part) => part !== "");
   const names = [basename(root.path), ...rest];
   let dirfd = openRoot(dirname(root.path));
   let at = dirname(root.path);
@@ -190,7 +195,10 @@ function openRoot(path: string): number {
   try {
     return openFolderPath(path);
   } catch (error) {
-    if (error instanceof SysError) throw new ToolError(`cannot reach ${path} (${error.code === "ELOOP" ? "a part of it is now a symbolic link" : error.code}); ask the owner to check the workspace and grants`);
+    if (error instanceof SysError)
+      throw new ToolError(
+        `cannot reach ${path} (${error.code === "ELOOP" ? "a part of it is now a symbolic link" : error.code}); ask the owner to check the workspace and grants`,
+      );
     throw error;
   }
 }

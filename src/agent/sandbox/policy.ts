@@ -82,11 +82,7 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
  * clear of the Fermix home (a grant is checked when made; this holds even
  * for a database edited by hand).
  */
-export function usableGrants(
-  grants: SandboxState["grants"],
-  fermixHome: string,
-  exists: (path: string) => boolean,
-): Array<{ path: string; mode: GrantMode }> {
+export function usableGrants(grants: SandboxState["grants"], fermixHome: string, exists: (path: string) => boolean): Array<{ path: string; mode: GrantMode }> {
   const home = realPath(fermixHome);
   return grants
     .filter((g) => exists(g.path) && !within(g.path, home) && !within(home, g.path))

@@ -89,7 +89,16 @@ export class SandboxRunner {
     if (this.backend.kind === "bwrap") {
       const data = openDataFiles(dataFiles(this.identity, policy.env.HOME ?? policy.workspace));
       try {
-        const args = bwrapArgs({ policy, cwd: request.cwd, argv: request.argv, layout: this.layout, networkPaths: this.networkPaths, etc: this.etc, identity: this.identity, fds: data.fds });
+        const args = bwrapArgs({
+          policy,
+          cwd: request.cwd,
+          argv: request.argv,
+          layout: this.layout,
+          networkPaths: this.networkPaths,
+          etc: this.etc,
+          identity: this.identity,
+          fds: data.fds,
+        });
         return await this.spawn({ argv: [this.backend.path, ...args], env: policy.env, extraFds: data.stdio }, request, started, data.close);
       } finally {
         data.close();

@@ -49,7 +49,8 @@ export function parseSkill(text: string): ParsedSkill {
   } catch (error) {
     throw new SkillFormatError(`the front matter is not valid YAML (${error instanceof Error ? error.message.split("\n")[0] : String(error)})`);
   }
-  if (typeof meta !== "object" || meta === null || Array.isArray(meta)) throw new SkillFormatError("the front matter must be a YAML mapping with name and description");
+  if (typeof meta !== "object" || meta === null || Array.isArray(meta))
+    throw new SkillFormatError("the front matter must be a YAML mapping with name and description");
   const { name, description } = meta as Record<string, unknown>;
   if (typeof name !== "string") throw new SkillFormatError("the front matter has no `name`");
   const problem = nameProblem(name.trim());

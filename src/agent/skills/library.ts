@@ -7,13 +7,13 @@
  * skills and changes (`propose_skill`); only the owner's approval writes a
  * SKILL.md. Every change is recorded with where it came from.
  */
-import { existsSync, readdirSync, type Dirent } from "node:fs";
+import { type Dirent, existsSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
+import { describeError } from "../../kernel/errors.ts";
 import type { Logger } from "../../kernel/log.ts";
 import type { SkillChange, SkillChangeKind, SkillChangeOrigin, SkillProposal, SkillRow, SkillState, SkillStore } from "../../store/skills.ts";
 import { SoulFile } from "../soul/file.ts";
 import { nameProblem, type ParsedSkill, parseSkill, SkillFormatError, skillHash } from "./file.ts";
-import { describeError } from "../../kernel/errors.ts";
 
 export const DAY_MS = 24 * 60 * 60_000;
 /** The most files of a skill's folder use_skill lists. */
@@ -280,7 +280,15 @@ export class SkillLibrary {
     return proposal;
   }
 
-  private record(name: string, change: SkillChangeKind, origin: SkillChangeOrigin, actor: string | null, proposalId: number | null, note: string | null, at: number) {
+  private record(
+    name: string,
+    change: SkillChangeKind,
+    origin: SkillChangeOrigin,
+    actor: string | null,
+    proposalId: number | null,
+    note: string | null,
+    at: number,
+  ) {
     this.deps.store.record({ name, change, origin, actor, proposalId, note, at });
   }
 
@@ -309,7 +317,10 @@ export class SkillLibrary {
       this.deps.log?.warn("the skills folder cannot be read", { error: describeError(error) });
       return [];
     }
-    return entries.filter((e) => e.isDirectory() && !e.name.startsWith(".")).map((e) => e.name).sort();
+    return entries
+      .filter((e) => e.isDirectory() && !e.name.startsWith("."))
+      .map((e) => e.name)
+      .sort();
   }
 
   /** The files of a skill's folder besides SKILL.md, relative to the workspace, breadth first. */
@@ -350,8 +361,12 @@ function wrongState(name: string, state: SkillState, change: SkillChangeKind): s
     case "archived":
       return `The skill "${name}" is already archived.`;
     case "restored":
-      return state === "parked" ? `The skill "${name}" is parked, not archived: \`/skills unpark ${name}\` brings it back.` : `The skill "${name}" is not archived.`;
+      return state === "parked"
+        ? `The skill "${name}" is parked, not archived: \`/skills unpark ${name}\` brings it back.`
+        : `The skill "${name}" is not archived.`;
     default:
-      return state === "archived" ? `The skill "${name}" is archived, not parked: \`/skills restore ${name}\` brings it back.` : `The skill "${name}" is not parked.`;
+      return state === "archived"
+        ? `The skill "${name}" is archived, not parked: \`/skills restore ${name}\` brings it back.`
+        : `The skill "${name}" is not parked.`;
   }
 }

@@ -4,7 +4,7 @@
  * restart), written atomically (a temp file in the same folder, then a
  * rename, mode 0600) so a turn never reads half a persona.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync, type Stats } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, type Stats, statSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
 /** What identifies one version of the file without reading it: an atomic write changes the inode, an edit in place the times or size. */

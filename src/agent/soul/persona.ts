@@ -11,6 +11,8 @@
  * is one process per command, and a proposal made by one must be appliable by
  * the next; a daemon restart within the five minutes does not void it either.
  */
+
+import { describeError } from "../../kernel/errors.ts";
 import type { Logger } from "../../kernel/log.ts";
 import type { ConversationStore } from "../../store/conversations.ts";
 import type { ProposalKind, ProposalOwner, Revision, RevisionSummary, SoulStore, StoredProposal } from "../../store/soul.ts";
@@ -19,7 +21,6 @@ import type { Provider } from "../providers/types.ts";
 import { SoulFile } from "./file.ts";
 import { CONTEXT_CHARS, CONTEXT_MESSAGES, type ContextWindow, contextWindow, draftSoul } from "./review.ts";
 import { checkToken, hashToken, newToken, type TokenRefusal } from "./tokens.ts";
-import { describeError } from "../../kernel/errors.ts";
 
 export { CONTEXT_CHARS, CONTEXT_MESSAGES } from "./review.ts";
 

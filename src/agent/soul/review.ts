@@ -5,7 +5,7 @@
  * messages sent in the conversation goes along as evidence — at most
  * CONTEXT_MESSAGES messages and CONTEXT_CHARS characters, newest kept first.
  */
-import { ProviderError, type Provider } from "../providers/types.ts";
+import { type Provider, ProviderError } from "../providers/types.ts";
 
 /** The most messages `--with-context` sends. */
 export const CONTEXT_MESSAGES = 20;

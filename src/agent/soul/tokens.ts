@@ -21,7 +21,10 @@ export function newToken(pick: (n: number) => number = (n) => randomInt(n)): str
 
 /** A token as the user typed it, made comparable: trimmed, lower case, without surrounding backticks or quotes. */
 export function normalizeToken(typed: string): string {
-  return typed.trim().replace(/^[`'"]+|[`'"]+$/g, "").toLowerCase();
+  return typed
+    .trim()
+    .replace(/^[`'"]+|[`'"]+$/g, "")
+    .toLowerCase();
 }
 
 /** What the store keeps instead of the token. */

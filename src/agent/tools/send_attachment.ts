@@ -9,10 +9,11 @@
  * 60 seconds is sent once (a duplicate-send cache, kept in SQLite: a model
  * that repeats the call, or a turn replayed after a restart, sends it once).
  */
-import { Type } from "@sinclair/typebox";
+
 import { randomUUID } from "node:crypto";
 import { mkdirSync, realpathSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { Type } from "@sinclair/typebox";
 import { mediaKindForMime } from "../../message/index.ts";
 import { copyFd, exclusive, TooLarge } from "../sandbox/fsat.ts";
 import { openInReach } from "../sandbox/open.ts";

@@ -5,8 +5,8 @@
  * arguments are checked against before `run` sees them (./arguments.ts).
  */
 import type { Static, TObject } from "@sinclair/typebox";
-import type { IdempotencyStore } from "../../store/idempotency.ts";
 import type { GatewayChannel, ReplyButton, ReplyPort, ReplyTarget } from "../../message/index.ts";
+import type { IdempotencyStore } from "../../store/idempotency.ts";
 import type { ToolSpec } from "../providers/types.ts";
 import { checkArguments } from "./arguments.ts";
 

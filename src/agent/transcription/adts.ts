@@ -54,7 +54,8 @@ export function parseAdts(bytes: Uint8Array): AdtsStream {
   while (at < bytes.byteLength) {
     const frame = readFrame(bytes, at);
     if (!format) format = frame.format;
-    else if (!sameFormat(format, frame.format)) throw new MalformedAdts(at, `frame ${frames.length + 1} changes the format (${describe(format)} → ${describe(frame.format)})`);
+    else if (!sameFormat(format, frame.format))
+      throw new MalformedAdts(at, `frame ${frames.length + 1} changes the format (${describe(format)} → ${describe(frame.format)})`);
     frames.push(bytes.subarray(at + frame.headerLength, at + frame.frameLength));
     at += frame.frameLength;
   }

@@ -6,8 +6,8 @@
  */
 import { TRANSCRIPTION_DEFAULTS } from "../../config/transcription.ts";
 import { uploadName } from "./audio.ts";
-import { requestJson } from "./http.ts";
 import { TranscriptionFailed } from "./errors.ts";
+import { requestJson } from "./http.ts";
 import type { BackendOptions, Transcriber } from "./types.ts";
 
 export function deepgramTranscriber(options: BackendOptions): Transcriber {

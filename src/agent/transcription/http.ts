@@ -4,10 +4,11 @@
  * one), and turn every other outcome into a TranscriptionFailed whose reason
  * says what the server said — with the key scrubbed out of it.
  */
-import { retryAfterMs, sleep as abortableSleep } from "../../kernel/wait.ts";
+
+import { describeError } from "../../kernel/errors.ts";
+import { sleep as abortableSleep, retryAfterMs } from "../../kernel/wait.ts";
 import { TranscriptionFailed } from "./errors.ts";
 import type { BackendOptions } from "./types.ts";
-import { describeError } from "../../kernel/errors.ts";
 
 const DEFAULT_RETRY_DELAY_MS = 1000;
 const DEFAULT_MAX_RETRY_WAIT_MS = 30_000;
@@ -66,7 +67,11 @@ async function readJson(request: BackendRequest, response: Response, options: Ba
   try {
     return JSON.parse(text);
   } catch {
-    throw new TranscriptionFailed(request.backend, scrub(`HTTP ${response.status} but the body is not JSON: ${text.slice(0, REASON_CHARS)}`, options.apiKey), response.status);
+    throw new TranscriptionFailed(
+      request.backend,
+      scrub(`HTTP ${response.status} but the body is not JSON: ${text.slice(0, REASON_CHARS)}`, options.apiKey),
+      response.status,
+    );
   }
 }
 
@@ -101,4 +106,3 @@ export function scrub(text: string, apiKey: string | undefined): string {
   const out = apiKey && apiKey.length >= 4 ? text.split(apiKey).join("[redacted]") : text;
   return out.replace(/\b(Bearer)\s+[^\s"',]+/gi, "$1 [redacted]");
 }
-

@@ -14,8 +14,8 @@ import { openaiTranscriber } from "./openai.ts";
 import type { AudioClip, BackendOptions, Transcriber } from "./types.ts";
 import { xaiTranscriber } from "./xai.ts";
 
-export { NoTranscriptionKey, TooLarge, TranscriptionFailed } from "./errors.ts";
 export { uploadName } from "./audio.ts";
+export { NoTranscriptionKey, TooLarge, TranscriptionFailed } from "./errors.ts";
 export type { AudioClip, BackendOptions, FetchLike, Transcriber } from "./types.ts";
 
 const BACKENDS: Record<TranscriptionBackend, (options: BackendOptions) => Transcriber> = {

@@ -7,8 +7,8 @@
  */
 import { TRANSCRIPTION_DEFAULTS } from "../../config/transcription.ts";
 import { isRawAac, uploadName } from "./audio.ts";
-import { requestJson } from "./http.ts";
 import { TranscriptionFailed } from "./errors.ts";
+import { requestJson } from "./http.ts";
 import type { AudioClip, BackendOptions, Transcriber } from "./types.ts";
 
 export function openaiTranscriber(options: BackendOptions): Transcriber {

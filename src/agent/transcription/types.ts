@@ -3,8 +3,9 @@
  * built from. A backend turns the bytes of one recording into text; choosing
  * the backend, finding its key and capping sizes happen around it (index.ts).
  */
-import type { FetchedMedia } from "../../message/index.ts";
+
 import type { Sleep } from "../../kernel/wait.ts";
+import type { FetchedMedia } from "../../message/index.ts";
 
 /** One recording as downloaded: its bytes, its MIME type, and the platform's file name when it gave one. */
 export type AudioClip = Pick<FetchedMedia, "bytes" | "mime" | "filename">;

@@ -4,8 +4,8 @@
  * A key is required. The answer is `{text, language, duration, words?}`.
  */
 import { uploadName } from "./audio.ts";
-import { requestJson } from "./http.ts";
 import { TranscriptionFailed } from "./errors.ts";
+import { requestJson } from "./http.ts";
 import type { BackendOptions, Transcriber } from "./types.ts";
 
 export function xaiTranscriber(options: BackendOptions): Transcriber {

@@ -15,13 +15,14 @@
  * the merge works with what is done. A worker that fails is reported to the
  * merge; the turn's signal (`/stop`) aborts every request at once.
  */
+
+import { describeError } from "../../kernel/errors.ts";
 import type { Logger } from "../../kernel/log.ts";
 import type { ProviderEvent } from "../../message/stream.ts";
 import type { ConversationStore } from "../../store/conversations.ts";
 import { MainAgent, type PromptSection, type TurnRequest, type TurnResult } from "../agent.ts";
 import type { ModelRequest, Provider, Usage } from "../providers/types.ts";
-import { mergeInput, mergeSection, type PartOutcome, parsePlan, type Plan, plannerSection, ultraFooter, workerSection } from "./plan.ts";
-import { describeError } from "../../kernel/errors.ts";
+import { mergeInput, mergeSection, type PartOutcome, type Plan, parsePlan, plannerSection, ultraFooter, workerSection } from "./plan.ts";
 
 export interface UltraSettings {
   maxParts: number;
@@ -116,7 +117,14 @@ export class UltraMode {
 
     // 1. The plan. The planner is the one request that writes to history: the owner's words, before any work.
     onProgress({ phase: "planning" });
-    const planned = await agent.runTurn({ ...base, text: request.text, images: request.images, tools: [], signal: request.signal, sections: [plannerSection(settings.maxParts)] });
+    const planned = await agent.runTurn({
+      ...base,
+      text: request.text,
+      images: request.images,
+      tools: [],
+      signal: request.signal,
+      sections: [plannerSection(settings.maxParts)],
+    });
     if (planned.status === "cancelled" || planned.status === "failed") return finish(planned);
     const plan: Plan = parsePlan(planned.text, request.text, settings.maxParts);
     if (plan.source !== "plan") deps.log?.info("ultra plan adjusted", { source: plan.source, parts: plan.parts.length });
@@ -188,7 +196,8 @@ export class UltraMode {
       budget_reached: meter.reached,
       merge: merged.status,
     });
-    if (merged.status !== "ok" && merged.status !== "step_limit") return finish({ ...merged, effects: { ...merged.effects, attachments: effects.attachments } });
+    if (merged.status !== "ok" && merged.status !== "step_limit")
+      return finish({ ...merged, effects: { ...merged.effects, attachments: effects.attachments } });
     const footer = ultraFooter({
       parts: parts.length,
       failed,
@@ -213,6 +222,11 @@ function outcomeOf(result: TurnResult, budget: AbortSignal): PartOutcome {
     case "empty":
       return { status: "failed", error: "the model gave an empty answer" };
     case "failed":
-      return { status: "failed", error: result.failure ? `the model request failed (${result.failure.fault}${result.failure.status ? `, HTTP ${result.failure.status}` : ""})` : (result.error ?? "unknown error") };
+      return {
+        status: "failed",
+        error: result.failure
+          ? `the model request failed (${result.failure.fault}${result.failure.status ? `, HTTP ${result.failure.status}` : ""})`
+          : (result.error ?? "unknown error"),
+      };
   }
 }

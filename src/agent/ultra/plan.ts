@@ -153,7 +153,8 @@ function jsonIn(text: string): unknown {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
-const clipped = (text: string) => (text.length > MAX_PART_CHARS ? `${text.slice(0, MAX_PART_CHARS)}\n\n(…cut: the rest of this part's result was too long)` : text);
+const clipped = (text: string) =>
+  text.length > MAX_PART_CHARS ? `${text.slice(0, MAX_PART_CHARS)}\n\n(…cut: the rest of this part's result was too long)` : text;
 
 const escapeAttribute = (text: string) => text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
 

@@ -13,15 +13,15 @@
 import { rmSync } from "node:fs";
 import type { UnixSocketListener } from "bun";
 import type { Config } from "../../config/schema.ts";
+import { describeError } from "../../kernel/errors.ts";
 import type { ChannelRuntimeState } from "../../kernel/health.ts";
 import { listenUnix } from "../../kernel/unix-socket.ts";
 import type { FetchedMedia, InboundMedia, ReplyPort, ReplyTarget } from "../../message/index.ts";
 import type { AdapterContext, ChannelAdapter } from "../types.ts";
 import { ACP_CAPABILITIES, acpPort, gonePort } from "./port.ts";
+import { acpProfile } from "./profile.ts";
 import type { AcpConnection, AcpServerDeps } from "./server.ts";
 import { cancelSession, type PromptTurn, SessionRegistry } from "./session.ts";
-import { acpProfile } from "./profile.ts";
-import { describeError } from "../../kernel/errors.ts";
 
 /** Largest image an editor may attach to a prompt (src/channels/acp/profile.ts). */
 const INBOUND_MEDIA_CAP = acpProfile.inboundMediaCap;

@@ -6,8 +6,8 @@
  */
 import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
 import type { OutboundMedia, PermissionAsk, ReplyCapabilities, ReplyPort } from "../../message/index.ts";
-import type { AcpSession, PromptTurn } from "./session.ts";
 import { acpProfile } from "./profile.ts";
+import type { AcpSession, PromptTurn } from "./session.ts";
 import { messageChunk } from "./stream.ts";
 
 /** Text only, streamed; files are named, never sent (src/channels/acp/profile.ts). */

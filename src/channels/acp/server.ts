@@ -8,15 +8,15 @@
 import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { Socket } from "bun";
-import type { Logger } from "../../kernel/log.ts";
 import type { IngestOptions, IngestOutcome, TurnFault } from "../../gateway/ingest.ts";
+import { describeError } from "../../kernel/errors.ts";
+import type { Logger } from "../../kernel/log.ts";
 import type { FetchedMedia, InboundMessage, PermissionAsk } from "../../message/index.ts";
 import { VERSION } from "../../version.ts";
-import { socketPipe, type SocketPipe } from "./pipe.ts";
+import { type SocketPipe, socketPipe } from "./pipe.ts";
 import { acpPort, permissionRequest } from "./port.ts";
 import { type AcpSession, cancelSession, type PromptTurn, promptMessage, type SessionRegistry } from "./session.ts";
 import { AcpTurnStream, UpdateMapper } from "./stream.ts";
-import { describeError } from "../../kernel/errors.ts";
 
 /** What a connection needs from the adapter: shared sessions and media, and the gateway's entry points. */
 export interface AcpServerDeps {
@@ -53,7 +53,6 @@ export function initializeResponse(vision: boolean): acp.InitializeResponse {
     authMethods: [],
   };
 }
-
 
 /** The JSON-RPC error code of a prompt whose turn failed (the implementation-defined server-error range). */
 export const TURN_FAILED = -32001;

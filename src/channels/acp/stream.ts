@@ -6,8 +6,8 @@
  * ordered (UpdateChannel), so each is tested on its own.
  */
 import type { SessionUpdate, ToolCallStatus } from "@agentclientprotocol/sdk";
-import type { ProviderEvent } from "../../message/stream.ts";
 import type { TurnStream } from "../../gateway/ingest.ts";
+import type { ProviderEvent } from "../../message/stream.ts";
 
 export type { SessionUpdate };
 

@@ -24,24 +24,25 @@ export type ClientEvent =
   | { type: "setup_link" };
 
 /** What the daemon sends back; `turn` names the request it belongs to (absent for clients that sent none). */
-export type ServerEvent = (
+export type ServerEvent =
   /** One outbound message of the reply, in Markdown. */
-  | { type: "message"; text: string }
-  /** An attachment the reply carried, named (the file stays where it is). */
-  | { type: "media"; filename: string; path: string; caption?: string }
-  /** The turn is being worked on (the CLI shows a spinner). */
-  | { type: "working" }
-  /** The turn is over. */
-  | { type: "done"; outcome: string }
-  | { type: "reloaded"; result: ReloadResult }
-  /** The sender an `await_sender` waited for. */
-  | { type: "sender"; channel: string; sender_id: string; sender_name?: string }
-  /** `await_sender` saw nobody within its timeout. */
-  | { type: "timeout" }
-  /** The setup page's one-time link, valid once within `expires_in_seconds`. */
-  | { type: "setup_link"; url: string; expires_in_seconds: number }
-  | { type: "error"; message: string }
-) & { turn?: string };
+  (
+    | { type: "message"; text: string }
+    /** An attachment the reply carried, named (the file stays where it is). */
+    | { type: "media"; filename: string; path: string; caption?: string }
+    /** The turn is being worked on (the CLI shows a spinner). */
+    | { type: "working" }
+    /** The turn is over. */
+    | { type: "done"; outcome: string }
+    | { type: "reloaded"; result: ReloadResult }
+    /** The sender an `await_sender` waited for. */
+    | { type: "sender"; channel: string; sender_id: string; sender_name?: string }
+    /** `await_sender` saw nobody within its timeout. */
+    | { type: "timeout" }
+    /** The setup page's one-time link, valid once within `expires_in_seconds`. */
+    | { type: "setup_link"; url: string; expires_in_seconds: number }
+    | { type: "error"; message: string }
+  ) & { turn?: string };
 
 /** Someone the channel does not know who just wrote to it (the daemon's answer to `await_sender`). */
 export interface UnknownSender {

@@ -5,15 +5,15 @@
  * the operator.
  */
 import type { Socket, UnixSocketListener } from "bun";
-import { conversationKey } from "../../message/index.ts";
 import type { Gateway } from "../../gateway/ingest.ts";
 import type { ConversationQueue } from "../../gateway/queue.ts";
+import { describeError } from "../../kernel/errors.ts";
+import type { ReloadResult } from "../../kernel/health.ts";
 import type { Logger } from "../../kernel/log.ts";
 import { drainPending, lineWriter, listenUnix, type Writer } from "../../kernel/unix-socket.ts";
-import type { ReloadResult } from "../../kernel/health.ts";
+import { conversationKey } from "../../message/index.ts";
 import { type ClientEvent, encodeEvent, LineDecoder, type UnknownSender } from "./protocol.ts";
 import { CLI_CHAT_ID, runCliTurn } from "./turn.ts";
-import { describeError } from "../../kernel/errors.ts";
 
 interface Connection {
   decoder: LineDecoder;
@@ -80,7 +80,12 @@ export async function startControlServer(deps: ControlServerDeps): Promise<UnixS
       void deps.awaitSender(event.channel, AbortSignal.any([timedOut, conn.gone.signal])).then(
         (sender) =>
           conn.write(
-            encodeEvent({ type: "sender", channel: sender.channel, sender_id: sender.senderId, ...(sender.senderName ? { sender_name: sender.senderName } : {}) }),
+            encodeEvent({
+              type: "sender",
+              channel: sender.channel,
+              sender_id: sender.senderId,
+              ...(sender.senderName ? { sender_name: sender.senderName } : {}),
+            }),
           ),
         (error) => {
           if (conn.closed) return;

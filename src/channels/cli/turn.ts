@@ -1,10 +1,10 @@
 /** One command-line turn through the gateway, whether in the daemon or in-process. */
 import { userInfo } from "node:os";
 import type { Gateway } from "../../gateway/ingest.ts";
+import { describeError } from "../../kernel/errors.ts";
 import type { InboundMessage } from "../../message/index.ts";
 import { cliPort } from "./port.ts";
 import type { ServerEvent } from "./protocol.ts";
-import { describeError } from "../../kernel/errors.ts";
 
 /** The local user's conversation: `ask` and `chat` share it, so context carries over. */
 export const CLI_CHAT_ID = "local";

@@ -15,18 +15,18 @@ import {
   type APIInteractionResponse,
   type APIMessage,
   type RESTGetAPIGatewayBotResult,
+  RESTJSONErrorCodes,
   type RESTPatchAPIChannelMessageJSONBody,
   type RESTPostAPIChannelMessageJSONBody,
-  RESTJSONErrorCodes,
   Routes,
 } from "discord-api-types/v10";
+import { describeError } from "../../kernel/errors.ts";
 import type { Logger } from "../../kernel/log.ts";
-import { SendFailed } from "../../message/index.ts";
 import { type Sleep, sleep } from "../../kernel/wait.ts";
+import { SendFailed } from "../../message/index.ts";
 import { PROJECT_URL, VERSION } from "../../version.ts";
 import { readCapped, scrub } from "../net.ts";
 import { type RateLimitBody, RateLimits, routeKey } from "./ratelimit.ts";
-import { describeError } from "../../kernel/errors.ts";
 
 /** What a REST call failed with; decides whether anything retries it and what health says. */
 export type DiscordFailure = "unauthorized" | "forbidden" | "not_found" | "formatting" | "rate_limited" | "rejected" | "server" | "network";
@@ -291,4 +291,3 @@ function fieldErrors(errors: unknown): string {
 function hasKey(value: unknown, key: string): boolean {
   return value !== null && typeof value === "object" && Object.hasOwn(value, key);
 }
-

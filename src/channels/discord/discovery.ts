@@ -5,11 +5,12 @@
  * bots). A 401 there means the token is wrong: the adapter stops. When the
  * REST API cannot be reached, the URL from before serves.
  */
+
+import { describeError } from "../../kernel/errors.ts";
 import { faultLine, statusFault } from "../../kernel/fault-line.ts";
 import type { Logger } from "../../kernel/log.ts";
 import type { Sleep } from "../../kernel/wait.ts";
 import { type DiscordApi, DiscordApiError } from "./api.ts";
-import { describeError } from "../../kernel/errors.ts";
 
 /** The next identify: where, or how long to wait first, or never. */
 export type Discovery = { kind: "url"; url: string } | { kind: "retry"; delayMs?: number; detail: string } | { kind: "stop"; reason: string };
@@ -34,14 +35,20 @@ export class GatewayDiscovery {
     } catch (error) {
       if (signal.aborted) return { kind: "retry", detail: "stopping" };
       if (error instanceof DiscordApiError && error.kind === "unauthorized") {
-        return { kind: "stop", reason: "Discord rejected the bot token (401 on GET /gateway/bot): set a valid bot_token (or DISCORD_BOT_TOKEN) and restart Fermix" };
+        return {
+          kind: "stop",
+          reason: "Discord rejected the bot token (401 on GET /gateway/bot): set a valid bot_token (or DISCORD_BOT_TOKEN) and restart Fermix",
+        };
       }
       const why = describeError(error);
       if (!this.gatewayUrl) {
         this.log.warn("discord gateway URL not available; retrying", { error: why });
         // Health gets the class and status; Discord's (or the network's) own words are in the log line above.
         const status = error instanceof DiscordApiError ? error.status : undefined;
-        return { kind: "retry", detail: `cannot reach Discord: ${faultLine({ fault: statusFault(status), ...(status !== undefined ? { status } : {}) }, "Discord")}` };
+        return {
+          kind: "retry",
+          detail: `cannot reach Discord: ${faultLine({ fault: statusFault(status), ...(status !== undefined ? { status } : {}) }, "Discord")}`,
+        };
       }
       this.log.warn("GET /gateway/bot failed; using the gateway URL from before", { error: why });
       return this.spaced(this.gatewayUrl, signal);

@@ -20,6 +20,7 @@
  * the last event it did take in, so Discord replays the rest.
  */
 import { GatewayOpcodes, type GatewayReadyDispatchData } from "discord-api-types/v10";
+import { describeError } from "../../kernel/errors.ts";
 import type { ChannelRuntimeState } from "../../kernel/health.ts";
 import type { Logger } from "../../kernel/log.ts";
 import { type Sleep, sleep } from "../../kernel/wait.ts";
@@ -29,19 +30,18 @@ import {
   type Backoff,
   closeAction,
   DEFAULT_BACKOFF,
-  firstBeatDelay,
   type Frame,
+  firstBeatDelay,
   helloInterval,
   identifyPayload,
   invalidSessionDelay,
   parseFrame,
-  reconnectDelay,
   RESUMABLE_CLOSE,
+  reconnectDelay,
   resumePayload,
   socketUrl,
 } from "./protocol.ts";
 import type { StoredSession } from "./session.ts";
-import { describeError } from "../../kernel/errors.ts";
 
 /** One dispatch as its handler sees it. */
 export interface DispatchEvent {
@@ -278,9 +278,11 @@ export class GatewayClient {
         if (frame.d === true && this.session) return this.decide(conn, { kind: "resume" }, "invalid session (op 9), resumable");
         return this.decide(conn, { kind: "identify", waitMs: invalidSessionDelay(this.random) }, "invalid session (op 9): identifying anew");
       case GatewayOpcodes.Dispatch:
-        conn.chain = conn.chain.then(() => this.dispatch(conn, frame)).catch((error) => {
-          log.error("discord dispatch failed", { event: frame.t ?? "?", error: describeError(error) });
-        });
+        conn.chain = conn.chain
+          .then(() => this.dispatch(conn, frame))
+          .catch((error) => {
+            log.error("discord dispatch failed", { event: frame.t ?? "?", error: describeError(error) });
+          });
         return;
       default:
         log.debug("discord gateway opcode ignored", { op: frame.op });
@@ -327,7 +329,10 @@ export class GatewayClient {
     const was = this.status.detail;
     this.status = { status: "ready", process_alive: true };
     conn.awaitingHealthyAck = true;
-    this.options.log.info(how === "ready" ? "discord gateway ready" : "discord gateway session resumed", was && was !== "connecting to the Discord gateway" ? { after: was } : {});
+    this.options.log.info(
+      how === "ready" ? "discord gateway ready" : "discord gateway session resumed",
+      was && was !== "connecting to the Discord gateway" ? { after: was } : {},
+    );
   }
 
   /** Heartbeats at `interval`, the first after `interval * jitter`; a beat that finds the last one unacknowledged ends a zombie connection. */

@@ -126,7 +126,10 @@ const mentionPattern = (bot: string) => new RegExp(`<@!?${bot}>`, "g");
 
 /** The text without the bot's mention (`<@id>` or the legacy `<@!id>`), spaces tidied. */
 export function withoutMention(content: string, bot: string): string {
-  return content.replace(mentionPattern(bot), " ").replace(/[ \t]{2,}/g, " ").trim();
+  return content
+    .replace(mentionPattern(bot), " ")
+    .replace(/[ \t]{2,}/g, " ")
+    .trim();
 }
 
 function mediaOf(msg: MessageCreateT): InboundMedia[] {

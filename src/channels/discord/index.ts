@@ -10,20 +10,29 @@
  */
 import type { APIInteractionResponse } from "discord-api-types/v10";
 import type { Config } from "../../config/schema.ts";
+import { describeError } from "../../kernel/errors.ts";
 import type { ChannelRuntimeState } from "../../kernel/health.ts";
 import { Logger, Redactor } from "../../kernel/log.ts";
 import type { Telemetry } from "../../kernel/telemetry.ts";
-import { type ButtonPress, type FetchedMedia, type InboundMedia, MediaTooLarge, type OutboundMedia, type PressResult, type ReplyPort, type ReplyTarget } from "../../message/index.ts";
+import {
+  type ButtonPress,
+  type FetchedMedia,
+  type InboundMedia,
+  MediaTooLarge,
+  type OutboundMedia,
+  type PressResult,
+  type ReplyPort,
+  type ReplyTarget,
+} from "../../message/index.ts";
 import type { AdapterContext, ChannelAdapter } from "../types.ts";
 import { DiscordApi, type DiscordApiOptions } from "./api.ts";
 import { ChannelDirectory } from "./directory.ts";
 import { type DispatchEvent, type DispatchHandler, GatewayClient, type GatewayClientOptions } from "./gateway.ts";
 import { parseMessageCreate } from "./inbound.ts";
-import { ignoredCallback, type InteractionRef, parseInteraction, pressCallback } from "./interaction.ts";
+import { type InteractionRef, ignoredCallback, parseInteraction, pressCallback } from "./interaction.ts";
 import { DISCORD_CAPABILITIES, discordReplyPort } from "./outbound.ts";
 import { discordProfile } from "./profile.ts";
 import { DiscordStateStore } from "./session.ts";
-import { describeError } from "../../kernel/errors.ts";
 
 /**
  * The largest inbound attachment downloaded: Discord's own upload limit for
@@ -178,7 +187,10 @@ export class DiscordAdapter implements ChannelAdapter {
     const id = (data as { user?: { id?: unknown } } | null)?.user?.id;
     if (typeof id !== "string") return;
     if (this.configuredBotId && this.configuredBotId !== id) {
-      this.log.warn("discord bot_user_id differs from the id Discord reports for this token; using the configured one", { configured: this.configuredBotId, reported: id });
+      this.log.warn("discord bot_user_id differs from the id Discord reports for this token; using the configured one", {
+        configured: this.configuredBotId,
+        reported: id,
+      });
     }
     this.learntBotId = id;
     store.saveBotUserId(id);

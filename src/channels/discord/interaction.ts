@@ -18,14 +18,7 @@
  */
 import { Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import {
-  type APIInteractionResponse,
-  ChannelType,
-  ComponentType,
-  InteractionResponseType,
-  InteractionType,
-  MessageFlags,
-} from "discord-api-types/v10";
+import { type APIInteractionResponse, ChannelType, ComponentType, InteractionResponseType, InteractionType, MessageFlags } from "discord-api-types/v10";
 import type { ButtonPress, PressResult } from "../../message/index.ts";
 import { DISCORD_TEXT_LIMIT } from "./outbound.ts";
 
@@ -82,7 +75,8 @@ export function parseInteraction(data: unknown, options: InteractionParseOptions
   const interaction: InteractionRef = { id: data.id, token: data.token };
   // Fermix registers no commands: anything but a component press is acknowledged and left alone.
   if (data.type !== InteractionType.MessageComponent) return { kind: "ignored", why: `interaction type ${data.type}`, interaction };
-  if (!Value.Check(ComponentPress, data)) return { kind: "ignored", why: "a component interaction without its channel, message, presser or custom_id", interaction };
+  if (!Value.Check(ComponentPress, data))
+    return { kind: "ignored", why: "a component interaction without its channel, message, presser or custom_id", interaction };
   if (data.data.component_type !== ComponentType.Button) return { kind: "ignored", why: `component type ${data.data.component_type}`, interaction };
   const presser = data.member?.user ?? data.user;
   if (!presser) return { kind: "ignored", why: "a press without its presser", interaction };

@@ -84,9 +84,7 @@ export interface DiscordPortDeps {
 
 /** Plain text (the formatting fallback) with Discord's Markdown characters escaped, so it shows as written. */
 export function escapeMarkdown(text: string): string {
-  return text
-    .replace(/([\\*_~`|[\]])/g, "\\$1")
-    .replace(/^(\s*)(>|#{1,3}|-|\d+\.)(?=\s)/gm, (_, space: string, mark: string) => `${space}\\${mark}`);
+  return text.replace(/([\\*_~`|[\]])/g, "\\$1").replace(/^(\s*)(>|#{1,3}|-|\d+\.)(?=\s)/gm, (_, space: string, mark: string) => `${space}\\${mark}`);
 }
 
 /** A reply port for one Discord conversation. */
@@ -118,7 +116,11 @@ export function discordReplyPort(target: ReplyTarget, deps: DiscordPortDeps): Re
 
     async editText(sent, m) {
       await asFormatting(() =>
-        deps.api.editMessage(channel, sent.id, { content: content(m), flags: MessageFlags.SuppressEmbeds, allowed_mentions: { parse: [AllowedMentionsTypes.User] } }),
+        deps.api.editMessage(channel, sent.id, {
+          content: content(m),
+          flags: MessageFlags.SuppressEmbeds,
+          allowed_mentions: { parse: [AllowedMentionsTypes.User] },
+        }),
       );
     },
 

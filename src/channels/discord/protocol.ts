@@ -5,18 +5,10 @@
  * the wait after an Invalid Session, reconnect backoff, and how a frame off
  * the socket is read. The gateway client (gateway.ts) does the I/O.
  */
-import {
-  GatewayCloseCodes,
-  GatewayIntentBits,
-  GatewayOpcodes,
-  GatewayVersion,
-  type GatewayIdentify,
-  type GatewayResume,
-} from "discord-api-types/v10";
+import { GatewayCloseCodes, type GatewayIdentify, GatewayIntentBits, GatewayOpcodes, type GatewayResume, GatewayVersion } from "discord-api-types/v10";
 
 /** Guilds, GuildMessages, DirectMessages and MessageContent: 37377. */
-export const FERMIX_INTENTS =
-  GatewayIntentBits.Guilds | GatewayIntentBits.GuildMessages | GatewayIntentBits.DirectMessages | GatewayIntentBits.MessageContent;
+export const FERMIX_INTENTS = GatewayIntentBits.Guilds | GatewayIntentBits.GuildMessages | GatewayIntentBits.DirectMessages | GatewayIntentBits.MessageContent;
 
 /**
  * The close code Fermix itself closes with when it means to resume (a zombie
@@ -39,8 +31,7 @@ const IDENTIFY_AGAIN = new Set<number>([
 
 /** The reasons behind the codes that end the adapter: each says what to change. */
 const FATAL: Readonly<Record<number, string>> = {
-  [GatewayCloseCodes.AuthenticationFailed]:
-    "Discord rejected the bot token (close code 4004): set a valid bot_token (or DISCORD_BOT_TOKEN) and restart Fermix",
+  [GatewayCloseCodes.AuthenticationFailed]: "Discord rejected the bot token (close code 4004): set a valid bot_token (or DISCORD_BOT_TOKEN) and restart Fermix",
   [GatewayCloseCodes.InvalidShard]: "Discord rejected the shard Fermix identified with (close code 4010); Fermix runs one shard only",
   [GatewayCloseCodes.ShardingRequired]:
     "Discord requires sharding for this bot (close code 4011: it is in too many servers for one connection); Fermix runs one shard only",

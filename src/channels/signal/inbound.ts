@@ -19,10 +19,7 @@ import { Value } from "@sinclair/typebox/value";
 import { type InboundMedia, type InboundMessage, mediaKindForMime } from "../../message/index.ts";
 import { isAttachmentId } from "./files.ts";
 
-export type SignalParseResult =
-  | { kind: "message"; message: InboundMessage; idempotencyKey: string }
-  | { kind: "ignored"; why: string }
-  | { kind: "invalid" };
+export type SignalParseResult = { kind: "message"; message: InboundMessage; idempotencyKey: string } | { kind: "ignored"; why: string } | { kind: "invalid" };
 
 export interface SignalParseOptions {
   /** Our own account number: anything it wrote is never a turn. */

@@ -13,11 +13,20 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../../config/schema.ts";
+import { describeError } from "../../kernel/errors.ts";
 import type { ChannelRuntimeState } from "../../kernel/health.ts";
 import { Logger, Redactor } from "../../kernel/log.ts";
 import type { Telemetry } from "../../kernel/telemetry.ts";
 import { sleep } from "../../kernel/wait.ts";
-import { type FetchedMedia, HandoffUnavailable, type InboundMedia, MediaTooLarge, type OutboundMedia, type ReplyPort, type ReplyTarget } from "../../message/index.ts";
+import {
+  type FetchedMedia,
+  HandoffUnavailable,
+  type InboundMedia,
+  MediaTooLarge,
+  type OutboundMedia,
+  type ReplyPort,
+  type ReplyTarget,
+} from "../../message/index.ts";
 import type { AdapterContext, ChannelAdapter } from "../types.ts";
 import { type Env, findSignalCli, isAttachmentId, signalAttachmentsDir } from "./files.ts";
 import { parseSignalReceive } from "./inbound.ts";
@@ -25,7 +34,6 @@ import { DEFAULT_TIMEOUTS, SIGNAL_CAPABILITIES, type SignalRequester, type Signa
 import { type Backoff, SignalProcess } from "./process.ts";
 import { signalProfile } from "./profile.ts";
 import { SignalUnavailable } from "./rpc.ts";
-import { describeError } from "../../kernel/errors.ts";
 
 /** Largest inbound attachment read from signal-cli's store (Signal's own attachment limit; src/channels/signal/profile.ts). */
 export const SIGNAL_INBOUND_CAP = signalProfile.inboundMediaCap;
@@ -68,7 +76,9 @@ export class SignalAdapter implements ChannelAdapter {
   private submissions: Promise<void> = Promise.resolve();
   private readonly requester: SignalRequester = {
     request: (method, params, timeoutMs) =>
-      this.process ? this.process.request(method, params, timeoutMs) : Promise.reject(new SignalUnavailable(`the Signal channel is not started; ${method} not sent`)),
+      this.process
+        ? this.process.request(method, params, timeoutMs)
+        : Promise.reject(new SignalUnavailable(`the Signal channel is not started; ${method} not sent`)),
   };
 
   constructor(
@@ -136,11 +146,15 @@ export class SignalAdapter implements ChannelAdapter {
     try {
       size = statSync(path).size;
     } catch {
-      throw new Error(`attachment ${media.ref} is not in signal-cli's attachment store ${this.attachmentsDir} (set attachments_dir if signal-cli uses another data directory)`);
+      throw new Error(
+        `attachment ${media.ref} is not in signal-cli's attachment store ${this.attachmentsDir} (set attachments_dir if signal-cli uses another data directory)`,
+      );
     }
     if (size > cap) throw new MediaTooLarge(size, cap);
     // One byte past the cap at most, in case the file grew since it was measured.
-    const bytes = await Bun.file(path).slice(0, cap + 1).bytes();
+    const bytes = await Bun.file(path)
+      .slice(0, cap + 1)
+      .bytes();
     if (bytes.byteLength > cap) throw new MediaTooLarge(bytes.byteLength, cap);
     const fetched: FetchedMedia = { bytes, mime: media.mime ?? "application/octet-stream" };
     if (media.filename) fetched.filename = media.filename;
@@ -179,7 +193,10 @@ export class SignalAdapter implements ChannelAdapter {
           return;
         }
         const wait = Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(attempt - 1, 30));
-        this.log.warn(capacity ? "daemon at capacity; signal message held and retried" : "signal message hand-off failed; retrying", { error: detail, retry_in_ms: wait });
+        this.log.warn(capacity ? "daemon at capacity; signal message held and retried" : "signal message hand-off failed; retrying", {
+          error: detail,
+          retry_in_ms: wait,
+        });
         await sleep(wait, this.stopping.signal).catch(() => {});
       }
     }

@@ -89,11 +89,7 @@ export function signalReplyPort(rpc: SignalRequester, target: ReplyTarget, optio
       if (!isSingleEmoji(chosen)) throw new Error(`a Signal reaction is one emoji; "${emoji}" is not`);
       const message = parseMessageId(messageId);
       if (!message) throw new Error(`not a Signal message id: ${messageId}`);
-      await rpc.request(
-        "sendReaction",
-        { ...destination, emoji: chosen, targetAuthor: message.author, targetTimestamp: message.timestamp },
-        timeouts.control,
-      );
+      await rpc.request("sendReaction", { ...destination, emoji: chosen, targetAuthor: message.author, targetTimestamp: message.timestamp }, timeouts.control);
     },
     async sendMedia(media: OutboundMedia) {
       const size = statSync(media.path).size;

@@ -12,12 +12,13 @@
  * out of time before a child was ready was never sent, and fails as
  * SignalUnavailable (worth retrying), not SignalTimeout.
  */
+
+import { describeError } from "../../kernel/errors.ts";
 import type { ChannelRuntimeState } from "../../kernel/health.ts";
 import type { Logger } from "../../kernel/log.ts";
 import { sleep as defaultSleep } from "../../kernel/wait.ts";
 import type { CliLookup } from "./files.ts";
 import { SignalRpc, SignalUnavailable } from "./rpc.ts";
-import { describeError } from "../../kernel/errors.ts";
 
 export interface Backoff {
   /** First wait after an exit, ms (default 1000). */
@@ -145,8 +146,17 @@ export class SignalProcess {
       // signal-cli's stderr can name numbers and quote messages: it is for the log line below, never for health.
       const why = `signal-cli exited (${outcome.exit})`;
       // Never ready in this run: it is not coming up on its own (an unregistered account, a bad flag); else a hiccup.
-      this.status = { status: outcome.wasReadyFor > 0 ? "degraded" : "failed", process_alive: false, detail: `${why}; restarting in ${Math.round(wait / 1000)} s` };
-      this.options.log.warn("signal-cli exited; restarting", { exit: outcome.exit, retry_in_ms: wait, attempt: this.failures, stderr: this.stderrTail.join(" | ") });
+      this.status = {
+        status: outcome.wasReadyFor > 0 ? "degraded" : "failed",
+        process_alive: false,
+        detail: `${why}; restarting in ${Math.round(wait / 1000)} s`,
+      };
+      this.options.log.warn("signal-cli exited; restarting", {
+        exit: outcome.exit,
+        retry_in_ms: wait,
+        attempt: this.failures,
+        stderr: this.stderrTail.join(" | "),
+      });
       await sleep(wait, signal);
     }
   }

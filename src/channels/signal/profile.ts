@@ -9,9 +9,9 @@ import { MB } from "../../kernel/sizes.ts";
 import { plain } from "../../present/dialects/plain.ts";
 import { utf16Length } from "../../present/measure.ts";
 import type { ChannelProfile } from "../types.ts";
-import { signalSetup } from "./setup.ts";
 import { findSignalCli } from "./files.ts";
 import { GROUP_PREFIX } from "./inbound.ts";
+import { signalSetup } from "./setup.ts";
 
 export const signalProfile: ChannelProfile = {
   name: "signal",

@@ -12,8 +12,8 @@
  * SignalUnavailable; nothing is retried here.
  */
 import type { Subprocess } from "bun";
+import { createJSONRPCErrorResponse, JSONRPCClient, JSONRPCErrorException, JSONRPCServer, JSONRPCServerAndClient } from "json-rpc-2.0";
 import { SendFailed } from "../../message/index.ts";
-import { JSONRPCClient, JSONRPCErrorException, JSONRPCServer, JSONRPCServerAndClient, createJSONRPCErrorResponse } from "json-rpc-2.0";
 
 /** signal-cli answered a request with a JSON-RPC error (its `code`: -1 user error, -3 I/O, -5 rate limit, …). */
 export class SignalRpcError extends SendFailed {
@@ -111,9 +111,7 @@ export class SignalRpc {
   async request(method: string, params: Record<string, unknown>, timeoutMs: number): Promise<unknown> {
     if (!this.alive) throw new SignalUnavailable(`signal-cli is not running; ${method} not sent`);
     try {
-      return await this.session.client
-        .timeout(timeoutMs, (id) => createJSONRPCErrorResponse(id, TIMEOUT_CODE, "timeout"))
-        .request(method, params);
+      return await this.session.client.timeout(timeoutMs, (id) => createJSONRPCErrorResponse(id, TIMEOUT_CODE, "timeout")).request(method, params);
     } catch (error) {
       if (error instanceof JSONRPCErrorException && error.code === TIMEOUT_CODE) throw new SignalTimeout(method, timeoutMs);
       if (this.gone || !this.alive) throw new SignalUnavailable(`signal-cli exited before answering ${method}`);

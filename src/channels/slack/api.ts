@@ -6,20 +6,20 @@
  * the bot token, sent only to Slack's own hosts or the configured API host.
  */
 import {
-  type Logger as SlackLogger,
   LogLevel,
   type RetryOptions,
+  type Logger as SlackLogger,
   WebAPIHTTPError,
   WebAPIPlatformError,
   WebAPIRateLimitedError,
   WebAPIRequestError,
   WebClient,
 } from "@slack/web-api";
+import { describeError } from "../../kernel/errors.ts";
 import type { Logger } from "../../kernel/log.ts";
-import { type Sleep, retryAfterMs, sleep } from "../../kernel/wait.ts";
+import { retryAfterMs, type Sleep, sleep } from "../../kernel/wait.ts";
 import { SendFailed, transientStatus } from "../../message/index.ts";
 import { RateGate, readCapped, scrub } from "../net.ts";
-import { describeError } from "../../kernel/errors.ts";
 
 /**
  * Transient failures (network, 5xx) are retried by the client: a few quick
@@ -103,9 +103,7 @@ export class SlackApi {
 
   /** chat.postMessage; returns the message ts. */
   async postMessage(args: { channel: string; text: string; thread_ts?: string; mrkdwn: boolean }): Promise<string> {
-    const result = await this.call("chat.postMessage", () =>
-      this.client.chat.postMessage({ ...args, unfurl_links: false, unfurl_media: false }),
-    );
+    const result = await this.call("chat.postMessage", () => this.client.chat.postMessage({ ...args, unfurl_links: false, unfurl_media: false }));
     if (!result.ts) throw new SlackApiError("chat.postMessage", "no_ts", "Slack accepted the message but returned no ts");
     return result.ts;
   }
@@ -135,11 +133,7 @@ export class SlackApi {
     const file = Buffer.from(args.bytes.buffer, args.bytes.byteOffset, args.bytes.byteLength);
     const common = { file, filename: args.filename, title: args.filename, ...(args.caption ? { initial_comment: args.caption } : {}) };
     const result = await this.call("files.uploadV2", () =>
-      this.client.filesUploadV2(
-        args.thread_ts
-          ? { ...common, channel_id: args.channel, thread_ts: args.thread_ts }
-          : { ...common, channel_id: args.channel },
-      ),
+      this.client.filesUploadV2(args.thread_ts ? { ...common, channel_id: args.channel, thread_ts: args.thread_ts } : { ...common, channel_id: args.channel }),
     );
     const completions = (result as { files?: Array<{ files?: Array<{ id?: string }> }> }).files ?? [];
     return completions[0]?.files?.[0]?.id ?? "";
@@ -256,15 +250,16 @@ export class SlackApi {
   }
 }
 
-
 /**
  * The WebClient's logger, sent to ours. Its debug lines carry whole request
  * bodies (users' messages), so they are dropped; info becomes debug.
  */
 function bridgeLogger(log: () => Logger | undefined): SlackLogger {
-  const line = (level: "debug" | "warn" | "error") => (...msg: unknown[]) => {
-    log()?.[level]("slack client", { detail: msg.map((m) => (typeof m === "string" ? m : JSON.stringify(m))).join(" ") });
-  };
+  const line =
+    (level: "debug" | "warn" | "error") =>
+    (...msg: unknown[]) => {
+      log()?.[level]("slack client", { detail: msg.map((m) => (typeof m === "string" ? m : JSON.stringify(m))).join(" ") });
+    };
   return {
     debug: () => {},
     info: line("debug"),

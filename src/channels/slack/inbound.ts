@@ -101,17 +101,11 @@ export function parseSlackEvent(json: unknown, options: SlackParseOptions = {}):
   // different event_ids but one ts, and must become one turn. Slack's retries
   // repeat the same channel and ts, so they are caught too.
   const idempotencyKey = `${event.channel}:${event.ts}`;
-  return json.event_id
-    ? { kind: "message", message, idempotencyKey, eventId: json.event_id }
-    : { kind: "message", message, idempotencyKey };
+  return json.event_id ? { kind: "message", message, idempotencyKey, eventId: json.event_id } : { kind: "message", message, idempotencyKey };
 }
 
 /** Why a well-formed message event gets no turn, or undefined when it should get one. */
-function ignoreReason(
-  event: MessageEventT,
-  botUserId: string | undefined,
-  botInThread: SlackParseOptions["botInThread"],
-): string | undefined {
+function ignoreReason(event: MessageEventT, botUserId: string | undefined, botInThread: SlackParseOptions["botInThread"]): string | undefined {
   if (event.subtype !== undefined && !USER_SUBTYPES.has(event.subtype)) return `subtype:${event.subtype}`;
   if (event.bot_id != null) return "bot";
   if (!event.user) return "no_user";

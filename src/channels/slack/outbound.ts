@@ -6,6 +6,7 @@
  * expressible here and typing is not claimed.
  */
 import { statSync } from "node:fs";
+import { formatMb, MB } from "../../kernel/sizes.ts";
 import {
   FormattingRejected,
   type OutboundMedia,
@@ -15,7 +16,6 @@ import {
   type ReplyTarget,
   type SentMessage,
 } from "../../message/index.ts";
-import { formatMb, MB } from "../../kernel/sizes.ts";
 import { type SlackApi, SlackApiError } from "./api.ts";
 import { SLACK_REACTION_NAMES, SLACK_REACTIONS, slackProfile } from "./profile.ts";
 
@@ -56,9 +56,7 @@ export function slackReplyPort(api: SlackApi, target: ReplyTarget, onOverCap: Ov
   const body = (message: OutboundText) => (message.plain ? escapeSlackText(message.text) : message.text);
 
   const sendText = async (message: OutboundText): Promise<SentMessage> => {
-    const ts = await asFormatting(() =>
-      api.postMessage({ channel: target.chatId, text: body(message), mrkdwn: !message.plain, ...thread }),
-    );
+    const ts = await asFormatting(() => api.postMessage({ channel: target.chatId, text: body(message), mrkdwn: !message.plain, ...thread }));
     return { id: ts };
   };
 

@@ -8,8 +8,8 @@
 import { MB } from "../../kernel/sizes.ts";
 import { utf16Length } from "../../present/measure.ts";
 import type { ChannelProfile } from "../types.ts";
-import { slackSetup } from "./setup.ts";
 import { slackDialect } from "./dialect.ts";
+import { slackSetup } from "./setup.ts";
 import { SLACK_MAX_SKEW_SECONDS } from "./verify.ts";
 import { slackWebhook } from "./webhook.ts";
 
@@ -19,14 +19,38 @@ import { slackWebhook } from "./webhook.ts";
  * one in hand (👍) reach the same reaction.
  */
 export const SLACK_REACTIONS: ReadonlyArray<readonly [name: string, emoji: string]> = [
-  ["thumbsup", "👍"], ["thumbsdown", "👎"], ["eyes", "👀"], ["white_check_mark", "✅"],
-  ["heavy_check_mark", "✔️"], ["heart", "❤️"], ["tada", "🎉"], ["raised_hands", "🙌"],
-  ["clap", "👏"], ["pray", "🙏"], ["ok_hand", "👌"], ["fire", "🔥"],
-  ["rocket", "🚀"], ["100", "💯"], ["joy", "😂"], ["smile", "😄"],
-  ["slightly_smiling_face", "🙂"], ["wink", "😉"], ["thinking_face", "🤔"], ["wave", "👋"],
-  ["muscle", "💪"], ["star", "⭐"], ["sparkles", "✨"], ["bulb", "💡"],
-  ["memo", "📝"], ["warning", "⚠️"], ["x", "❌"], ["hourglass_flowing_sand", "⏳"],
-  ["sweat_smile", "😅"], ["sob", "😭"], ["sunglasses", "😎"], ["handshake", "🤝"],
+  ["thumbsup", "👍"],
+  ["thumbsdown", "👎"],
+  ["eyes", "👀"],
+  ["white_check_mark", "✅"],
+  ["heavy_check_mark", "✔️"],
+  ["heart", "❤️"],
+  ["tada", "🎉"],
+  ["raised_hands", "🙌"],
+  ["clap", "👏"],
+  ["pray", "🙏"],
+  ["ok_hand", "👌"],
+  ["fire", "🔥"],
+  ["rocket", "🚀"],
+  ["100", "💯"],
+  ["joy", "😂"],
+  ["smile", "😄"],
+  ["slightly_smiling_face", "🙂"],
+  ["wink", "😉"],
+  ["thinking_face", "🤔"],
+  ["wave", "👋"],
+  ["muscle", "💪"],
+  ["star", "⭐"],
+  ["sparkles", "✨"],
+  ["bulb", "💡"],
+  ["memo", "📝"],
+  ["warning", "⚠️"],
+  ["x", "❌"],
+  ["hourglass_flowing_sand", "⏳"],
+  ["sweat_smile", "😅"],
+  ["sob", "😭"],
+  ["sunglasses", "😎"],
+  ["handshake", "🤝"],
 ];
 
 /** The reaction names offered to the model on Slack (shortcodes without colons). */

@@ -9,12 +9,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 /** Slack's own tolerance: a request more than five minutes from now, either way, is a replay (the profile's acceptance window, which the idempotency keys outlive). */
 export const SLACK_MAX_SKEW_SECONDS = 300;
 
-export type SlackVerifyFailure =
-  | "missing_signature"
-  | "missing_timestamp"
-  | "stale_timestamp"
-  | "invalid_signature"
-  | "not_configured";
+export type SlackVerifyFailure = "missing_signature" | "missing_timestamp" | "stale_timestamp" | "invalid_signature" | "not_configured";
 
 export type SlackVerifyResult = { ok: true } | { ok: false; reason: SlackVerifyFailure };
 

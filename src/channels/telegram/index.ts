@@ -7,6 +7,7 @@
  */
 import type { Api } from "grammy/web";
 import type { Config } from "../../config/schema.ts";
+import { describeError } from "../../kernel/errors.ts";
 import type { ChannelRuntimeState } from "../../kernel/health.ts";
 import { Logger, Redactor } from "../../kernel/log.ts";
 import { type FetchedMedia, type InboundMedia, MediaTooLarge, type ReplyPort, type ReplyTarget } from "../../message/index.ts";
@@ -16,7 +17,6 @@ import { type TelegramPress, toInboundBatch, toPresses } from "./inbound.ts";
 import { answerPressOnTelegram, TELEGRAM_CAPABILITIES, telegramReplyPort } from "./outbound.ts";
 import { OffsetStore, Poller, type PollerOptions } from "./poller.ts";
 import { telegramProfile } from "./profile.ts";
-import { describeError } from "../../kernel/errors.ts";
 
 /** Bots may download files up to 20 MB (getFile's limit; src/channels/telegram/profile.ts). */
 export const TELEGRAM_INBOUND_CAP = telegramProfile.inboundMediaCap;
@@ -101,10 +101,15 @@ export class TelegramAdapter implements ChannelAdapter {
 
   /** Answer a press in the presser's client (and take the buttons off once they have served). */
   private async answer({ queryId, press }: TelegramPress, { text, done }: { text: string; done: boolean }): Promise<void> {
-    await answerPressOnTelegram(this.api, queryId, { text, ...(press && done ? { clearFrom: { chatId: press.chatId, messageId: press.messageId } } : {}) }, {
-      token: this.token,
-      log: this.log,
-    });
+    await answerPressOnTelegram(
+      this.api,
+      queryId,
+      { text, ...(press && done ? { clearFrom: { chatId: press.chatId, messageId: press.messageId } } : {}) },
+      {
+        token: this.token,
+        log: this.log,
+      },
+    );
   }
 
   state(): ChannelRuntimeState {

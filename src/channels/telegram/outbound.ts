@@ -6,9 +6,10 @@
  * error as FormattingRejected, 429 waited out, and media within the caps.
  */
 import { statSync } from "node:fs";
-import { type Api, InputFile } from "grammy/web";
 import type { InlineKeyboardMarkup, ReactionTypeEmoji } from "grammy/types";
+import { type Api, InputFile } from "grammy/web";
 import type { Logger } from "../../kernel/log.ts";
+import { formatMb, MB } from "../../kernel/sizes.ts";
 import {
   FormattingRejected,
   type OutboundMedia,
@@ -20,10 +21,8 @@ import {
   type ReplyTarget,
   type SentMessage,
 } from "../../message/index.ts";
-import { formatMb, MB } from "../../kernel/sizes.ts";
 import { classify, retryAfterSeconds, TelegramApiError, toApiError } from "./api.ts";
 import { TELEGRAM_REACTIONS, telegramProfile } from "./profile.ts";
-
 
 export { TELEGRAM_REACTIONS } from "./profile.ts";
 

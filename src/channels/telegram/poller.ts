@@ -11,16 +11,16 @@
  * is reported as degraded and retried, a 429 waits what Telegram asks.
  */
 import type { Database } from "bun:sqlite";
-import type { Api } from "grammy/web";
 import type { Update } from "grammy/types";
+import type { Api } from "grammy/web";
+import { faultLine, statusFault } from "../../kernel/fault-line.ts";
 import type { ChannelRuntimeState } from "../../kernel/health.ts";
 import type { Logger } from "../../kernel/log.ts";
+import { sleep } from "../../kernel/wait.ts";
 import { HandoffUnavailable } from "../../message/index.ts";
-import { faultLine, statusFault } from "../../kernel/fault-line.ts";
+import { SettingsStore } from "../../store/settings.ts";
 import { classify, describeError, grammySignal, retryAfterSeconds, statusOf } from "./api.ts";
 import { ALLOWED_UPDATES, nextOffset } from "./inbound.ts";
-import { sleep } from "../../kernel/wait.ts";
-import { SettingsStore } from "../../store/settings.ts";
 
 /** The persisted poll offset, per bot (update ids of two bots are unrelated), in the `settings` table. */
 export class OffsetStore {
@@ -216,7 +216,12 @@ export class Poller {
     if (error instanceof DeliveryFailed) {
       const capacity = error.cause instanceof HandoffUnavailable;
       const detail = capacity ? "daemon at capacity: updates will be fetched again" : "hand-off failed: updates will be fetched again";
-      return this.degraded(detail, exponential, "telegram updates not handed off; polling them again", capacity ? {} : { error: describeError(error.cause, token) });
+      return this.degraded(
+        detail,
+        exponential,
+        "telegram updates not handed off; polling them again",
+        capacity ? {} : { error: describeError(error.cause, token) },
+      );
     }
     const kind = classify(error);
     const reason = describeError(error, token);
@@ -242,9 +247,14 @@ export class Poller {
       const wait = Math.min(seconds * 1000, this.options.maxRetryAfterMs ?? MAX_RETRY_AFTER_MS);
       return this.degraded(`rate limited (429): retrying after ${seconds} s`, wait, "telegram polling rate limited");
     }
-    return this.degraded(`polling failed: ${faultLine({ fault: statusFault(status), ...(status !== undefined ? { status } : {}) }, "Telegram")}; reconnecting`, exponential, "telegram polling failed; reconnecting", {
-      error: reason,
-    });
+    return this.degraded(
+      `polling failed: ${faultLine({ fault: statusFault(status), ...(status !== undefined ? { status } : {}) }, "Telegram")}; reconnecting`,
+      exponential,
+      "telegram polling failed; reconnecting",
+      {
+        error: reason,
+      },
+    );
   }
 
   /** Exponential backoff for the current run of failures, capped. */

@@ -6,8 +6,9 @@
  * get 409 Conflict, so then the daemon is asked instead (see the control
  * socket's `await_sender`).
  */
-import { type PairedSender, SetupCheckError } from "../setup.ts";
+
 import { describeError } from "../../kernel/errors.ts";
+import { type PairedSender, SetupCheckError } from "../setup.ts";
 
 export type { PairedSender } from "../setup.ts";
 
@@ -68,7 +69,10 @@ async function call<T>(token: string, method: string, params: Record<string, unk
   const code = body.error_code ?? response.status;
   if (code === 401 || code === 404) throw new TelegramSetupError("unauthorized", "Telegram refused the bot token (check it with @BotFather)");
   if (code === 409) {
-    throw new TelegramSetupError("conflict", `another program is reading this bot's updates (${body.description ?? "409 Conflict"}): stop it, or enter the id by hand`);
+    throw new TelegramSetupError(
+      "conflict",
+      `another program is reading this bot's updates (${body.description ?? "409 Conflict"}): stop it, or enter the id by hand`,
+    );
   }
   throw new TelegramSetupError("api", `Telegram answered ${code}: ${body.description ?? "error"}`);
 }

@@ -6,7 +6,7 @@
  * a timeout and a typed-in id as the fallback.
  */
 import type { ChannelSetup, OwnerPairing, PairedSender, WizardKit } from "../setup.ts";
-import { pairTelegramOwner, telegramGetMe, TelegramSetupError } from "./setup-api.ts";
+import { pairTelegramOwner, TelegramSetupError, telegramGetMe } from "./setup-api.ts";
 
 export const telegramPairing: OwnerPairing = {
   tokenKey: "bot_token",

@@ -5,11 +5,12 @@
  * Graph error objects become one typed error with the token scrubbed out, and
  * rate limits are waited out with a capped wait.
  */
+
+import { describeError } from "../../kernel/errors.ts";
 import type { Logger } from "../../kernel/log.ts";
-import { type Sleep, retryAfterMs, sleep } from "../../kernel/wait.ts";
+import { retryAfterMs, type Sleep, sleep } from "../../kernel/wait.ts";
 import { SendFailed, transientStatus } from "../../message/index.ts";
 import { RateGate, readCapped, scrub } from "../net.ts";
-import { describeError } from "../../kernel/errors.ts";
 
 /** A Graph API failure: the HTTP status and, when Graph sent one, its error code and details. */
 export class WhatsAppApiError extends SendFailed {
@@ -78,7 +79,11 @@ export class WhatsAppApi {
   async phoneNumber(signal?: AbortSignal): Promise<string> {
     const url = new URL(`${this.base}/${encodeURIComponent(this.options.phoneNumberId)}`);
     url.searchParams.set("fields", "display_phone_number,verified_name");
-    const info = await this.json<{ display_phone_number?: string }>("phone_number.get", url, { method: "GET", idempotent: true, ...(signal ? { signal } : {}) });
+    const info = await this.json<{ display_phone_number?: string }>("phone_number.get", url, {
+      method: "GET",
+      idempotent: true,
+      ...(signal ? { signal } : {}),
+    });
     return info.display_phone_number ?? "";
   }
 
@@ -192,7 +197,14 @@ export class WhatsAppApi {
         // Graph rarely says how long; without a Retry-After, back off 1 s, 2 s, 4 s.
         const wait = retryAfterMs(response.headers.get("retry-after")) ?? 1000 * 2 ** attempt;
         if (wait > maxWait || attempt >= retries) {
-          throw new WhatsAppApiError(operation, response.status, code, this.clean(`WhatsApp rate limit on ${operation}: ${describe(body, response.status)}; giving up`), details, wait);
+          throw new WhatsAppApiError(
+            operation,
+            response.status,
+            code,
+            this.clean(`WhatsApp rate limit on ${operation}: ${describe(body, response.status)}; giving up`),
+            details,
+            wait,
+          );
         }
         this.options.log?.()?.warn("whatsapp rate limited; waiting", { operation, wait_ms: wait, code });
         this.gate.pause(wait);

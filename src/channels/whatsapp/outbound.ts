@@ -5,6 +5,8 @@
  * silently, so those are not claimed (no draft streaming, no "💭" stream).
  */
 import { statSync } from "node:fs";
+import { isSingleEmoji } from "../../kernel/emoji.ts";
+import { formatMb, MB } from "../../kernel/sizes.ts";
 import {
   FormattingRejected,
   type OutboundMedia,
@@ -15,8 +17,6 @@ import {
   type ReplyTarget,
   type SentMessage,
 } from "../../message/index.ts";
-import { isSingleEmoji } from "../../kernel/emoji.ts";
-import { formatMb, MB } from "../../kernel/sizes.ts";
 import { type WhatsAppApi, WhatsAppApiError } from "./api.ts";
 import { whatsAppProfile } from "./profile.ts";
 
@@ -88,7 +88,9 @@ export function whatsAppReplyPort(api: WhatsAppApi, target: ReplyTarget, onOverC
       if (size > cap) {
         onOverCap(media, size);
         // Never a silent drop: the user hears which file did not come and why.
-        return sendText(plainText(`📎 ${media.filename} is ${formatMb(size)}, over WhatsApp's ${formatMb(cap)} limit for ${media.kind} files, so it was not sent.`));
+        return sendText(
+          plainText(`📎 ${media.filename} is ${formatMb(size)}, over WhatsApp's ${formatMb(cap)} limit for ${media.kind} files, so it was not sent.`),
+        );
       }
       const bytes = new Uint8Array(await Bun.file(media.path).arrayBuffer());
       const mime = media.mime.split(";")[0]!.trim();

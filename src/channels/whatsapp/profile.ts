@@ -8,8 +8,8 @@
 import { MB } from "../../kernel/sizes.ts";
 import { utf16Length } from "../../present/measure.ts";
 import type { ChannelProfile } from "../types.ts";
-import { whatsAppSetup } from "./setup.ts";
 import { whatsAppDialect } from "./dialect.ts";
+import { whatsAppSetup } from "./setup.ts";
 import { whatsAppWebhook } from "./webhook.ts";
 
 export const whatsAppProfile: ChannelProfile = {

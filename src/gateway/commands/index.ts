@@ -127,7 +127,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     operator: false,
     immediate: true,
     async run(ctx) {
-      await ctx.reply(`Your id on ${ctx.message.channel} is \`${ctx.message.senderId}\` (${ctx.role === "operator" ? "owner: operator commands allowed" : "allowed user"}).`);
+      await ctx.reply(
+        `Your id on ${ctx.message.channel} is \`${ctx.message.senderId}\` (${ctx.role === "operator" ? "owner: operator commands allowed" : "allowed user"}).`,
+      );
     },
   },
   {

@@ -16,12 +16,12 @@
 import { grantablePath, within } from "../../agent/sandbox/paths.ts";
 import { activePresets, BASE_ALLOW, effectiveNetwork, isEnvName, isSecretName } from "../../agent/sandbox/policy.ts";
 import { findPreset, PRESETS } from "../../agent/sandbox/presets.ts";
+import { describeError } from "../../kernel/errors.ts";
 import { type InboundMessage, isDirectChat } from "../../message/index.ts";
 import type { GrantMode } from "../../store/sandbox.ts";
 import type { Answerer } from "../confirm.ts";
 import { answererOf, applyChange, changedBy, type SandboxChange, type SandboxControl } from "../sandbox-control.ts";
 import type { Role } from "../trust.ts";
-import { describeError } from "../../kernel/errors.ts";
 
 /** What `/sandbox` needs of the command context. */
 export interface SandboxCommandContext {
@@ -115,7 +115,8 @@ export function parseSandboxArgs(invokedAs: string, args: string): SandboxReques
     case "confirm":
     case "deny": {
       const token = rest.join("");
-      if (token === "") return { kind: "usage", problem: `${verb.toLowerCase()} needs the code: \`/${verb.toLowerCase() === "confirm" ? "confirm" : "sandbox deny"} TOKEN\`` };
+      if (token === "")
+        return { kind: "usage", problem: `${verb.toLowerCase()} needs the code: \`/${verb.toLowerCase() === "confirm" ? "confirm" : "sandbox deny"} TOKEN\`` };
       return { kind: verb.toLowerCase() as "confirm" | "deny", token };
     }
   }
@@ -134,7 +135,9 @@ export function riskOf(request: SandboxRequest, homeDir: string, resolvedPath?: 
     case "network":
       return request.on ? "commands could reach the network: download, upload, call services" : null;
     case "chat":
-      return request.on ? "others in this chat write into the same conversation, and the assistant could change files, run commands and send things here" : null;
+      return request.on
+        ? "others in this chat write into the same conversation, and the assistant could change files, run commands and send things here"
+        : null;
     case "env":
       return request.rule === "allow" && isSecretName(request.name) ? `${request.name} looks like a credential: commands would see it` : null;
     case "env-set":
@@ -184,7 +187,12 @@ async function handle(request: SandboxRequest, ctx: SandboxCommandContext, contr
       const result = request.kind === "confirm" ? control.confirmations.confirm(request.token, who) : control.confirmations.deny(request.token, who);
       control.telemetry.emit("sandbox.decision", {
         measurements: { count: 1 },
-        metadata: { channel: ctx.message.channel, kind: result.kind ?? "proposal", outcome: result.ok ? (request.kind === "confirm" ? "confirmed" : "denied") : "refused", via: "text" },
+        metadata: {
+          channel: ctx.message.channel,
+          kind: result.kind ?? "proposal",
+          outcome: result.ok ? (request.kind === "confirm" ? "confirmed" : "denied") : "refused",
+          via: "text",
+        },
       });
       return result.text;
     }
@@ -217,7 +225,13 @@ async function handle(request: SandboxRequest, ctx: SandboxCommandContext, contr
     case "chat": {
       if (isDirectChat(ctx.message)) return "This is a direct chat: your requests here have every tool already. `/sandbox chat` is for shared chats.";
       const change: SandboxChange = { kind: "shared-chat", channel: ctx.message.channel, chatId: ctx.message.chatId, on: request.on };
-      return applyOrPropose(riskOf(request, control.homeDir), `changing and sending tools ${request.on ? "on" : "off"} in this shared chat`, change, ctx, control);
+      return applyOrPropose(
+        riskOf(request, control.homeDir),
+        `changing and sending tools ${request.on ? "on" : "off"} in this shared chat`,
+        change,
+        ctx,
+        control,
+      );
     }
   }
 }
@@ -236,7 +250,11 @@ function applyOrPropose(risk: string | null, summary: string, change: SandboxCha
       return describeError(error);
     }
   }
-  const token = control.confirmations.propose({ channel: ctx.message.channel, senderId: ctx.message.senderId, conversation: ctx.conversation }, summary, change);
+  const token = control.confirmations.propose(
+    { channel: ctx.message.channel, senderId: ctx.message.senderId, conversation: ctx.conversation },
+    summary,
+    change,
+  );
   return `⚠️ **Risky change**: ${summary} — ${risk}.\n\nTo apply it, send \`/confirm ${token}\` here within ${control.confirmations.ttlWords}. Only you can, only in this conversation, once.`;
 }
 
@@ -253,8 +271,11 @@ function status(control: SandboxControl, who: Answerer, message: InboundMessage)
   const state = control.store.state();
   const network = effectiveNetwork(state, control.networkDefault);
   const chosen = state.network ?? control.networkDefault;
-  const needing = activePresets(state).filter((p) => p.network).map((p) => p.name);
-  const networkWhy = network && !chosen ? `the ${needing.join(", ")} preset needs it` : state.network === undefined ? "the config default" : "set with /sandbox network";
+  const needing = activePresets(state)
+    .filter((p) => p.network)
+    .map((p) => p.name);
+  const networkWhy =
+    network && !chosen ? `the ${needing.join(", ")} preset needs it` : state.network === undefined ? "the config default" : "set with /sandbox network";
   const lines = [
     "**Sandbox**",
     `- Commands: ${control.backend ? `run in ${control.backend}` : `not available (no OS sandbox: ${control.installHint})`}`,
@@ -263,9 +284,7 @@ function status(control: SandboxControl, who: Answerer, message: InboundMessage)
     `- This chat: ${chatLine(control, message)}`,
     "",
     "**Grants**",
-    ...(state.grants.length === 0
-      ? ["- none"]
-      : state.grants.map((g) => `- \`${g.path}\` ${modeWords(g.mode)} — by ${g.grantedBy}, ${when(g.grantedAt)} UTC`)),
+    ...(state.grants.length === 0 ? ["- none"] : state.grants.map((g) => `- \`${g.path}\` ${modeWords(g.mode)} — by ${g.grantedBy}, ${when(g.grantedAt)} UTC`)),
     "",
     "**Command environment**",
     `- Always: PATH, HOME (the workspace), TMPDIR; passed through when set: ${BASE_ALLOW.join(", ")}`,
@@ -302,8 +321,5 @@ function chatLine(control: SandboxControl, message: InboundMessage): string {
 
 function presetList(control: SandboxControl): string {
   const on = control.store.presets();
-  return [
-    "**Presets** (`/sandbox preset on|off NAME`)",
-    ...PRESETS.map((p) => `- ${p.name} (${on.includes(p.name) ? "on" : "off"}): ${p.summary}`),
-  ].join("\n");
+  return ["**Presets** (`/sandbox preset on|off NAME`)", ...PRESETS.map((p) => `- ${p.name} (${on.includes(p.name) ? "on" : "off"}): ${p.summary}`)].join("\n");
 }

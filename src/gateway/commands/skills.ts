@@ -9,8 +9,9 @@
  * history. It declares the slice of the command context it uses instead of
  * importing it, so the command list can import this file without a cycle.
  */
-import { soulDiff } from "../../agent/soul/diff.ts";
+
 import { type Skill, type SkillLibrary, SkillRefused } from "../../agent/skills/library.ts";
+import { soulDiff } from "../../agent/soul/diff.ts";
 import type { SkillChange, SkillProposal } from "../../store/skills.ts";
 
 /** What `/skills` needs of the command context. */
@@ -113,7 +114,9 @@ function listReply(library: SkillLibrary): string {
 }
 
 function reviewReply(proposal: SkillProposal, current: string | null): string {
-  const lines = [`**Skill proposal #${proposal.id}** (${proposal.state}): ${current === null ? "a new skill" : "a change to the skill"} \`${proposal.name}\`, proposed ${when(proposal.createdAt)} on ${proposal.channel}.`];
+  const lines = [
+    `**Skill proposal #${proposal.id}** (${proposal.state}): ${current === null ? "a new skill" : "a change to the skill"} \`${proposal.name}\`, proposed ${when(proposal.createdAt)} on ${proposal.channel}.`,
+  ];
   lines.push(`Reason: ${proposal.reason}`, "");
   if (current === null) {
     lines.push(fenced(proposal.content, "markdown"));
@@ -123,7 +126,8 @@ function reviewReply(proposal: SkillProposal, current: string | null): string {
     else {
       lines.push(fenced(diff.lines.join("\n"), "diff"), "", `${diff.added} line${diff.added === 1 ? "" : "s"} added, ${diff.removed} removed.`);
     }
-    if (proposal.baseText !== null && proposal.baseText !== current) lines.push("The skill has changed since this was proposed; the diff is against its text now.");
+    if (proposal.baseText !== null && proposal.baseText !== current)
+      lines.push("The skill has changed since this was proposed; the diff is against its text now.");
   }
   if (proposal.state === "pending") lines.push("", `\`/skills approve ${proposal.id}\` or \`/skills deny ${proposal.id}\``);
   return lines.join("\n");

@@ -9,8 +9,9 @@
  * tokens. It declares the slice of the command context it uses instead of
  * importing it, so the command list can import this file without a cycle.
  */
-import { CONTEXT_CHARS, CONTEXT_MESSAGES, type NewProposal, type Persona, PersonaRefused, type Proposal, TokenRefused } from "../../agent/soul/persona.ts";
+
 import { soulDiff } from "../../agent/soul/diff.ts";
+import { CONTEXT_CHARS, CONTEXT_MESSAGES, type NewProposal, type Persona, PersonaRefused, type Proposal, TokenRefused } from "../../agent/soul/persona.ts";
 import { DraftFailed } from "../../agent/soul/review.ts";
 import type { TokenRefusal } from "../../agent/soul/tokens.ts";
 import type { Revision, RevisionOrigin, RevisionSummary } from "../../store/soul.ts";
@@ -36,7 +37,10 @@ export type SoulRequest =
   | { kind: "usage"; problem: string };
 
 const SUBCOMMANDS: ReadonlyArray<readonly [string, string]> = [
-  ["/soul review [instruction] [--with-context]", "draft an edit: a subtle review, or one guided by your instruction; `--with-context` adds your recent messages here as evidence"],
+  [
+    "/soul review [instruction] [--with-context]",
+    "draft an edit: a subtle review, or one guided by your instruction; `--with-context` adds your recent messages here as evidence",
+  ],
   ["/soul diff TOKEN", "show a pending proposal again"],
   ["/soul history", "list every revision"],
   ["/soul revert N", "propose going back to revision N"],
@@ -61,7 +65,11 @@ export function parseSoulArgs(args: string): SoulRequest {
     case "review": {
       // Words and the whitespace between them: the flag may stand anywhere; the instruction keeps its line breaks.
       const pieces = tail.split(/(\s+)/);
-      const instruction = pieces.filter((piece) => !WITH_CONTEXT.test(piece)).join("").replace(/[ \t]{2,}/g, " ").trim();
+      const instruction = pieces
+        .filter((piece) => !WITH_CONTEXT.test(piece))
+        .join("")
+        .replace(/[ \t]{2,}/g, " ")
+        .trim();
       return { kind: "review", instruction, withContext: pieces.some((piece) => WITH_CONTEXT.test(piece)) };
     }
     case "diff":
@@ -120,7 +128,9 @@ function statusReply(current: Revision): string {
 }
 
 function historyReply(revisions: RevisionSummary[]): string {
-  const lines = revisions.map((r, i) => `- #${r.id} · ${when(r.createdAt)} · ${origin(r)} · ${bytes(r.bytes)}${i === revisions.length - 1 ? " · current" : ""}`);
+  const lines = revisions.map(
+    (r, i) => `- #${r.id} · ${when(r.createdAt)} · ${origin(r)} · ${bytes(r.bytes)}${i === revisions.length - 1 ? " · current" : ""}`,
+  );
   return `**SOUL.md revisions** (${revisions.length})\n\n${lines.join("\n")}`;
 }
 

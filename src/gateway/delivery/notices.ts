@@ -73,9 +73,19 @@ export class Notices {
     const payload = part.payload;
     if (payload.kind === "media" && payload.inline !== undefined) {
       const messages = this.deps.presenter.plain(`${payload.media.filename}:\n${payload.inline}`, part.channel);
-      return this.recordText(key, part, messages.map((message) => ({ kind: "text", message })), "inline_fallback");
+      return this.recordText(
+        key,
+        part,
+        messages.map((message) => ({ kind: "text", message })),
+        "inline_fallback",
+      );
     }
-    const line = payload.kind === "media" ? fileNotSent(payload.media.filename) : why === "set_aside" ? setAsideNotice(part.purpose, this.deps.channels(part.channel).displayName, aboutPart(part)) : "";
+    const line =
+      payload.kind === "media"
+        ? fileNotSent(payload.media.filename)
+        : why === "set_aside"
+          ? setAsideNotice(part.purpose, this.deps.channels(part.channel).displayName, aboutPart(part))
+          : "";
     if (line === "") return [];
     return this.recordText(key, part, this.markdown(line, part.channel), "undelivered_notice");
   }

@@ -47,7 +47,8 @@ export class Recorder {
     let payloads: OutboxPayload[];
     if (rendered.parts.length > readSetting(this.deps.maxParts)) {
       // Hundreds of messages help nobody: the first part, a line saying so, and the whole answer as a file.
-      const note = presenter.render(`_The whole answer is long (${rendered.parts.length} messages), so it is attached as a file: answer.md._`, channel).parts[0]!;
+      const note = presenter.render(`_The whole answer is long (${rendered.parts.length} messages), so it is attached as a file: answer.md._`, channel)
+        .parts[0]!;
       payloads = [
         { kind: "text", message: rendered.parts[0]!, fallback: rendered.fallback(0) },
         { kind: "text", message: { ...note, notify: false } },
@@ -70,7 +71,11 @@ export class Recorder {
     if (files.length === 0) return [];
     const start = this.deps.outbox.nextPart(replyKey);
     const payloads = files.map((file, i) => this.spool(replyKey, start + i, file));
-    return this.deps.outbox.record(replyKey, channel, target, payloads, { firstPart: start, ...this.notBefore(channel, target), ...(purpose ? { purpose } : {}) });
+    return this.deps.outbox.record(replyKey, channel, target, payloads, {
+      firstPart: start,
+      ...this.notBefore(channel, target),
+      ...(purpose ? { purpose } : {}),
+    });
   }
 
   /** Write a text file to the spool and describe it as a media part (with its text inline, for when the file cannot go). */

@@ -146,7 +146,8 @@ export class Retrier {
       }
       const target = port ?? this.deps.rawPort(part.channel, part.target);
       const rest = parts.slice(i + 1);
-      if (!target) return this.failed(part, rest, { transient: !this.deps.channels(part.channel).sessionOnly, reason: `channel ${part.channel} is not running` }, port);
+      if (!target)
+        return this.failed(part, rest, { transient: !this.deps.channels(part.channel).sessionOnly, reason: `channel ${part.channel} is not running` }, port);
       try {
         await this.deps.sender.send(part, target);
       } catch (error) {
@@ -189,7 +190,10 @@ export class Retrier {
       retry_in_ms: retry.delayMs,
       ...(failure.retryAfterMs !== undefined ? { retry_after_ms: failure.retryAfterMs } : {}),
     });
-    this.deps.telemetry.emit("delivery.retry", { measurements: { attempt, delay_ms: retry.delayMs }, metadata: { channel: part.channel, kind: part.payload.kind } });
+    this.deps.telemetry.emit("delivery.retry", {
+      measurements: { attempt, delay_ms: retry.delayMs },
+      metadata: { channel: part.channel, kind: part.payload.kind },
+    });
     this.retry(part);
     return "deferred";
   }
@@ -203,7 +207,13 @@ export class Retrier {
    * about something undelivered) is set aside when another call to the chat
    * went through since it first failed. Undefined when the part holds.
    */
-  private async setAside(part: OutboxPart, rest: OutboxPart[], failure: SendFailure, firstFailedAt: number, port: ReplyPort | undefined): Promise<SendOutcome | undefined> {
+  private async setAside(
+    part: OutboxPart,
+    rest: OutboxPart[],
+    failure: SendFailure,
+    firstFailedAt: number,
+    port: ReplyPort | undefined,
+  ): Promise<SendOutcome | undefined> {
     const { outbox } = this.deps;
     const [probe, ...more] = this.deps.notices.instead(part, "set_aside");
     if (!probe) {
@@ -236,10 +246,21 @@ export class Retrier {
   private setAsideNow(part: OutboxPart, failure: SendFailure, firstFailedAt: number): void {
     const heldMs = this.deps.now() - firstFailedAt;
     this.deps.outbox.markFailed(part.id, `set aside after ${Math.round(heldMs / 1000)} s: refused while the chat took other calls: ${failure.reason}`);
-    this.deps.log.warn("a part the platform keeps refusing was set aside; the user is told", { ...this.fields(part, failure), held_ms: heldMs, attempts: part.attempts + 1 });
-    this.deps.telemetry.emit("delivery.failed", { measurements: { count: 1 }, metadata: { channel: part.channel, kind: part.payload.kind, reason: "set_aside" } });
+    this.deps.log.warn("a part the platform keeps refusing was set aside; the user is told", {
+      ...this.fields(part, failure),
+      held_ms: heldMs,
+      attempts: part.attempts + 1,
+    });
+    this.deps.telemetry.emit("delivery.failed", {
+      measurements: { count: 1 },
+      metadata: { channel: part.channel, kind: part.payload.kind, reason: "set_aside" },
+    });
     if (part.payload.kind === "media" && part.payload.inline !== undefined) {
-      this.deps.log.error("an attachment could not be sent; its content follows inline", { channel: part.channel, reply: part.replyKey, file: part.payload.media.filename });
+      this.deps.log.error("an attachment could not be sent; its content follows inline", {
+        channel: part.channel,
+        reply: part.replyKey,
+        file: part.payload.media.filename,
+      });
     }
   }
 
@@ -270,7 +291,11 @@ export class Retrier {
   /** Record what goes in a part's place (logged when it is the file's text). */
   private replace(part: OutboxPart, why: "refused" | "set_aside"): OutboxPart[] {
     if (part.payload.kind === "media" && part.payload.inline !== undefined) {
-      this.deps.log.error("an attachment could not be sent; its content follows inline", { channel: part.channel, reply: part.replyKey, file: part.payload.media.filename });
+      this.deps.log.error("an attachment could not be sent; its content follows inline", {
+        channel: part.channel,
+        reply: part.replyKey,
+        file: part.payload.media.filename,
+      });
     }
     return this.deps.notices.instead(part, why);
   }
@@ -288,9 +313,16 @@ export class Retrier {
       waited_min: waited,
       reason: failure.reason,
     });
-    telemetry.emit("delivery.failed", { measurements: { count: unsent.length }, metadata: { channel: part.channel, kind: part.payload.kind, reason: "horizon" } });
+    telemetry.emit("delivery.failed", {
+      measurements: { count: unsent.length },
+      metadata: { channel: part.channel, kind: part.payload.kind, reason: "horizon" },
+    });
     for (const p of unsent.filter((p) => p.payload.kind === "media")) void this.submit(this.replace(p, "refused"));
-    const notice = notices.horizon(part, unsent.find((p) => p.payload.kind === "text"), waited);
+    const notice = notices.horizon(
+      part,
+      unsent.find((p) => p.payload.kind === "text"),
+      waited,
+    );
     void this.submit(notice);
   }
 
@@ -328,4 +360,3 @@ export class Retrier {
     };
   }
 }
-

@@ -36,13 +36,19 @@ export class PartSender {
           metadata: { channel, kind: part.payload.media.kind, reason: error instanceof Error ? error.name : "error" },
         });
       }
-      telemetry.emit("channel.reply", { measurements: { duration_ms: performance.now() - started, parts: 1 }, metadata: { channel, kind: part.payload.kind, ok: false } });
+      telemetry.emit("channel.reply", {
+        measurements: { duration_ms: performance.now() - started, parts: 1 },
+        metadata: { channel, kind: part.payload.kind, ok: false },
+      });
       throw error;
     }
     outbox.markSent(part, sent.id);
     if (this.deps.health.delivered(channel, part.target)) log.info("channel takes messages again", { channel });
     telemetry.emit("channel.message", { measurements: { count: 1 }, metadata: { channel, direction: "outbound" } });
-    telemetry.emit("channel.reply", { measurements: { duration_ms: performance.now() - started, parts: 1 }, metadata: { channel, kind: part.payload.kind, ok: true } });
+    telemetry.emit("channel.reply", {
+      measurements: { duration_ms: performance.now() - started, parts: 1 },
+      metadata: { channel, kind: part.payload.kind, ok: true },
+    });
     return sent;
   }
 

@@ -18,14 +18,15 @@
  * clock is noticed) and is woken when a job is added or cancelled. Time
  * comes from an injected clock.
  */
+
+import { nextRun } from "../../agent/jobs/when.ts";
 import { type Clock, systemClock } from "../../kernel/clock.ts";
+import { describeError } from "../../kernel/errors.ts";
 import type { Logger } from "../../kernel/log.ts";
 import type { Telemetry } from "../../kernel/telemetry.ts";
 import type { Job, JobStore } from "../../store/jobs.ts";
-import { nextRun } from "../../agent/jobs/when.ts";
 import type { BackgroundWork } from "../background.ts";
 import { TURN_KINDS } from "../turn/modes.ts";
-import { describeError } from "../../kernel/errors.ts";
 
 /** A run that starts more than this long after its due time counts as late, and says so (ms). */
 export const LATE_AFTER_MS = 60_000;

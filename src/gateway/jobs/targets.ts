@@ -62,9 +62,7 @@ export function targetResolver(deps: TargetDeps): (spec: string | undefined, ctx
     const target = parseTarget(spec, deps.channels);
     const owner = (config.fermix_channels[target.channel] as { owner_user_id?: string }).owner_user_id;
     const known =
-      target.chatId === owner ||
-      (defaultTarget !== undefined && spec.trim() === defaultTarget) ||
-      deps.conversations.hasChat(target.channel, target.chatId);
+      target.chatId === owner || (defaultTarget !== undefined && spec.trim() === defaultTarget) || deps.conversations.hasChat(target.channel, target.chatId);
     if (!known) throw new ToolError(`Fermix does not talk in ${target.channel} chat ${target.chatId}; a job can only go to a chat the owner uses`);
     return running(target, `target ${spec}`);
   };

@@ -16,8 +16,8 @@
  * where it came from, in the same transaction that records its delivery.
  */
 import type { Database } from "bun:sqlite";
-import type { Compactor } from "../../agent/compaction.ts";
 import type { TurnRequest, TurnResult } from "../../agent/agent.ts";
+import type { Compactor } from "../../agent/compaction.ts";
 import type { Tool } from "../../agent/tools/types.ts";
 import { describeError } from "../../kernel/errors.ts";
 import type { Logger } from "../../kernel/log.ts";
@@ -28,8 +28,8 @@ import type { ConversationStore } from "../../store/conversations.ts";
 import type { IdempotencyStore } from "../../store/idempotency.ts";
 import type { OutboxPart } from "../../store/outbox.ts";
 import type { ChannelLookup } from "../channel-facts.ts";
-import type { AgentHandle, StreamRequest, ToolScope, TurnStream } from "../deps.ts";
 import type { Delivery } from "../delivery.ts";
+import type { AgentHandle, StreamRequest, ToolScope, TurnStream } from "../deps.ts";
 import { ShutdownInterrupt } from "../queue.ts";
 import { type Asker, audienceFor, type SharedToolsLookup, senderOf, toolsForTurn } from "../tools.ts";
 import type { Role } from "../trust.ts";
@@ -119,7 +119,9 @@ export class TurnEngine {
     const log = services.log.child({ channel, turn: spec.kind });
     const port = spec.port ?? services.delivery.durablePort(channel, spec.target, `${spec.replyKey}:media`, spec.rawPort, "media");
     let notices = 0;
-    const say = spec.say ?? (async (markdown: string) => void (await services.delivery.say(channel, spec.target, `${spec.replyKey}:n${notices++}`, markdown, spec.rawPort)));
+    const say =
+      spec.say ??
+      (async (markdown: string) => void (await services.delivery.say(channel, spec.target, `${spec.replyKey}:n${notices++}`, markdown, spec.rawPort)));
     const fault = async (kind: TurnFaultClass, shownAnything = false): Promise<void> => {
       const message = faultMessage(kind, shownAnything);
       spec.onFault?.({ class: kind, message });

@@ -8,9 +8,10 @@
  * a stuttering model does not fill the chat. It goes straight through the
  * channel, not the outbox: a status is not part of the answer.
  */
+
+import { describeError } from "../../kernel/errors.ts";
 import type { Logger } from "../../kernel/log.ts";
 import type { ReplyPort, SentMessage } from "../../message/index.ts";
-import { describeError } from "../../kernel/errors.ts";
 import { WAITING_NOTICE } from "./faults.ts";
 
 export interface SilenceWatch {

@@ -22,12 +22,19 @@ export function hourChart(buckets: readonly ChartBucket[]): Html {
   const points: string[] = [];
   buckets.forEach((b, i) => {
     const x = i * slot;
-    if (b.inbound > 0) bars.push(`<rect class="k-in" x="${(x + slot * 0.1).toFixed(1)}" y="${y(b.inbound).toFixed(1)}" width="${(slot * 0.38).toFixed(1)}" height="${(HEIGHT - y(b.inbound)).toFixed(1)}" rx="1"/>`);
-    if (b.outbound > 0) bars.push(`<rect class="k-out" x="${(x + slot * 0.52).toFixed(1)}" y="${y(b.outbound).toFixed(1)}" width="${(slot * 0.38).toFixed(1)}" height="${(HEIGHT - y(b.outbound)).toFixed(1)}" rx="1"/>`);
+    if (b.inbound > 0)
+      bars.push(
+        `<rect class="k-in" x="${(x + slot * 0.1).toFixed(1)}" y="${y(b.inbound).toFixed(1)}" width="${(slot * 0.38).toFixed(1)}" height="${(HEIGHT - y(b.inbound)).toFixed(1)}" rx="1"/>`,
+      );
+    if (b.outbound > 0)
+      bars.push(
+        `<rect class="k-out" x="${(x + slot * 0.52).toFixed(1)}" y="${y(b.outbound).toFixed(1)}" width="${(slot * 0.38).toFixed(1)}" height="${(HEIGHT - y(b.outbound)).toFixed(1)}" rx="1"/>`,
+      );
     points.push(`${(x + slot / 2).toFixed(1)},${y(b.turns).toFixed(1)}`);
   });
   const label = `Last hour: ${turns} turns, ${inbound} messages in, ${outbound} out`;
-  const svg = `<svg viewBox="0 0 ${WIDTH} ${HEIGHT}" preserveAspectRatio="none" role="img" aria-label="${label}">` +
+  const svg =
+    `<svg viewBox="0 0 ${WIDTH} ${HEIGHT}" preserveAspectRatio="none" role="img" aria-label="${label}">` +
     `<line class="axis" x1="0" y1="${HEIGHT - 0.5}" x2="${WIDTH}" y2="${HEIGHT - 0.5}"/>` +
     bars.join("") +
     (turns > 0 ? `<polyline class="turnline" points="${points.join(" ")}"/>` : "") +

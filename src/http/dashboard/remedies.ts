@@ -66,7 +66,10 @@ export function explainFailure(line: string): Explained {
     const missing = /^missing (.*)$/.exec(rest);
     if (missing) {
       const keys = missing[1]!.split(", ");
-      return { words: `${title} is turned on but ${inWords(keys)} ${keys.length > 1 ? "are" : "is"} not set.`, fixes: keys.map((k) => key(`fermix_channels.${name}.${k}`)) };
+      return {
+        words: `${title} is turned on but ${inWords(keys)} ${keys.length > 1 ? "are" : "is"} not set.`,
+        fixes: keys.map((k) => key(`fermix_channels.${name}.${k}`)),
+      };
     }
     const refused = /^refused: (.*)$/.exec(rest);
     if (refused) {

@@ -64,7 +64,9 @@ function channelCard(channel: ChannelHealth, view: DashboardView): Html {
   const totals = view.totals.channels[channel.name];
   const failure = view.health.failures.find((f) => f.startsWith(`channel ${channel.name}: `));
   const connected =
-    (channel.status === "ready" || channel.status === "degraded") && tally?.readySince ? html`${clock(tally.readySince)} <span class="muted">(${span(view.now - tally.readySince)})</span>` : html`<span class="muted">not connected</span>`;
+    (channel.status === "ready" || channel.status === "degraded") && tally?.readySince
+      ? html`${clock(tally.readySince)} <span class="muted">(${span(view.now - tally.readySince)})</span>`
+      : html`<span class="muted">not connected</span>`;
   return html`<article class="card channel" data-channel="${channel.name}" data-status="${channel.status}">
 <h3>${channelTitle(channel.name)} ${pill(channel.status)}</h3>
 <dl>
@@ -136,7 +138,12 @@ const EVENT_WORDS: Record<string, string> = {
 };
 
 function activityItem(entry: ActivityEntry): Html {
-  const dir = entry.direction === "inbound" ? html`<span class="dir-in" title="inbound">↓ in</span>` : entry.direction === "outbound" ? html`<span class="dir-out" title="outbound">↑ out</span>` : "";
+  const dir =
+    entry.direction === "inbound"
+      ? html`<span class="dir-in" title="inbound">↓ in</span>`
+      : entry.direction === "outbound"
+        ? html`<span class="dir-out" title="outbound">↑ out</span>`
+        : "";
   const what = EVENT_WORDS[entry.event] ?? entry.event;
   return html`<li data-event="${entry.event}"><time>${clock(entry.at)}</time><span class="ch">${entry.channel ? channelTitle(entry.channel) : "—"}</span><span>${what} ${dir}${entry.detail ? html` <span class="muted">${entry.detail}</span>` : ""}</span><span class="dur">${entry.durationMs !== undefined ? seconds(entry.durationMs) : ""}</span></li>`;
 }
@@ -149,7 +156,10 @@ function why(view: DashboardView): Html {
   if (health.failures.length === 0) return html`${restart}`;
   const items = health.failures.map((line) => {
     const { words, fixes } = explainFailure(line);
-    const fix = fixes.length > 0 ? html`<div class="fix">Fix: ${fixes.map((f, i) => html`${i > 0 ? " or " : ""}${f.kind === "key" ? "set " : "run "}<code>${f.text}</code>`)}</div>` : "";
+    const fix =
+      fixes.length > 0
+        ? html`<div class="fix">Fix: ${fixes.map((f, i) => html`${i > 0 ? " or " : ""}${f.kind === "key" ? "set " : "run "}<code>${f.text}</code>`)}</div>`
+        : "";
     return html`<li>${words}${fix}</li>`;
   });
   return html`${restart}<section class="why ${health.status}" aria-label="What needs attention"><h2>What needs attention</h2><ul>${items}</ul></section>`;

@@ -83,7 +83,8 @@ export interface FormContext {
 }
 
 /** A channel's keys on the page: all but the enabled switch. */
-export const channelFields = (name: SetupChannel) => CHANNEL_FIELDS.filter((f) => f.path.startsWith(`fermix_channels.${name}.`) && !f.path.endsWith(".enabled"));
+export const channelFields = (name: SetupChannel) =>
+  CHANNEL_FIELDS.filter((f) => f.path.startsWith(`fermix_channels.${name}.`) && !f.path.endsWith(".enabled"));
 const enabledName = (name: SetupChannel) => `fermix_channels.${name}.enabled`;
 
 function primaryOf(ctx: FormContext): { name: string; config: Config["fermix_core"]["providers"][string] } | undefined {

@@ -15,13 +15,14 @@
  * as the owner (the page streams a waiting line first).
  */
 import { Elysia } from "elysia";
-import { ConfigError } from "../../config/errors.ts";
-import { type Env, parseConfigText } from "../../config/load.ts";
-import type { ReloadResult } from "../../kernel/health.ts";
-import type { Logger } from "../../kernel/log.ts";
 import { profileOf } from "../../channels/registry.ts";
 import { SetupCheckError } from "../../channels/setup.ts";
+import { ConfigError } from "../../config/errors.ts";
+import { type Env, parseConfigText } from "../../config/load.ts";
 import type { ChannelName } from "../../config/schema.ts";
+import { describeError } from "../../kernel/errors.ts";
+import type { ReloadResult } from "../../kernel/health.ts";
+import type { Logger } from "../../kernel/log.ts";
 import { checkProvider } from "../../setup/check.ts";
 import { SETUP_CHANNELS, type SetupChannel } from "../../setup/fields.ts";
 import type { DaemonPairing } from "../../setup/pairing.ts";
@@ -33,9 +34,8 @@ import { html } from "../html.ts";
 import { page, streamedPage } from "../page.ts";
 import { type FormContext, type FormState, formNameFor, initialForm, submittedForm } from "./form.ts";
 import { SESSION_COOKIE, SESSION_TTL_MS, type SetupGate, type SetupSession, sameSecret } from "./gate.ts";
-import { botFor, pairingOf, pairIntoForm, pairTarget, tokenField } from "./pair.ts";
+import { botFor, pairIntoForm, pairingOf, pairTarget, tokenField } from "./pair.ts";
 import { renderDone, renderPairWaiting, renderWizard, WIZARD_SCRIPT } from "./render.ts";
-import { describeError } from "../../kernel/errors.ts";
 
 /** How long each local model server has to answer as the page is made (they are asked in parallel). */
 export const PROBE_TIMEOUT_MS = 800;
@@ -137,7 +137,9 @@ export function setupRoutes(gate: SetupGate, service?: SetupService) {
 
   /** Ask the usual ports (or FERMIX_SETUP_PROBES) for their models, all at once, briefly. */
   const probe = (): Promise<LocalServer[]> =>
-    service?.env ? probeLocalServers(probeTargets(service.env), { timeoutMs: PROBE_TIMEOUT_MS, ...(service.fetch ? { fetch: service.fetch } : {}) }) : Promise.resolve([]);
+    service?.env
+      ? probeLocalServers(probeTargets(service.env), { timeoutMs: PROBE_TIMEOUT_MS, ...(service.fetch ? { fetch: service.fetch } : {}) })
+      : Promise.resolve([]);
 
   /** The bots' usernames for the Pair buttons, where a token is known (asked once per token and session, briefly). */
   const botNames = async (session: SetupSession, ctx: FormContext, form: FormState): Promise<void> => {
@@ -231,7 +233,12 @@ export function setupRoutes(gate: SetupGate, service?: SetupService) {
       service.log.info("owner pairing from the web page", { channel: channel.name, outcome });
       return renderFor(form, ctx, session, current, ctx.servers);
     })();
-    return streamedPage({ title: "Fermix setup", first: renderPairWaiting(channel.name, bot.username, Math.round(timeoutMs / 1000)), rest, script: WIZARD_SCRIPT });
+    return streamedPage({
+      title: "Fermix setup",
+      first: renderPairWaiting(channel.name, bot.username, Math.round(timeoutMs / 1000)),
+      rest,
+      script: WIZARD_SCRIPT,
+    });
   };
 
   const save = async (session: SetupSession, request: Request, input: Record<string, string>) => {
@@ -348,7 +355,12 @@ async function formFields(request: Request): Promise<Record<string, string> | un
 
 /** The loader's line for one key (its message lists every issue). */
 function issueText(error: ConfigError, key: string): string {
-  return error.message.split("\n").find((line) => line.trim().startsWith(`${key} `))?.trim() ?? error.message;
+  return (
+    error.message
+      .split("\n")
+      .find((line) => line.trim().startsWith(`${key} `))
+      ?.trim() ?? error.message
+  );
 }
 
 function unavailable(): Response {
@@ -358,7 +370,6 @@ function unavailable(): Response {
     body: renderBroken("The setup page is not available in this process. Run `fermix setup` in a terminal.", ""),
   });
 }
-
 
 function renderBroken(message: string, configPath: string) {
   return html`<header class="top"><h1 class="brand"><span class="mark"></span>Fermix setup</h1></header>

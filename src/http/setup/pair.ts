@@ -10,11 +10,11 @@
 import { profileOf } from "../../channels/registry.ts";
 import { type OwnerPairing, SetupCheckError } from "../../channels/setup.ts";
 import type { Config } from "../../config/schema.ts";
+import { describeError } from "../../kernel/errors.ts";
 import { SETUP_CHANNELS, type SetupChannel } from "../../setup/fields.ts";
 import { type DaemonPairing, pairOwner } from "../../setup/pairing.ts";
 import type { FormState } from "./form.ts";
 import { ownerField } from "./render.ts";
-import { describeError } from "../../kernel/errors.ts";
 
 /** How long the bot check may take before pairing gives up on the token (ms). */
 const BOT_CHECK_TIMEOUT_MS = 8000;
@@ -37,7 +37,13 @@ export interface PairTarget {
 }
 
 /** The token and API root the submitted form means for `name`; undefined when no token is known. */
-export function pairTarget(name: SetupChannel, pairing: OwnerPairing, form: FormState, typed: Readonly<Record<string, string>>, config: Config): PairTarget | undefined {
+export function pairTarget(
+  name: SetupChannel,
+  pairing: OwnerPairing,
+  form: FormState,
+  typed: Readonly<Record<string, string>>,
+  config: Config,
+): PairTarget | undefined {
   const section = config.fermix_channels[name] as Record<string, unknown>;
   const stored = section[pairing.tokenKey];
   const token = typed[tokenField(name, pairing)] ?? (typeof stored === "string" ? stored : undefined);
@@ -47,9 +53,17 @@ export function pairTarget(name: SetupChannel, pairing: OwnerPairing, form: Form
 }
 
 /** The bot's username, or the problem with the token as a line for its field. */
-export async function botFor(target: PairTarget, fetchImpl?: typeof fetch, timeoutMs = BOT_CHECK_TIMEOUT_MS): Promise<{ username: string } | { problem: string }> {
+export async function botFor(
+  target: PairTarget,
+  fetchImpl?: typeof fetch,
+  timeoutMs = BOT_CHECK_TIMEOUT_MS,
+): Promise<{ username: string } | { problem: string }> {
   try {
-    const bot = await target.pairing.bot(target.token, { apiRoot: target.apiRoot, signal: AbortSignal.timeout(timeoutMs), ...(fetchImpl ? { fetch: fetchImpl } : {}) });
+    const bot = await target.pairing.bot(target.token, {
+      apiRoot: target.apiRoot,
+      signal: AbortSignal.timeout(timeoutMs),
+      ...(fetchImpl ? { fetch: fetchImpl } : {}),
+    });
     return { username: bot.username || String(bot.id) };
   } catch (error) {
     if (error instanceof SetupCheckError) return { problem: error.message };

@@ -12,11 +12,11 @@ import { Elysia } from "elysia";
 import { CHANNELS } from "../../channels/registry.ts";
 import type { WebhookContext, WebhookHandler } from "../../channels/webhook.ts";
 import type { Config } from "../../config/schema.ts";
+import { describeError } from "../../kernel/errors.ts";
 import type { Logger } from "../../kernel/log.ts";
 import type { Telemetry } from "../../kernel/telemetry.ts";
 import { type GatewayChannel, HandoffUnavailable, type Submission } from "../../message/index.ts";
 import { accepted, failure, isJsonContent, plainText, rawBody, type WebhookFailure } from "./respond.ts";
-import { describeError } from "../../kernel/errors.ts";
 
 export interface WebhookDeps {
   /** The config, or a getter for the one in force (the daemon reloads it; secrets are read per request). */
@@ -68,18 +68,20 @@ export function webhookRoutes(deps: WebhookDeps) {
     repliedInThread: (chatId, threadId) => deps.repliedInThread?.(channel, chatId, threadId) ?? true,
   });
 
-  const post = (channel: GatewayChannel, handler: WebhookHandler) => async ({ request }: { request: Request }) => {
-    const body = await rawBody(request);
-    if (body === null) return refuse(channel, handler.configured(config()) ? "missing_raw_body" : "not_configured");
-    const at = context(channel);
-    const verdict = handler.verify(body, request.headers, at);
-    if (!verdict.ok) return refuse(channel, verdict.reason);
-    if (!isJsonContent(request)) return refuse(channel, "unsupported_transport");
-    const parsed = handler.parse(body, at);
-    if (parsed.kind === "invalid") return refuse(channel, "invalid_webhook_payload");
-    if (parsed.kind === "challenge") return plainText(parsed.text);
-    return hand(channel, parsed.items);
-  };
+  const post =
+    (channel: GatewayChannel, handler: WebhookHandler) =>
+    async ({ request }: { request: Request }) => {
+      const body = await rawBody(request);
+      if (body === null) return refuse(channel, handler.configured(config()) ? "missing_raw_body" : "not_configured");
+      const at = context(channel);
+      const verdict = handler.verify(body, request.headers, at);
+      if (!verdict.ok) return refuse(channel, verdict.reason);
+      if (!isJsonContent(request)) return refuse(channel, "unsupported_transport");
+      const parsed = handler.parse(body, at);
+      if (parsed.kind === "invalid") return refuse(channel, "invalid_webhook_payload");
+      if (parsed.kind === "challenge") return plainText(parsed.text);
+      return hand(channel, parsed.items);
+    };
 
   const app = new Elysia({ name: "webhooks", precompile: true });
   for (const [channel, handler] of WEBHOOKS) {

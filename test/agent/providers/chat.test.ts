@@ -97,7 +97,12 @@ describe("parseChatStream dialects", () => {
     const { events } = await parse([
       chunk({ tool_calls: [{ index: 1, id: "B", function: { name: "b", arguments: '{"y"' } }] }),
       chunk({ tool_calls: [{ index: 0, id: "A", function: { name: "a", arguments: '{"x"' } }] }),
-      chunk({ tool_calls: [{ index: 1, function: { arguments: ":2}" } }, { index: 0, function: { arguments: ":1}" } }] }),
+      chunk({
+        tool_calls: [
+          { index: 1, function: { arguments: ":2}" } },
+          { index: 0, function: { arguments: ":1}" } },
+        ],
+      }),
       chunk({}, "tool_calls"),
       "[DONE]",
     ]);

@@ -215,7 +215,10 @@ for (const api of ["responses", "chat"] as const) {
           if (event.type === "text_delta") controller.abort();
         }
       })();
-      const error = await run.then(() => undefined, (e: unknown) => e);
+      const error = await run.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect((error as Error).name).toBe("AbortError");
       expect(error).not.toBeInstanceOf(ProviderError);
       expect(texts(seen)).toEqual(["partial"]);
@@ -229,7 +232,10 @@ for (const api of ["responses", "chat"] as const) {
       const run = collect(provider(), { ...hello, signal: controller.signal });
       await fake.waitForRequests(1);
       controller.abort();
-      const error = await run.then(() => undefined, (e: unknown) => e);
+      const error = await run.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect((error as Error).name).toBe("AbortError");
       await withTimeout(fake.requests[0]!.untilAborted, 2000, "the fake never saw the request closed");
     });
@@ -242,7 +248,10 @@ for (const api of ["responses", "chat"] as const) {
       const run = collect(p, { ...hello, signal: controller.signal });
       await fake.waitForRequests(1);
       setTimeout(() => controller.abort(), 20);
-      const error = await run.then(() => undefined, (e: unknown) => e);
+      const error = await run.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect((error as Error).name).toBe("AbortError");
       expect(performance.now() - started).toBeLessThan(2000);
       expect(fake.requests).toHaveLength(1);

@@ -70,7 +70,9 @@ test("chat usage is sent only when the request asks for it, as real servers do",
 test("stop() ends hanging and stalled requests", async () => {
   const fake = await startFakeModel();
   fake.reply(reply.hang("x"), reply.stall());
-  const hanging = post(`${fake.url}/chat/completions`, { model: "m", messages: [] }).then((r) => r.text()).catch((e: unknown) => e);
+  const hanging = post(`${fake.url}/chat/completions`, { model: "m", messages: [] })
+    .then((r) => r.text())
+    .catch((e: unknown) => e);
   const stalled = post(`${fake.url}/responses`, { model: "m", input: [] }).catch((e: unknown) => e);
   await fake.waitForRequests(2);
   await fake.stop();

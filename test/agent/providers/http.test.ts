@@ -1,15 +1,6 @@
 /** The shared HTTP layer: Retry-After, backoff, error bodies, redaction, and the retry rules. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import {
-  apiError,
-  backoffDelay,
-  DEFAULT_LIMITS,
-  parseRetryAfter,
-  providerError,
-  sleep,
-  streamSse,
-  withDefaults,
-} from "../../../src/agent/providers/http.ts";
+import { apiError, backoffDelay, DEFAULT_LIMITS, parseRetryAfter, providerError, sleep, streamSse, withDefaults } from "../../../src/agent/providers/http.ts";
 import { type FakeModel, reply, startFakeModel } from "../../fakes/model-server.ts";
 
 describe("parseRetryAfter", () => {
@@ -87,7 +78,10 @@ describe("sleep", () => {
     const started = performance.now();
     const waiting = sleep(10_000, controller.signal);
     setTimeout(() => controller.abort(), 10);
-    const error = await waiting.then(() => undefined, (e: unknown) => e);
+    const error = await waiting.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect((error as Error).name).toBe("AbortError");
     expect(performance.now() - started).toBeLessThan(1000);
   });
@@ -109,7 +103,10 @@ describe("streamSse against the fake", () => {
 
   test("a spent quota (429 insufficient_quota) is not retried", async () => {
     fake.reply(reply.status(429, "You exceeded your current quota", undefined, "insufficient_quota"), reply.text("never"));
-    const error = await drain(streamSse(call(), { sleep: async () => {} })).then(() => undefined, (e: unknown) => e);
+    const error = await drain(streamSse(call(), { sleep: async () => {} })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect((error as Error).message).toContain("exceeded your current quota");
     expect(fake.requests).toHaveLength(1);
   });

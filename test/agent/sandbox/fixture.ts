@@ -4,10 +4,11 @@
  * and folders outside the home to grant. The sandbox policy is built the way
  * the daemon builds it, from a real SandboxStore.
  */
+
+import type { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Database } from "bun:sqlite";
 import { buildPolicy, type SandboxPolicy } from "../../../src/agent/sandbox/policy.ts";
 import { openDatabase } from "../../../src/store/db.ts";
 import { SandboxStore } from "../../../src/store/sandbox.ts";

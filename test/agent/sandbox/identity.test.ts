@@ -10,12 +10,24 @@ import { groupFile, passwdFile, rootWarning, SANDBOX_ID, sandboxIdentity } from 
 
 describe("the command's identity", () => {
   test("a root daemon's commands are mapped to the unprivileged id, named sandbox", () => {
-    expect(sandboxIdentity({ uid: 0, gid: 0, name: "root", group: "root" })).toEqual({ uid: SANDBOX_ID, gid: SANDBOX_ID, user: "sandbox", group: "sandbox", remapped: true });
+    expect(sandboxIdentity({ uid: 0, gid: 0, name: "root", group: "root" })).toEqual({
+      uid: SANDBOX_ID,
+      gid: SANDBOX_ID,
+      user: "sandbox",
+      group: "sandbox",
+      remapped: true,
+    });
     expect(SANDBOX_ID).not.toBe(0);
   });
 
   test("an ordinary daemon's commands keep its uid, gid and names; an unknown or unsafe name falls back", () => {
-    expect(sandboxIdentity({ uid: 1001, gid: 100, name: "ann", group: "users" })).toEqual({ uid: 1001, gid: 100, user: "ann", group: "users", remapped: false });
+    expect(sandboxIdentity({ uid: 1001, gid: 100, name: "ann", group: "users" })).toEqual({
+      uid: 1001,
+      gid: 100,
+      user: "ann",
+      group: "users",
+      remapped: false,
+    });
     expect(sandboxIdentity({ uid: 1001, gid: 1001 })).toMatchObject({ user: "sandbox", group: "sandbox" });
     // A name that would break the colon-separated files is not used.
     expect(sandboxIdentity({ uid: 1001, gid: 1001, name: "ann:x:0:0", group: "g\nroot" })).toMatchObject({ user: "sandbox", group: "sandbox" });
@@ -77,9 +89,15 @@ describe("the sandbox's /etc", () => {
       { name: "resolv.conf", kind: "file" as const },
     ];
     expect(etcArgs(entries, false)).toEqual([
-      "--ro-bind-try", "/etc/hosts", "/etc/hosts",
-      "--ro-bind-try", "/etc/alternatives", "/etc/alternatives",
-      "--symlink", "../usr/lib/os-release", "/etc/os-release",
+      "--ro-bind-try",
+      "/etc/hosts",
+      "/etc/hosts",
+      "--ro-bind-try",
+      "/etc/alternatives",
+      "/etc/alternatives",
+      "--symlink",
+      "../usr/lib/os-release",
+      "/etc/os-release",
     ]);
     expect(etcArgs(entries, true).slice(-3)).toEqual(["--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf"]);
   });

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { readFd } from "../../../src/agent/sandbox/fsat.ts";
 import { type Opened, openInReach, type Purpose } from "../../../src/agent/sandbox/open.ts";
 import { PathRefused, type Reach } from "../../../src/agent/sandbox/paths.ts";
-import { makeMachine, type Machine } from "./fixture.ts";
+import { type Machine, makeMachine } from "./fixture.ts";
 
 let m: Machine;
 let grants: Reach["grants"];
@@ -72,7 +72,9 @@ describe("words and links", () => {
     expect(refusal("diary-link")).toBe(
       `PathRefused: diary-link is a symbolic link that points outside the workspace (to ${m.secretFile}), where you have no access. Work inside the workspace (paths relative to it). To use it, ask the owner with request_access (path "${m.secretFile}", mode "ro", and your reason); they decide.`,
     );
-    expect(refusal("home-link/diary.txt")).toContain(`goes through a symbolic link (${join(m.workspace, "home-link")}) that points outside the workspace (to ${m.secretFile})`);
+    expect(refusal("home-link/diary.txt")).toContain(
+      `goes through a symbolic link (${join(m.workspace, "home-link")}) that points outside the workspace (to ${m.secretFile})`,
+    );
     expect(refusal("home-link/planted/new.txt", "write")).toStartWith("PathRefused:");
     expect(existsSync(join(m.home, "planted"))).toBe(false);
     // Without request_access offered, no hint to use it.
@@ -159,7 +161,9 @@ describe("grants", () => {
       { path: m.secretFile, mode: "ro" },
     ];
     expect(await text(open(join(m.outsideRo, "report.txt")))).toBe("quarterly numbers\n");
-    expect(refusal(join(m.outsideRo, "report.txt"), "edit")).toStartWith(`PathRefused: ${join(m.outsideRo, "report.txt")} is granted read-only. To use it, ask the owner`);
+    expect(refusal(join(m.outsideRo, "report.txt"), "edit")).toStartWith(
+      `PathRefused: ${join(m.outsideRo, "report.txt")} is granted read-only. To use it, ask the owner`,
+    );
     expect(refusal(join(m.outsideRo, "new.txt"), "write")).toContain("granted read-only");
     expect(existsSync(join(m.outsideRo, "new.txt"))).toBe(false);
     expect(open(join(m.outsideRw, "sub", "out.txt"), "write")!.path).toBe(join(m.outsideRw, "sub", "out.txt"));
@@ -187,7 +191,9 @@ describe("grants", () => {
     symlinkSync(real, viaLink);
     grants = [{ path: viaLink, mode: "ro" }];
     // The grant names data-link itself, which is a link to somewhere no grant covers.
-    expect(refusal(join(viaLink, "f.txt"))).toContain(`goes through a symbolic link (${viaLink}) that points outside the workspace (to ${join(real, "f.txt")})`);
+    expect(refusal(join(viaLink, "f.txt"))).toContain(
+      `goes through a symbolic link (${viaLink}) that points outside the workspace (to ${join(real, "f.txt")})`,
+    );
   });
 });
 

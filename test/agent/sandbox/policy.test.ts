@@ -8,9 +8,9 @@ import { describe, expect, test } from "bun:test";
 import { type BwrapCommand, bwrapArgs, dataFiles, type SystemLayout } from "../../../src/agent/sandbox/bwrap.ts";
 import type { EtcEntry } from "../../../src/agent/sandbox/etc.ts";
 import { sandboxIdentity } from "../../../src/agent/sandbox/identity.ts";
-import { SANDBOX_FILTER_BYTES } from "../../../src/agent/sandbox/seccomp.ts";
 import { buildPolicy, commandEnv, effectiveNetwork, isSecretName, type SandboxPolicy, usableGrants } from "../../../src/agent/sandbox/policy.ts";
 import { findPreset } from "../../../src/agent/sandbox/presets.ts";
+import { SANDBOX_FILTER_BYTES } from "../../../src/agent/sandbox/seccomp.ts";
 import type { SandboxState } from "../../../src/store/sandbox.ts";
 
 const WS = "/home/ann/.fermix/workspace";
@@ -93,7 +93,9 @@ describe("bubblewrap", () => {
     expect(line).toContain("--ro-bind-try /etc/ssl/certs /etc/ssl/certs");
     expect(line).toContain("--ro-bind-try /etc/alternatives /etc/alternatives");
     expect(line).toContain("--symlink /usr/share/zoneinfo/Europe/Paris /etc/localtime");
-    expect(line).toContain("--perms 0644 --ro-bind-data 3 /etc/passwd --perms 0644 --ro-bind-data 4 /etc/group --perms 0644 --ro-bind-data 5 /etc/nsswitch.conf");
+    expect(line).toContain(
+      "--perms 0644 --ro-bind-data 3 /etc/passwd --perms 0644 --ro-bind-data 4 /etc/group --perms 0644 --ro-bind-data 5 /etc/nsswitch.conf",
+    );
     // resolv.conf only with the network on.
     expect(line).not.toContain("resolv.conf");
     expect(pairs(bwrapArgs(command({ policy: policy({ network: true }) })))).toContain("--symlink ../run/systemd/resolve/stub-resolv.conf /etc/resolv.conf");
@@ -120,7 +122,9 @@ describe("bubblewrap", () => {
 
   test("the data files: passwd and group name the command's user with the workspace as home; the filter's bytes", () => {
     const files = dataFiles(ROOT, WS);
-    expect(files.passwd).toBe(`root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:1000:1000:sandbox:${WS}:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`);
+    expect(files.passwd).toBe(
+      `root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:1000:1000:sandbox:${WS}:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
+    );
     expect(files.group).toBe("root:x:0:\nsandbox:x:1000:\nnogroup:x:65534:\n");
     expect(files.nsswitch).toContain("passwd: files\n");
     expect(files.nsswitch).toContain("hosts: files dns\n");
@@ -186,12 +190,21 @@ describe("the policy", () => {
       { path: "/srv/data", mode: "ro" },
       { path: "/srv/data/out", mode: "rw" },
     ]);
-    const built = buildPolicy({ state: state({ grants }), networkDefault: false, workspace: WS, fermixHome: "/home/ann/.fermix", homeDir: "/home/ann", daemonEnv: {}, exists: (p) => p !== "/gone" });
+    const built = buildPolicy({
+      state: state({ grants }),
+      networkDefault: false,
+      workspace: WS,
+      fermixHome: "/home/ann/.fermix",
+      homeDir: "/home/ann",
+      daemonEnv: {},
+      exists: (p) => p !== "/gone",
+    });
     expect(built.grants.map((g) => g.path)).toEqual(["/srv/data", "/srv/data/out"]);
   });
 
   test("secret-looking names", () => {
-    for (const name of ["OPENAI_API_KEY", "GITHUB_TOKEN", "DB_PASSWORD", "AWS_SECRET_ACCESS_KEY", "SESSION_COOKIE", "SSH_AUTH_SOCK"]) expect(isSecretName(name)).toBe(true);
+    for (const name of ["OPENAI_API_KEY", "GITHUB_TOKEN", "DB_PASSWORD", "AWS_SECRET_ACCESS_KEY", "SESSION_COOKIE", "SSH_AUTH_SOCK"])
+      expect(isSecretName(name)).toBe(true);
     for (const name of ["EDITOR", "LANG", "PATH", "GREETING"]) expect(isSecretName(name)).toBe(false);
   });
 });

@@ -7,9 +7,9 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { detectBackend } from "../../../src/agent/sandbox/detect.ts";
-import { SandboxRunner, type RunResult } from "../../../src/agent/sandbox/runner.ts";
+import { type RunResult, SandboxRunner } from "../../../src/agent/sandbox/runner.ts";
 import { until } from "../../helpers/wait.ts";
-import { makeMachine, type Machine } from "./fixture.ts";
+import { type Machine, makeMachine } from "./fixture.ts";
 
 const backend = detectBackend();
 let m: Machine;
@@ -23,7 +23,10 @@ beforeEach(() => {
 });
 afterEach(() => m.cleanup());
 
-async function sh(line: string, options: { env?: Record<string, string>; network?: boolean; timeoutMs?: number; outputLimit?: number; cwd?: string } = {}): Promise<RunResult> {
+async function sh(
+  line: string,
+  options: { env?: Record<string, string>; network?: boolean; timeoutMs?: number; outputLimit?: number; cwd?: string } = {},
+): Promise<RunResult> {
   return runner.run({
     policy: m.policy(options.env ?? {}, options.network ?? false),
     argv: ["/bin/sh", "-c", line],
@@ -206,7 +209,11 @@ describe("identity and /etc", () => {
         "echo sandboxed | sed s/sand/SAND/",
         "grep workspace notes.txt | grep -c hello",
         "python3 -c 'import pwd, os; print(\"py\", pwd.getpwuid(os.getuid()).pw_name)'",
-        ...(git ? ["git init -q repo && cd repo && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m one && echo git-commits=$(git rev-list --count HEAD) && cd .."] : []),
+        ...(git
+          ? [
+              "git init -q repo && cd repo && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m one && echo git-commits=$(git rev-list --count HEAD) && cd ..",
+            ]
+          : []),
         "echo who=$(whoami)",
       ].join(" && "),
     );
@@ -223,7 +230,9 @@ describe("identity and /etc", () => {
     m.store.grant(m.outsideRo, "ro", "test");
     m.store.grant(m.outsideRw, "rw", "test");
     let connections = 0;
-    const servers = [m.outsideRo, m.outsideRw].map((dir) => Bun.listen({ unix: join(dir, "daemon.sock"), socket: { open: () => void connections++, data() {} } }));
+    const servers = [m.outsideRo, m.outsideRw].map((dir) =>
+      Bun.listen({ unix: join(dir, "daemon.sock"), socket: { open: () => void connections++, data() {} } }),
+    );
     const client = (path: string) => `import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect(${JSON.stringify(path)})\nprint("connected")`;
     try {
       for (const dir of [m.outsideRo, m.outsideRw]) {

@@ -151,7 +151,16 @@ describe("the macOS profile", () => {
   });
 
   test("files: the system, the workspace, grants and its temp dir as granted; the read-only parts stay read-only", () => {
-    for (const path of ["/usr/bin/awk", "/bin/sh", "/System/Library/Frameworks/x", "/private/etc/hosts", "/private/etc/ssl/cert.pem", "/Users/ann/.gitconfig", `${WS}/notes.txt`, "/Users/ann/data/report.txt"]) {
+    for (const path of [
+      "/usr/bin/awk",
+      "/bin/sh",
+      "/System/Library/Frameworks/x",
+      "/private/etc/hosts",
+      "/private/etc/ssl/cert.pem",
+      "/Users/ann/.gitconfig",
+      `${WS}/notes.txt`,
+      "/Users/ann/data/report.txt",
+    ]) {
       expect(decide(off, read(path))).toBe("allow");
     }
     for (const path of [`${WS}/notes.txt`, `${TMP}/x`, "/Users/ann/data/out/result.txt", "/dev/null"]) expect(decide(off, write(path))).toBe("allow");
@@ -182,10 +191,30 @@ describe("the macOS profile", () => {
   });
 
   test("metadata only of what it may read and the folders down to it: a sibling folder cannot even be stat'ed", () => {
-    for (const path of ["/", "/Users", "/Users/ann", "/Users/ann/.fermix", WS, `${WS}/notes.txt`, "/private/var/folders/xy/abc/T", "/etc", "/tmp", "/var", "/usr/lib/libz.dylib"]) {
+    for (const path of [
+      "/",
+      "/Users",
+      "/Users/ann",
+      "/Users/ann/.fermix",
+      WS,
+      `${WS}/notes.txt`,
+      "/private/var/folders/xy/abc/T",
+      "/etc",
+      "/tmp",
+      "/var",
+      "/usr/lib/libz.dylib",
+    ]) {
       expect(decide(off, stat(path))).toBe("allow");
     }
-    for (const path of ["/Users/bob", "/Users/ann/Documents", "/Users/ann/.ssh", "/Users/ann/.fermix/fermix.db", "/private/var/folders/zz", "/Volumes/Backup", "/Library/Keychains"]) {
+    for (const path of [
+      "/Users/bob",
+      "/Users/ann/Documents",
+      "/Users/ann/.ssh",
+      "/Users/ann/.fermix/fermix.db",
+      "/private/var/folders/zz",
+      "/Volumes/Backup",
+      "/Library/Keychains",
+    ]) {
       expect(decide(off, stat(path))).toBe("deny");
     }
     expect(ancestors("/Users/ann/.fermix/workspace")).toEqual(["/Users", "/Users/ann", "/Users/ann/.fermix"]);
@@ -206,7 +235,11 @@ describe("the macOS profile", () => {
     for (const name of ["com.apple.coreservices.launchservicesd", "com.apple.pasteboard.1", "com.apple.security.agent", "com.apple.windowserver.active"]) {
       expect(decide(on, lookup(name))).toBe("deny");
     }
-    expect(rules(on).filter((r) => r.ops.includes("file-read-metadata")).every((r) => r.filters.length > 0)).toBe(true);
+    expect(
+      rules(on)
+        .filter((r) => r.ops.includes("file-read-metadata"))
+        .every((r) => r.filters.length > 0),
+    ).toBe(true);
   });
 
   test("Unix sockets: none reachable with the network off, granted folders included; with it on, only mDNSResponder's", () => {

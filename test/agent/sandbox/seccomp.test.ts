@@ -12,17 +12,17 @@ import {
   AUDIT_ARCH,
   BPF,
   decodeFilter,
-  encodeFilter,
   ERRNO,
+  encodeFilter,
   type Instruction,
   SANDBOX_FILTER_BYTES,
   SECCOMP_DATA,
   SECCOMP_RET,
-  sandboxFilter,
   SYSCALLS,
+  sandboxFilter,
   X32_SYSCALL_BIT,
 } from "../../../src/agent/sandbox/seccomp.ts";
-import { makeMachine, type Machine } from "./fixture.ts";
+import { type Machine, makeMachine } from "./fixture.ts";
 
 /** One system call as the kernel hands it to the filter. */
 interface Call {

@@ -2,14 +2,15 @@
  * The skills service on a real SQLite file and a real skills folder; time is
  * an injected clock, so parking is tested by moving it, not by waiting.
  */
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+
 import type { Database } from "bun:sqlite";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { TurnRequest } from "../../../src/agent/agent.ts";
 import { DAY_MS, SkillLibrary, SkillRefused } from "../../../src/agent/skills/library.ts";
 import { skillsSection, skillTools } from "../../../src/agent/skills/tools.ts";
-import type { TurnRequest } from "../../../src/agent/agent.ts";
 import type { ToolContext } from "../../../src/agent/tools/types.ts";
 import { openDatabase } from "../../../src/store/db.ts";
 import { SkillStore } from "../../../src/store/skills.ts";

@@ -2,15 +2,16 @@
  * The persona service on a real SQLite file, a real SOUL.md and (for reviews)
  * a real provider against the fake model on loopback; time is an injected clock.
  */
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+
 import type { Database } from "bun:sqlite";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_SOUL } from "../../../src/agent/prompt.ts";
 import { createProvider } from "../../../src/agent/providers/index.ts";
-import { DraftFailed } from "../../../src/agent/soul/review.ts";
 import { Persona, PersonaRefused, TokenRefused } from "../../../src/agent/soul/persona.ts";
+import { DraftFailed } from "../../../src/agent/soul/review.ts";
 import { ConversationStore } from "../../../src/store/conversations.ts";
 import { openDatabase } from "../../../src/store/db.ts";
 import { SoulStore } from "../../../src/store/soul.ts";

@@ -27,7 +27,7 @@ import { IdempotencyStore } from "../../../src/store/idempotency.ts";
 import { JobStore } from "../../../src/store/jobs.ts";
 import { MemoryStore } from "../../../src/store/memory.ts";
 import { SkillStore } from "../../../src/store/skills.ts";
-import { makeMachine, type Machine } from "../sandbox/fixture.ts";
+import { type Machine, makeMachine } from "../sandbox/fixture.ts";
 
 let m: Machine;
 /** Everything a tool did to the outside: port calls, messages said, commands run, access asked. */
@@ -143,7 +143,11 @@ describe("every tool the model is offered", () => {
     for (const [name, tool] of allTools()) {
       const takes = Object.keys(tool.spec.parameters.properties as object);
       const out = await call(name, { ...VALID[name], verbose: true });
-      expect(out).toBe(takes.length === 0 ? `error: ${name} takes no arguments (verbose is not one)` : `error: verbose is not an argument of ${name}; it takes ${takes.join(", ")}`);
+      expect(out).toBe(
+        takes.length === 0
+          ? `error: ${name} takes no arguments (verbose is not one)`
+          : `error: verbose is not an argument of ${name}; it takes ${takes.join(", ")}`,
+      );
     }
     expect(happened).toEqual([]);
   });
@@ -164,7 +168,9 @@ describe("every tool the model is offered", () => {
       const properties = tool.spec.parameters.properties as Record<string, { type?: string }>;
       for (const [field, schema] of Object.entries(properties)) {
         const wrong = wrongFor(schema);
-        expect(await call(name, { ...VALID[name], [field]: wrong })).toBe(`error: ${field} must be ${allowedFor(schema as never)}, not ${typeof wrong === "string" ? '"42"' : "42"}`);
+        expect(await call(name, { ...VALID[name], [field]: wrong })).toBe(
+          `error: ${field} must be ${allowedFor(schema as never)}, not ${typeof wrong === "string" ? '"42"' : "42"}`,
+        );
       }
     }
     expect(happened).toEqual([]);
@@ -198,8 +204,12 @@ describe("the words, family by family", () => {
     expect(await call("read_file", { path: "notes.txt", offset: 0 })).toBe("error: offset must be a whole number of at least 1, not 0");
     expect(await call("run_command", { command: ["ls", 1] })).toBe("error: command must be a string or a non-empty list of strings, not a list");
     expect(await call("run_command", { command: [] })).toBe("error: command must be a string or a non-empty list of strings, not a list");
-    expect(await call("run_command", { command: "ls", shell: "bash" })).toBe("error: shell is not an argument of run_command; it takes command, cwd, timeout_seconds");
-    expect(await call("request_access", { path: m.outsideRo, mode: "read", reason: "to read it" })).toBe('error: mode: "read" is not allowed here; use one of: ro rw');
+    expect(await call("run_command", { command: "ls", shell: "bash" })).toBe(
+      "error: shell is not an argument of run_command; it takes command, cwd, timeout_seconds",
+    );
+    expect(await call("request_access", { path: m.outsideRo, mode: "read", reason: "to read it" })).toBe(
+      'error: mode: "read" is not allowed here; use one of: ro rw',
+    );
     expect(await call("edit_file", { path: "notes.txt", old_string: "hello", new_string: "hi", replace_all: "yes" })).toBe(
       'error: replace_all must be true or false, not "yes"',
     );

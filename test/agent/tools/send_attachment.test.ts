@@ -5,8 +5,9 @@
  * of the workspace, links out of it, folders, pipes and sockets are refused
  * with a clear error and leave nothing behind.
  */
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+
 import type { Database } from "bun:sqlite";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -121,7 +122,9 @@ describe("what is refused", () => {
     try {
       expect(await send({ path: "folder" })).toBe("error: folder is not a file");
       expect(await send({ path: "pipe" })).toBe("error: pipe is a named pipe (FIFO), not a regular file or folder: the file tools read and write only those.");
-      expect(await send({ path: "sock" })).toBe("error: sock is a socket or a named pipe, not a regular file or folder: the file tools read and write only those.");
+      expect(await send({ path: "sock" })).toBe(
+        "error: sock is a socket or a named pipe, not a regular file or folder: the file tools read and write only those.",
+      );
       expect(await send({ path: "nope.txt" })).toBe("error: no such file: nope.txt");
     } finally {
       listener.stop(true);

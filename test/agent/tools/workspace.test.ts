@@ -12,9 +12,9 @@ import { SandboxRunner } from "../../../src/agent/sandbox/runner.ts";
 import type { Tool, ToolContext } from "../../../src/agent/tools/types.ts";
 import { type AccessBroker, type AccessRequest, type WorkspaceDeps, workspaceTools } from "../../../src/agent/tools/workspace/index.ts";
 import { Logger, Redactor } from "../../../src/kernel/log.ts";
-import { type TelemetryEvent, Telemetry } from "../../../src/kernel/telemetry.ts";
+import { Telemetry, type TelemetryEvent } from "../../../src/kernel/telemetry.ts";
 import type { ReplyPort } from "../../../src/message/index.ts";
-import { makeMachine, type Machine } from "../sandbox/fixture.ts";
+import { type Machine, makeMachine } from "../sandbox/fixture.ts";
 
 let m: Machine;
 let logLines: string[];
@@ -273,7 +273,11 @@ describe("the log and telemetry", () => {
     expect(lines[1]).toContain("outcome=refused");
     expect(lines[2]).toContain("tool=run_command");
     expect(logLines.join("\n")).not.toContain("sk-known-secret-value-1234");
-    expect(events.filter((e) => e.name === "tool.call").map((e) => [(e as TelemetryEvent<"tool.call">).metadata.tool, (e as TelemetryEvent<"tool.call">).metadata.outcome])).toEqual([
+    expect(
+      events
+        .filter((e) => e.name === "tool.call")
+        .map((e) => [(e as TelemetryEvent<"tool.call">).metadata.tool, (e as TelemetryEvent<"tool.call">).metadata.outcome]),
+    ).toEqual([
       ["write_file", "ok"],
       ["read_file", "refused"],
       ["run_command", "ok"],
@@ -311,7 +315,11 @@ describe("every file tool, on the paths that must not reach through", () => {
       for (const path of ["pipe", "sock", "/dev/zero"]) {
         for (const [name, args] of everyTool(path)) {
           const out = await call(name, args);
-          expect([name, path, out]).toEqual([name, path, expect.stringMatching(/^error: .* is (a named pipe|a socket|a device).*, not a regular file or folder/)]);
+          expect([name, path, out]).toEqual([
+            name,
+            path,
+            expect.stringMatching(/^error: .* is (a named pipe|a socket|a device).*, not a regular file or folder/),
+          ]);
         }
       }
       const listing = await call("list_dir", {});

@@ -25,7 +25,7 @@ describe("uploadName", () => {
 
   test("fuzzed platform names and types never throw and always give a header-safe name", () => {
     const r = rng(1414);
-    const pieces = ["audio/", "ogg", ";", "\"", "\r\n", "../", ".", "\u0000", "é", "mp3", " ", "video/mp4", "\\", "x".repeat(300)];
+    const pieces = ["audio/", "ogg", ";", '"', "\r\n", "../", ".", "\u0000", "é", "mp3", " ", "video/mp4", "\\", "x".repeat(300)];
     for (let i = 0; i < 2000; i++) {
       const make = () => Array.from({ length: r.int(0, 6) }, () => (r.next() < 0.7 ? r.pick(pieces) : r.string(r.int(0, 5)))).join("");
       const input = r.next() < 0.5 ? { mime: make() } : { mime: make(), filename: make() };

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { deepgramTranscriber } from "../../../src/agent/transcription/deepgram.ts";
-import { TranscriptionFailed, type BackendOptions, type Transcriber } from "../../../src/agent/transcription/index.ts";
+import { type BackendOptions, type Transcriber, TranscriptionFailed } from "../../../src/agent/transcription/index.ts";
 import { adtsToM4a } from "../../../src/agent/transcription/m4a.ts";
 import { openaiTranscriber } from "../../../src/agent/transcription/openai.ts";
 import { xaiTranscriber } from "../../../src/agent/transcription/xai.ts";

@@ -154,7 +154,12 @@ describe("malformed streams are refused with where and why", () => {
     ["nothing at all", () => new Uint8Array(), 0, "holds no frames"],
     ["text, not audio", () => new TextEncoder().encode("this is not a voice note"), 0, "no frame sync word"],
     ["an MP3 frame (layer bits set)", () => Uint8Array.of(0xff, 0xfb, 0x90, 0x64, 0, 0, 0, 0), 0, "layer field"],
-    ["a stream cut off in the last frame", async () => (await fixture("voice-440hz-mono-44k.aac")).subarray(0, 2303), 2196, "cut off: the frame is 108 bytes, 107 remain"],
+    [
+      "a stream cut off in the last frame",
+      async () => (await fixture("voice-440hz-mono-44k.aac")).subarray(0, 2303),
+      2196,
+      "cut off: the frame is 108 bytes, 107 remain",
+    ],
     ["a stream cut off in a header", () => Buffer.concat([frame, frame.subarray(0, 4)]), 13, "cut off in a frame header (4 of 7 bytes)"],
     ["junk between frames", () => Buffer.concat([frame, Uint8Array.of(0, 0, 0), frame]), 13, "no frame sync word"],
     ["junk after the last frame", () => Buffer.concat([frame, frame, Uint8Array.of(0)]), 26, "cut off in a frame header"],

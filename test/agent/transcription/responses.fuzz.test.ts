@@ -5,7 +5,7 @@
  */
 import { expect, test } from "bun:test";
 import { deepgramTranscriber } from "../../../src/agent/transcription/deepgram.ts";
-import { TranscriptionFailed, type BackendOptions, type Transcriber } from "../../../src/agent/transcription/index.ts";
+import { type BackendOptions, type Transcriber, TranscriptionFailed } from "../../../src/agent/transcription/index.ts";
 import { openaiTranscriber } from "../../../src/agent/transcription/openai.ts";
 import { xaiTranscriber } from "../../../src/agent/transcription/xai.ts";
 import { mutateBytes, mutateJson, randomJson, rng } from "../../helpers/fuzz.ts";

@@ -3,15 +3,16 @@
  * loopback and a real conversation store: the concurrency bound, the
  * progress a reader is shown, what history keeps, and a stop in the middle.
  */
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+
 import type { Database } from "bun:sqlite";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TurnRequest } from "../../../src/agent/agent.ts";
 import { createProvider } from "../../../src/agent/providers/index.ts";
 import type { Tool } from "../../../src/agent/tools/types.ts";
-import { type UltraProgress, UltraMode } from "../../../src/agent/ultra/engine.ts";
+import { UltraMode, type UltraProgress } from "../../../src/agent/ultra/engine.ts";
 import { ConversationStore } from "../../../src/store/conversations.ts";
 import { openDatabase } from "../../../src/store/db.ts";
 import { type FakeModel, type RecordedRequest, reply, startFakeModel, userText } from "../../fakes/model-server.ts";

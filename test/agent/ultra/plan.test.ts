@@ -7,8 +7,19 @@ const REQUEST = "compare three databases";
 
 describe("parsePlan", () => {
   test("the JSON plan, bare, fenced, or with words around it", () => {
-    const json = JSON.stringify({ parts: [{ title: "Postgres", task: "Look at Postgres" }, { title: "SQLite", task: "Look at SQLite" }] });
-    const expected = { parts: [{ title: "Postgres", task: "Look at Postgres" }, { title: "SQLite", task: "Look at SQLite" }], source: "plan" };
+    const json = JSON.stringify({
+      parts: [
+        { title: "Postgres", task: "Look at Postgres" },
+        { title: "SQLite", task: "Look at SQLite" },
+      ],
+    });
+    const expected = {
+      parts: [
+        { title: "Postgres", task: "Look at Postgres" },
+        { title: "SQLite", task: "Look at SQLite" },
+      ],
+      source: "plan",
+    };
     expect(parsePlan(json, REQUEST, 4)).toEqual(expected as never);
     expect(parsePlan(`Here is the plan:\n\`\`\`json\n${json}\n\`\`\`\nGood luck.`, REQUEST, 4)).toEqual(expected as never);
     expect(parsePlan(`Sure! ${json} That's it.`, REQUEST, 4)).toEqual(expected as never);
@@ -45,7 +56,7 @@ describe("parsePlan", () => {
     for (let seed = 1; seed <= 300; seed++) {
       const r = rng(seed);
       const value = r.next() < 0.5 ? { parts: randomJson(r) } : randomJson(r);
-      const text = r.next() < 0.3 ? `words ${JSON.stringify(value)} more` : JSON.stringify(value) ?? "";
+      const text = r.next() < 0.3 ? `words ${JSON.stringify(value)} more` : (JSON.stringify(value) ?? "");
       const max = r.int(1, 6);
       const plan = parsePlan(text, REQUEST, max);
       expect(plan.parts.length).toBeGreaterThanOrEqual(1);
@@ -78,7 +89,9 @@ describe("mergeInput", () => {
     );
     expect(text).toStartWith(`<request>\n${REQUEST}\n</request>`);
     expect(text).toContain('<part number="1" title="Postgres &quot;big&quot;" status="done">\nTask: look at Postgres\n\nPostgres is solid.\n</part>');
-    expect(text).toContain('<part number="2" title="SQLite" status="failed">\nTask: look at SQLite\n\nThis part failed: the model request failed (server, HTTP 500). Its result is missing.');
+    expect(text).toContain(
+      '<part number="2" title="SQLite" status="failed">\nTask: look at SQLite\n\nThis part failed: the model request failed (server, HTTP 500). Its result is missing.',
+    );
     expect(text).toContain("stopped when the token budget ran out; what it had so far:\n\nDuckDB is fast, and");
     expect(text).toContain("This part was not done: the token budget ran out first.");
   });

@@ -3,13 +3,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
+import { AcpAdapter } from "../../../src/channels/acp/index.ts";
+import { type SocketPipe, socketPipe } from "../../../src/channels/acp/pipe.ts";
 import { TURN_FAILED } from "../../../src/channels/acp/server.ts";
 import { reply, userText } from "../../fakes/model-server.ts";
-import { AcpAdapter } from "../../../src/channels/acp/index.ts";
-import { socketPipe, type SocketPipe } from "../../../src/channels/acp/pipe.ts";
+import { until } from "../../helpers/wait.ts";
 import { connectEditor, type Editor } from "./editor.ts";
 import { type AcpHarness, startAcp } from "./harness.ts";
-import { until } from "../../helpers/wait.ts";
 
 // The SDK rejects what it still waits for with "ACP connection closed" when a client leaves. None of it may
 // go unhandled: `bun test` fails the running test on any unhandled rejection, so every test here checks that.
@@ -57,7 +57,9 @@ describe("ACP adapter", () => {
     expect((await e.prompt(s, "think")).stopReason).toBe("end_turn");
     const kinds = e.updates.map((n) => n.update.sessionUpdate);
     expect(kinds).toEqual(["agent_thought_chunk", "agent_thought_chunk", "agent_message_chunk", "agent_message_chunk"]);
-    const thought = e.updates.flatMap((n) => (n.update.sessionUpdate === "agent_thought_chunk" && n.update.content.type === "text" ? [n.update.content.text] : []));
+    const thought = e.updates.flatMap((n) =>
+      n.update.sessionUpdate === "agent_thought_chunk" && n.update.content.type === "text" ? [n.update.content.text] : [],
+    );
     expect(thought.join("")).toBe("weighing options");
     expect(e.chunks(s).join("")).toBe("the answer");
   });

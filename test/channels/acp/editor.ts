@@ -7,7 +7,7 @@
  */
 import * as acp from "@agentclientprotocol/sdk";
 import type { Socket, Subprocess } from "bun";
-import { socketPipe, type SocketPipe } from "../../../src/channels/acp/pipe.ts";
+import { type SocketPipe, socketPipe } from "../../../src/channels/acp/pipe.ts";
 import { ensureBinary } from "../../helpers/binary.ts";
 import { until } from "../../helpers/wait.ts";
 

@@ -40,7 +40,10 @@ test("allowed in the editor: the access is granted and the turn goes on", async 
   expect(e.permissions[0]).toMatchObject({
     sessionId: session,
     toolCall: { title: `Allow read-write access to ${data}?`, kind: "edit", locations: [{ path: data }], rawInput: { reason: "to update your notes" } },
-    options: [{ optionId: "allow", kind: "allow_once" }, { optionId: "deny", kind: "reject_once" }],
+    options: [
+      { optionId: "allow", kind: "allow_once" },
+      { optionId: "deny", kind: "reject_once" },
+    ],
   });
   expect(lastToolOutput(h.fake.requests[1]!)).toStartWith("granted: read-write access");
   expect(h.core.sandbox.control.store.grants()).toEqual([expect.objectContaining({ path: data, mode: "rw" })]);

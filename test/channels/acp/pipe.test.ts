@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Socket, UnixSocketListener } from "bun";
-import { SocketClosed, socketPipe, type SocketPipe } from "../../../src/channels/acp/pipe.ts";
+import { SocketClosed, type SocketPipe, socketPipe } from "../../../src/channels/acp/pipe.ts";
 import { until } from "../../helpers/wait.ts";
 
 const cleanups: Array<() => void> = [];

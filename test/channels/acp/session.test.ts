@@ -1,7 +1,7 @@
 /** Prompts as the gateway's common message, and who may use which session: on data. */
 import { describe, expect, test } from "bun:test";
-import { ACP_SENDER, promptMessage, SessionRegistry } from "../../../src/channels/acp/session.ts";
 import { fileLine } from "../../../src/channels/acp/port.ts";
+import { ACP_SENDER, promptMessage, SessionRegistry } from "../../../src/channels/acp/session.ts";
 import { conversationKey } from "../../../src/message/index.ts";
 
 describe("promptMessage", () => {

@@ -1,10 +1,14 @@
 /** ProviderEvent → session/update, on data: what an editor is shown while a turn runs. */
 import { describe, expect, test } from "bun:test";
-import type { ProviderEvent } from "../../../src/message/stream.ts";
 import { AcpTurnStream, type SessionUpdate, toolTitle, UpdateChannel, UpdateMapper } from "../../../src/channels/acp/stream.ts";
+import type { ProviderEvent } from "../../../src/message/stream.ts";
 
 const texts = (updates: SessionUpdate[], kind: "agent_message_chunk" | "agent_thought_chunk" = "agent_message_chunk") =>
-  updates.flatMap((u) => ((u.sessionUpdate === "agent_message_chunk" || u.sessionUpdate === "agent_thought_chunk") && u.sessionUpdate === kind && u.content.type === "text" ? [u.content.text] : []));
+  updates.flatMap((u) =>
+    (u.sessionUpdate === "agent_message_chunk" || u.sessionUpdate === "agent_thought_chunk") && u.sessionUpdate === kind && u.content.type === "text"
+      ? [u.content.text]
+      : [],
+  );
 
 function run(events: ProviderEvent[]): { mapper: UpdateMapper; updates: SessionUpdate[] } {
   const mapper = new UpdateMapper();

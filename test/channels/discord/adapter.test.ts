@@ -12,10 +12,10 @@ import { GatewayOpcodes, MessageFlags } from "discord-api-types/v10";
 import { DiscordApiError } from "../../../src/channels/discord/api.ts";
 import { DiscordAdapter, type DiscordAdapterOptions } from "../../../src/channels/discord/index.ts";
 import { DISCORD_MEDIA_CAP } from "../../../src/channels/discord/outbound.ts";
+import { discordProfile } from "../../../src/channels/discord/profile.ts";
 import { learntBotIdKey } from "../../../src/channels/discord/session.ts";
 import { MediaTooLarge } from "../../../src/channels/net.ts";
 import { HandoffUnavailable, type OutboundText, type ReplyTarget } from "../../../src/message/index.ts";
-import { discordProfile } from "../../../src/channels/discord/profile.ts";
 import { deliverReply } from "../../../src/present/index.ts";
 import { runAdapterContract } from "../../contract/adapter.contract.ts";
 import {
@@ -105,7 +105,15 @@ describe("discord adapter", () => {
       const id = fake.userMessage("hello fermix");
       await eventually(() => ctx.ingested.length === 1, 2000, "ingested");
       expect(ctx.submitted[0]!.key).toBe(id);
-      expect(ctx.ingested[0]).toMatchObject({ channel: "discord", chatId: DISCORD_DM, senderId: DISCORD_ALICE.id, senderName: "Alice", messageId: id, text: "hello fermix", media: [] });
+      expect(ctx.ingested[0]).toMatchObject({
+        channel: "discord",
+        chatId: DISCORD_DM,
+        senderId: DISCORD_ALICE.id,
+        senderName: "Alice",
+        messageId: id,
+        text: "hello fermix",
+        media: [],
+      });
       expect(ctx.ingested[0]!.threadId).toBeUndefined();
     });
 
@@ -254,12 +262,14 @@ describe("discord adapter", () => {
       expect(adapter.capabilities).toEqual({ edit: true, delete: true, react: "any", media: true, typing: true, buttons: true });
     });
 
-    test("a file goes out as a multipart upload: payload_json with the attachment (its id the string \"0\", naming files[0]), files[0] with the bytes", async () => {
+    test('a file goes out as a multipart upload: payload_json with the attachment (its id the string "0", naming files[0]), files[0] with the bytes', async () => {
       await setup({}, {}, false);
       const path = join(scratch, "chart.png");
       const bytes = new Uint8Array(4096).map((_, i) => i % 251);
       writeFileSync(path, bytes);
-      const sent = await adapter.replyPort({ chatId: DISCORD_DM }).sendMedia({ kind: "image", path, filename: "chart.png", mime: "image/png", caption: "the chart", notify: true });
+      const sent = await adapter
+        .replyPort({ chatId: DISCORD_DM })
+        .sendMedia({ kind: "image", path, filename: "chart.png", mime: "image/png", caption: "the chart", notify: true });
       const call = fake.calls("messages.create")[0]!;
       expect(call.encoding).toBe("multipart");
       expect(JSON.parse(String(call.body.payload_json))).toEqual({
@@ -317,7 +327,10 @@ describe("discord adapter", () => {
       const clock = virtualClock();
       await setup(clock, {}, false);
       for (let i = 0; i < 6; i++) fake.rest.rateLimitNext("messages.create", 0);
-      const error = await adapter.replyPort({ chatId: DISCORD_DM }).sendText(text("x")).catch((e) => e);
+      const error = await adapter
+        .replyPort({ chatId: DISCORD_DM })
+        .sendText(text("x"))
+        .catch((e) => e);
       expect(error).toBeInstanceOf(DiscordApiError);
       expect((error as DiscordApiError).kind).toBe("rate_limited");
       expect(fake.calls("messages.create")).toHaveLength(4);
@@ -328,7 +341,10 @@ describe("discord adapter", () => {
       const clock = virtualClock();
       await setup({ ...clock, maxRateLimitWaitMs: 10_000 }, {}, false);
       fake.rest.rateLimitNext("messages.create", 3600);
-      const error = await adapter.replyPort({ chatId: DISCORD_DM }).sendText(text("x")).catch((e) => e);
+      const error = await adapter
+        .replyPort({ chatId: DISCORD_DM })
+        .sendText(text("x"))
+        .catch((e) => e);
       expect((error as DiscordApiError).kind).toBe("rate_limited");
       expect((error as DiscordApiError).retryAfterMs).toBe(3_600_000);
       expect(clock.waits).toEqual([]);
@@ -341,7 +357,10 @@ describe("discord adapter", () => {
       const clock = virtualClock();
       await setup(clock, {}, false);
       fake.rest.faults.add("messages.create", { status, body });
-      const error = await adapter.replyPort({ chatId: DISCORD_DM }).sendText(text("x")).catch((e) => e);
+      const error = await adapter
+        .replyPort({ chatId: DISCORD_DM })
+        .sendText(text("x"))
+        .catch((e) => e);
       expect(error).toBeInstanceOf(DiscordApiError);
       expect((error as DiscordApiError).kind).toBe(kind);
       expect((error as Error).message).toContain(String(status));

@@ -108,7 +108,10 @@ describe("a tap on a button", () => {
     const messageId = await prompt({ chatId: DISCORD_CHANNEL });
     const byBob = fake.pressButton(messageId, { user: DISCORD_BOB, customId: "fx:no:ABCD2345" });
     const answer = await fake.waitForInteractionAnswer(byBob);
-    expect(answer).toMatchObject({ type: InteractionResponseType.ChannelMessageWithSource, data: { content: "That code is not yours to answer.", flags: MessageFlags.Ephemeral } });
+    expect(answer).toMatchObject({
+      type: InteractionResponseType.ChannelMessageWithSource,
+      data: { content: "That code is not yours to answer.", flags: MessageFlags.Ephemeral },
+    });
     expect(presses[0]).toEqual({ channel: "discord", chatId: DISCORD_CHANNEL, senderId: DISCORD_BOB.id, messageId, data: "fx:no:ABCD2345", direct: false });
     expect(fake.buttons(messageId)).toHaveLength(2);
     expect(fake.visibleTexts(DISCORD_CHANNEL)).toEqual([PROMPT]);

@@ -95,7 +95,12 @@ describe("heartbeats", () => {
     // jitter 0.2: the first beat ~200 ms after Hello, well before the 1,000 ms interval.
     start({ random: () => 0.2 });
     const conn = await fake.gateway.waitForLive();
-    const beats = await eventually(() => (conn.received.filter((f) => f.op === GatewayOpcodes.Heartbeat).length >= 2 ? conn.received.filter((f) => f.op === GatewayOpcodes.Heartbeat) : null), 3000, "two beats");
+    const beats = await eventually(
+      () =>
+        conn.received.filter((f) => f.op === GatewayOpcodes.Heartbeat).length >= 2 ? conn.received.filter((f) => f.op === GatewayOpcodes.Heartbeat) : null,
+      3000,
+      "two beats",
+    );
     const first = beats[0]!.at - conn.openedAt;
     expect(first).toBeGreaterThanOrEqual(180);
     expect(first).toBeLessThan(900);

@@ -15,10 +15,10 @@ import { type Sleep, sleep } from "../../../src/kernel/wait.ts";
 import type { InboundMessage, Submission, SubmitResult } from "../../../src/message/index.ts";
 import type { Inbox } from "../../../src/store/inbox.ts";
 import { DISCORD_ALICE, type DiscordFake } from "../../fakes/discord.ts";
-import { ACP_OFF, TELEGRAM_OFF, tomlTable } from "../../helpers/config.ts";
-import { adapterTestBase, captureLog } from "../../helpers/adapter-context.ts";
-import { loadedFrom } from "../../helpers/loaded.ts";
 import { waitFor } from "../../fakes/recorder.ts";
+import { adapterTestBase, captureLog } from "../../helpers/adapter-context.ts";
+import { ACP_OFF, TELEGRAM_OFF, tomlTable } from "../../helpers/config.ts";
+import { loadedFrom } from "../../helpers/loaded.ts";
 
 /** A config whose Discord channel talks to the fake, owned by Alice. */
 export function configFor(fake: Pick<DiscordFake, "token" | "apiBase">, extra: Record<string, string> = {}): Config {
@@ -97,10 +97,12 @@ export function gatewayClient(fake: DiscordFake, opts: Partial<GatewayClientOpti
   const { log, lines } = captureLog();
   const { sleep: recorded, waits } = recordingSleep();
   const seen: SeenEvent[] = [];
-  const handler = (t: string): DispatchHandler => (d, event) => {
-    opts.handle?.(t, d);
-    seen.push({ t, d, seq: event.seq });
-  };
+  const handler =
+    (t: string): DispatchHandler =>
+    (d, event) => {
+      opts.handle?.(t, d);
+      seen.push({ t, d, seq: event.seq });
+    };
   const handlers = new Map<string, DispatchHandler>(["READY", "GUILD_CREATE", "MESSAGE_CREATE", "RESUMED"].map((t) => [t, handler(t)]));
   const api = new DiscordApi({ token: fake.token, apiBase: fake.apiBase });
   const client = new GatewayClient({ token: fake.token, api, handlers, log, random: () => 0.5, sleep: recorded, closeGraceMs: 500, ...opts });
@@ -108,4 +110,5 @@ export function gatewayClient(fake: DiscordFake, opts: Partial<GatewayClientOpti
 }
 
 /** Poll until `probe` is truthy (the client runs in the background). */
-export const eventually = <T>(probe: () => T | undefined | null | false, timeoutMs = 5000, what = "condition"): Promise<T> => waitFor(probe, { timeoutMs, what });
+export const eventually = <T>(probe: () => T | undefined | null | false, timeoutMs = 5000, what = "condition"): Promise<T> =>
+  waitFor(probe, { timeoutMs, what });

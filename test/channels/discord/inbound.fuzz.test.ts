@@ -8,7 +8,14 @@ import { inboundProblems, mutateBytes, mutateJson, randomJson, rng } from "../..
 
 const SEED = 0xd15c0;
 const RUNS = 10_000;
-const attachment = { id: "1600000000000000001", filename: "a.png", size: 10, url: "https://cdn.discordapp.com/a.png", proxy_url: "https://x", content_type: "image/png" };
+const attachment = {
+  id: "1600000000000000001",
+  filename: "a.png",
+  size: 10,
+  url: "https://cdn.discordapp.com/a.png",
+  proxy_url: "https://x",
+  content_type: "image/png",
+};
 
 const SEEDS: unknown[] = [
   messageCreate("1500000000000000001", "hello"),

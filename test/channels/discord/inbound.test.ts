@@ -48,7 +48,10 @@ describe("parseMessageCreate", () => {
         direct: true,
       },
     });
-    const guild = parseMessageCreate(messageCreate("1500000000000000011", `<@${DISCORD_BOT.id}> hi`, { guildId: DISCORD_GUILD, mentions: [DISCORD_BOT] }), options);
+    const guild = parseMessageCreate(
+      messageCreate("1500000000000000011", `<@${DISCORD_BOT.id}> hi`, { guildId: DISCORD_GUILD, mentions: [DISCORD_BOT] }),
+      options,
+    );
     expect((guild as { message: { direct?: boolean } }).message.direct).toBe(false);
   });
 
@@ -67,8 +70,14 @@ describe("parseMessageCreate", () => {
   });
 
   test("bots, the bot itself, webhooks and system messages are ignored", () => {
-    expect(parseMessageCreate(messageCreate("1", "hi", { author: { ...DISCORD_ALICE, bot: true } }), options)).toMatchObject({ kind: "ignored", why: "written by a bot" });
-    expect(parseMessageCreate(messageCreate("2", "hi", { author: { ...DISCORD_BOT, bot: false } }), options)).toMatchObject({ kind: "ignored", why: "the bot's own message" });
+    expect(parseMessageCreate(messageCreate("1", "hi", { author: { ...DISCORD_ALICE, bot: true } }), options)).toMatchObject({
+      kind: "ignored",
+      why: "written by a bot",
+    });
+    expect(parseMessageCreate(messageCreate("2", "hi", { author: { ...DISCORD_BOT, bot: false } }), options)).toMatchObject({
+      kind: "ignored",
+      why: "the bot's own message",
+    });
     expect(parseMessageCreate(messageCreate("3", "hi", { webhookId: "77" }), options)).toMatchObject({ kind: "ignored" });
     expect(parseMessageCreate(messageCreate("4", "", { type: MessageType.ChannelPinnedMessage }), options)).toMatchObject({ kind: "ignored" });
     expect(parseMessageCreate(messageCreate("5", "", { type: MessageType.UserJoin }), options)).toMatchObject({ kind: "ignored" });
@@ -110,10 +119,16 @@ describe("parseMessageCreate", () => {
       ["document", undefined, 500, "e.bin"],
     ]);
     expect(result.message.media[0]!.ref).toContain("cdn.discordapp.com/attachments/");
-    const voice = parseMessageCreate(messageCreate("2", "", { attachments: [attachment("21", "voice-message.ogg", 9, "audio/ogg")], flags: MessageFlags.IsVoiceMessage }), options);
+    const voice = parseMessageCreate(
+      messageCreate("2", "", { attachments: [attachment("21", "voice-message.ogg", 9, "audio/ogg")], flags: MessageFlags.IsVoiceMessage }),
+      options,
+    );
     expect((voice as { message: { media: Array<{ kind: string }> } }).message.media[0]!.kind).toBe("voice");
     // A voice message whose attachment came without a content type is still one (Discord records them as OGG Opus).
-    const untyped = parseMessageCreate(messageCreate("3", "", { attachments: [attachment("31", "voice-message.ogg", 9)], flags: MessageFlags.IsVoiceMessage }), options);
+    const untyped = parseMessageCreate(
+      messageCreate("3", "", { attachments: [attachment("31", "voice-message.ogg", 9)], flags: MessageFlags.IsVoiceMessage }),
+      options,
+    );
     expect((untyped as { message: { media: Array<{ kind: string; mime?: string }> } }).message.media[0]).toMatchObject({ kind: "voice", mime: "audio/ogg" });
   });
 

@@ -55,14 +55,21 @@ describe("parseInteraction", () => {
     directory.guildCreate(guildCreate());
     const d = press({ channelId: DISCORD_THREAD, guildId: DISCORD_GUILD });
     for (const options of [{ threadParent: (c: string) => directory.threadParent(c) }, {}]) {
-      expect(parseInteraction(d, options)).toMatchObject({ kind: "press", press: { chatId: DISCORD_CHANNEL, threadId: DISCORD_THREAD }, channelId: DISCORD_THREAD });
+      expect(parseInteraction(d, options)).toMatchObject({
+        kind: "press",
+        press: { chatId: DISCORD_CHANNEL, threadId: DISCORD_THREAD },
+        channelId: DISCORD_THREAD,
+      });
     }
   });
 
   test("anything but a button press is acknowledged and ignored; what is not an interaction is invalid", () => {
     const base = press({ channelId: DISCORD_DM }) as unknown as Record<string, unknown>;
     expect(parseInteraction({ ...base, type: InteractionType.ApplicationCommand })).toMatchObject({ kind: "ignored", interaction: { id: base.id } });
-    expect(parseInteraction({ ...base, data: { custom_id: "menu", component_type: 3, values: ["a"] } })).toMatchObject({ kind: "ignored", why: "component type 3" });
+    expect(parseInteraction({ ...base, data: { custom_id: "menu", component_type: 3, values: ["a"] } })).toMatchObject({
+      kind: "ignored",
+      why: "component type 3",
+    });
     expect(parseInteraction({ ...base, message: undefined })).toMatchObject({ kind: "ignored" });
     expect(parseInteraction({ ...base, user: undefined })).toMatchObject({ kind: "ignored", why: "a press without its presser" });
     for (const junk of [null, 42, "INTERACTION_CREATE", {}, { id: "x", type: 3, token: "t" }, { ...base, token: "" }]) {
@@ -80,15 +87,25 @@ describe("pressCallback", () => {
   });
 
   test("once served: the message updated, buttons off, the outcome under the prompt — left alone when that would not fit", () => {
-    expect(pressCallback({ done: true, text: "Approved." }, "prompt")).toEqual({ type: InteractionResponseType.UpdateMessage, data: { components: [], content: "prompt\n\nApproved." } });
+    expect(pressCallback({ done: true, text: "Approved." }, "prompt")).toEqual({
+      type: InteractionResponseType.UpdateMessage,
+      data: { components: [], content: "prompt\n\nApproved." },
+    });
     expect(pressCallback({ done: true, text: "Approved." })).toEqual({ type: InteractionResponseType.UpdateMessage, data: { components: [] } });
-    expect(pressCallback({ done: true, text: "Approved." }, "x".repeat(1995))).toEqual({ type: InteractionResponseType.UpdateMessage, data: { components: [] } });
+    expect(pressCallback({ done: true, text: "Approved." }, "x".repeat(1995))).toEqual({
+      type: InteractionResponseType.UpdateMessage,
+      data: { components: [] },
+    });
   });
 });
 
 test("10,000 random and mutated INTERACTION_CREATE payloads never throw, and a press always has its ids", () => {
   const r = rng(0x1a7e);
-  const seeds = [press({ channelId: DISCORD_DM }), press({ channelId: DISCORD_CHANNEL, guildId: DISCORD_GUILD }), press({ channelId: DISCORD_THREAD, guildId: DISCORD_GUILD })];
+  const seeds = [
+    press({ channelId: DISCORD_DM }),
+    press({ channelId: DISCORD_CHANNEL, guildId: DISCORD_GUILD }),
+    press({ channelId: DISCORD_THREAD, guildId: DISCORD_GUILD }),
+  ];
   const kinds: Record<string, number> = {};
   for (let i = 0; i < 10_000; i++) {
     const input = i % 3 === 0 ? randomJson(r) : mutateJson(r, r.pick(seeds));

@@ -6,12 +6,17 @@ const headers = (h: Record<string, string>) => new Headers(h);
 
 describe("routeKey", () => {
   test("the channel is the major parameter; other ids and the emoji are placeholders", () => {
-    expect(routeKey("post", "/channels/1400000000000000001/messages")).toEqual({ route: "POST /channels/1400000000000000001/messages", major: "1400000000000000001" });
+    expect(routeKey("post", "/channels/1400000000000000001/messages")).toEqual({
+      route: "POST /channels/1400000000000000001/messages",
+      major: "1400000000000000001",
+    });
     expect(routeKey("PATCH", "/channels/1400000000000000001/messages/1500000000000000009")).toEqual({
       route: "PATCH /channels/1400000000000000001/messages/:id",
       major: "1400000000000000001",
     });
-    expect(routeKey("PUT", "/channels/14000000001/messages/15000000009/reactions/%F0%9F%91%8D/@me").route).toBe("PUT /channels/14000000001/messages/:id/reactions/:emoji/@me");
+    expect(routeKey("PUT", "/channels/14000000001/messages/15000000009/reactions/%F0%9F%91%8D/@me").route).toBe(
+      "PUT /channels/14000000001/messages/:id/reactions/:emoji/@me",
+    );
     expect(routeKey("GET", "/gateway/bot")).toEqual({ route: "GET /gateway/bot", major: "" });
   });
 
@@ -37,7 +42,10 @@ describe("RateLimits", () => {
     expect(limits.take(second)).toBe(0);
     now = 10;
     for (let i = 0; i < 1100; i++) {
-      limits.update(routeKey("POST", `/interactions/${1800000000000000000n + BigInt(i)}/t/callback`), headers({ "x-ratelimit-remaining": "1", "x-ratelimit-reset-after": "0" }));
+      limits.update(
+        routeKey("POST", `/interactions/${1800000000000000000n + BigInt(i)}/t/callback`),
+        headers({ "x-ratelimit-remaining": "1", "x-ratelimit-reset-after": "0" }),
+      );
     }
     expect(limits.take(first)).toBe(4990);
   });

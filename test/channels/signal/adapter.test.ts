@@ -179,7 +179,14 @@ describe("signal adapter", () => {
     const spooled = join(scratch, "0-report.pdf");
     writeFileSync(spooled, "%PDF-1.7 twelve");
     const port = adapter.replyPort({ chatId: SIGNAL_ALICE.uuid });
-    const sent = await port.sendMedia({ kind: "document", path: spooled, filename: "report.pdf", mime: "application/pdf", caption: "Your report", notify: true });
+    const sent = await port.sendMedia({
+      kind: "document",
+      path: spooled,
+      filename: "report.pdf",
+      mime: "application/pdf",
+      caption: "Your report",
+      notify: true,
+    });
     const [call] = fake.calls("send");
     expect(call!.request.params).toMatchObject({ recipient: [SIGNAL_ALICE.uuid], message: "Your report" });
     expect(call!.files).toEqual([{ path: expect.stringContaining("report.pdf"), name: "report.pdf", size: 15 }]);

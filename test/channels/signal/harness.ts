@@ -10,12 +10,12 @@ import type { AdapterContext } from "../../../src/channels/types.ts";
 import type { Config } from "../../../src/config/schema.ts";
 import type { InboundMessage, Submission, SubmitResult } from "../../../src/message/index.ts";
 import type { Inbox } from "../../../src/store/inbox.ts";
+import { waitFor } from "../../fakes/recorder.ts";
 import { SIGNAL_ALICE, type SignalFake, startSignalFake } from "../../fakes/signal.ts";
-import { ACP_OFF, signalToml, TELEGRAM_OFF } from "../../helpers/config.ts";
 import { adapterTestBase } from "../../helpers/adapter-context.ts";
+import { ACP_OFF, signalToml, TELEGRAM_OFF } from "../../helpers/config.ts";
 import { loadedFrom } from "../../helpers/loaded.ts";
 import { until } from "../../helpers/wait.ts";
-import { waitFor } from "../../fakes/recorder.ts";
 
 /** A config whose Signal channel runs the fake, with Alice (by UUID) as the owner. */
 export function configFor(fake: SignalFake, extra: { cliPath?: string; ownerUserId?: string } = {}): Config {
@@ -91,4 +91,5 @@ export async function waitReady(adapter: SignalAdapter, timeoutMs = 10_000): Pro
 }
 
 /** Poll until `probe` is truthy. */
-export const eventually = <T>(probe: () => T | undefined | null | false, timeoutMs = 10_000, what = "condition"): Promise<T> => waitFor(probe, { timeoutMs, what });
+export const eventually = <T>(probe: () => T | undefined | null | false, timeoutMs = 10_000, what = "condition"): Promise<T> =>
+  waitFor(probe, { timeoutMs, what });

@@ -111,7 +111,7 @@ describe("signal inbound", () => {
   });
 
   test("a manual-subscription notification (params.result.envelope) parses too; junk is invalid, not a throw", () => {
-    const subscribed = { subscription: 0, result: (fake.envelope.text("sub") as { envelope: unknown }) };
+    const subscribed = { subscription: 0, result: fake.envelope.text("sub") as { envelope: unknown } };
     expect(parseSignalReceive(subscribed, options).kind).toBe("message");
     for (const junk of [null, 3, "x", [], {}, { envelope: null }, { envelope: { timestamp: "soon" } }, { envelope: { timestamp: 1, dataMessage: "x" } }]) {
       expect(parseSignalReceive(junk, options).kind).toBe("invalid");

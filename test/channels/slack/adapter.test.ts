@@ -3,10 +3,10 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SLACK_RETRY_POLICY, SlackApi, SlackApiError } from "../../../src/channels/slack/api.ts";
-import { slackAdapter, type SlackAdapterOptions } from "../../../src/channels/slack/index.ts";
-import { SLACK_MEDIA_CAP, slackReactionName } from "../../../src/channels/slack/outbound.ts";
 import { MediaTooLarge } from "../../../src/channels/net.ts";
+import { SLACK_RETRY_POLICY, SlackApi, SlackApiError } from "../../../src/channels/slack/api.ts";
+import { type SlackAdapterOptions, slackAdapter } from "../../../src/channels/slack/index.ts";
+import { SLACK_MEDIA_CAP, slackReactionName } from "../../../src/channels/slack/outbound.ts";
 import type { AdapterContext, ChannelAdapter } from "../../../src/channels/types.ts";
 import { Logger, Redactor } from "../../../src/kernel/log.ts";
 import { FormattingRejected, type OutboundText } from "../../../src/message/index.ts";
@@ -40,8 +40,7 @@ runAdapterContract("slack", async () => {
     inboundMessageId: parent,
     boldHi: "*hi*",
     visible: async () => fake.visibleTexts(SLACK_CHANNEL, parent).map((text) => ({ text, notified: true })),
-    sentMedia: async () =>
-      [...fake.files.uploads.values()].filter((u) => u.completed).map((u) => ({ filename: u.filename, size: u.bytes?.byteLength ?? 0 })),
+    sentMedia: async () => [...fake.files.uploads.values()].filter((u) => u.completed).map((u) => ({ filename: u.filename, size: u.bytes?.byteLength ?? 0 })),
     rejectFormattingNext: () => fake.failNext("chat.postMessage", "msg_too_long"),
     // Twice: the Web API client retries one blip itself (SLACK_RETRY_POLICY); what outlasts it is the outbox's to retry.
     serverErrorNext: () => fake.serverErrorNext("chat.postMessage", 503, 2),
@@ -92,7 +91,14 @@ describe("slack adapter", () => {
     await adapter.replyPort({ chatId: SLACK_DM }).sendText(text("in the DM"));
     const [threaded, direct] = fake.calls("chat.postMessage");
     expect(threaded!.headers.authorization).toBe(`Bearer ${fake.token}`);
-    expect(threaded!.body).toMatchObject({ channel: SLACK_CHANNEL, text: "*done*", thread_ts: parent, mrkdwn: "true", unfurl_links: "false", unfurl_media: "false" });
+    expect(threaded!.body).toMatchObject({
+      channel: SLACK_CHANNEL,
+      text: "*done*",
+      thread_ts: parent,
+      mrkdwn: "true",
+      unfurl_links: "false",
+      unfurl_media: "false",
+    });
     expect(fake.visibleTexts(SLACK_CHANNEL, parent)).toEqual(["*done*"]);
     expect(direct!.body.thread_ts).toBeUndefined();
     expect(direct!.body).toMatchObject({ channel: SLACK_DM, unfurl_links: "false", unfurl_media: "false" });
@@ -121,7 +127,10 @@ describe("slack adapter", () => {
   test("other refusals are a typed SlackApiError naming Slack's code, not a formatting problem", async () => {
     setup();
     fake.failNext("chat.postMessage", "channel_not_found");
-    const error = await adapter.replyPort({ chatId: "C404" }).sendText(text("hi")).catch((e) => e);
+    const error = await adapter
+      .replyPort({ chatId: "C404" })
+      .sendText(text("hi"))
+      .catch((e) => e);
     expect(error).toBeInstanceOf(SlackApiError);
     expect(error).not.toBeInstanceOf(FormattingRejected);
     expect((error as SlackApiError).code).toBe("channel_not_found");

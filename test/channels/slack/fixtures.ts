@@ -47,8 +47,7 @@ export function messageEvent(fields: Record<string, unknown> = {}): Record<strin
 }
 
 /** A direct message to the bot. */
-export const dmEvent = (fields: Record<string, unknown> = {}) =>
-  messageEvent({ channel: "D0442US94JD", channel_type: "im", ...fields });
+export const dmEvent = (fields: Record<string, unknown> = {}) => messageEvent({ channel: "D0442US94JD", channel_type: "im", ...fields });
 
 /** Shaped after the golden file_share example (hackage slack-web message_file_share.json). */
 export function fileShareEvent(): Record<string, unknown> {

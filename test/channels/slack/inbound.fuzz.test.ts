@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
-import { type SlackParseResult, parseSlackBody, parseSlackEvent } from "../../../src/channels/slack/inbound.ts";
+import { parseSlackBody, parseSlackEvent, type SlackParseResult } from "../../../src/channels/slack/inbound.ts";
 import { inboundProblems, mutateBytes, mutateJson, randomJson, rng } from "../../helpers/fuzz.ts";
-import { BOT, URL_VERIFICATION, dmEvent, envelope, fileShareEvent, messageEvent } from "./fixtures.ts";
+import { BOT, dmEvent, envelope, fileShareEvent, messageEvent, URL_VERIFICATION } from "./fixtures.ts";
 
 const SEED = 0x51ac;
 const RUNS = 10_000;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { type SlackParseResult, parseSlackBody, parseSlackEvent } from "../../../src/channels/slack/inbound.ts";
+import { parseSlackBody, parseSlackEvent, type SlackParseResult } from "../../../src/channels/slack/inbound.ts";
 import type { InboundMessage } from "../../../src/message/index.ts";
-import { BOT, URL_VERIFICATION, USER, dmEvent, envelope, fileShareEvent, messageEvent } from "./fixtures.ts";
+import { BOT, dmEvent, envelope, fileShareEvent, messageEvent, URL_VERIFICATION, USER } from "./fixtures.ts";
 
 const AT = 1_700_000_000_123;
 const parse = (json: unknown) => parseSlackEvent(json, { botUserId: BOT, receivedAt: AT });
@@ -42,9 +42,7 @@ describe("envelopes", () => {
   });
 
   test("other envelope types are authentic Slack traffic: ignored, not invalid", () => {
-    expect(why(parse({ type: "app_rate_limited", team_id: "T1", minute_rate_limited: 1518467820 }))).toBe(
-      "envelope:app_rate_limited",
-    );
+    expect(why(parse({ type: "app_rate_limited", team_id: "T1", minute_rate_limited: 1518467820 }))).toBe("envelope:app_rate_limited");
   });
 
   test("raw bytes: JSON is parsed, anything else is invalid", () => {
@@ -173,15 +171,9 @@ describe("what is ignored", () => {
   test("bots, edits, deletions and housekeeping subtypes", () => {
     expect(why(parse(envelope(dmEvent({ bot_id: "B01" }))))).toBe("bot");
     expect(why(parse(envelope(dmEvent({ subtype: "bot_message", bot_id: "B01" }))))).toBe("subtype:bot_message");
-    expect(
-      why(parse(envelope(dmEvent({ subtype: "message_changed", message: { text: "edited", user: USER, ts: "1" } })))),
-    ).toBe("subtype:message_changed");
-    expect(why(parse(envelope(dmEvent({ subtype: "message_deleted", deleted_ts: "1", hidden: true }))))).toBe(
-      "subtype:message_deleted",
-    );
-    expect(why(parse(envelope(messageEvent({ subtype: "channel_join", text: `<@${BOT}> has joined` }))))).toBe(
-      "subtype:channel_join",
-    );
+    expect(why(parse(envelope(dmEvent({ subtype: "message_changed", message: { text: "edited", user: USER, ts: "1" } }))))).toBe("subtype:message_changed");
+    expect(why(parse(envelope(dmEvent({ subtype: "message_deleted", deleted_ts: "1", hidden: true }))))).toBe("subtype:message_deleted");
+    expect(why(parse(envelope(messageEvent({ subtype: "channel_join", text: `<@${BOT}> has joined` }))))).toBe("subtype:channel_join");
   });
 
   test("the bot's own messages", () => {

@@ -7,13 +7,13 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import type { Update } from "grammy/types";
 import { botIdOf, createTelegramApi } from "../../../src/channels/telegram/api.ts";
-import { TelegramAdapter } from "../../../src/channels/telegram/index.ts";
 import { toPress } from "../../../src/channels/telegram/inbound.ts";
+import { TelegramAdapter } from "../../../src/channels/telegram/index.ts";
 import { TELEGRAM_CAPABILITIES, telegramReplyPort } from "../../../src/channels/telegram/outbound.ts";
 import { OffsetStore } from "../../../src/channels/telegram/poller.ts";
 import type { ButtonPress, PressResult } from "../../../src/message/index.ts";
-import { mutateJson, randomJson, rng } from "../../helpers/fuzz.ts";
 import { ALICE, BOB, groupChat, startTelegramFake, type TelegramFake } from "../../fakes/telegram.ts";
+import { mutateJson, randomJson, rng } from "../../helpers/fuzz.ts";
 import { captureLog, configFor, eventually, makeContext } from "./harness.ts";
 
 const FAST = { timeoutSeconds: 1, backoff: { initialMs: 20, maxMs: 100 } };
@@ -86,7 +86,9 @@ describe("a tap on a button", () => {
     const messageId = await prompt(adapter, ALICE.id);
     const query = fake.pressButton(ALICE.id, messageId);
     expect(await fake.waitForCallbackAnswer(query)).toEqual({ text: "Approved: read-only access to /srv." });
-    expect(presses).toEqual([{ channel: "telegram", chatId: String(ALICE.id), senderId: String(ALICE.id), messageId: String(messageId), data: "fx:ok:ABCD2345", direct: true }]);
+    expect(presses).toEqual([
+      { channel: "telegram", chatId: String(ALICE.id), senderId: String(ALICE.id), messageId: String(messageId), data: "fx:ok:ABCD2345", direct: true },
+    ]);
     await eventually(() => fake.chat(ALICE.id).find((e) => e.message_id === messageId)?.reply_markup?.inline_keyboard.length === 0, 5000, "the keyboard to go");
   });
 
@@ -99,7 +101,15 @@ describe("a tap on a button", () => {
     const messageId = await prompt(adapter, group.id, 42);
     const byBob = fake.pressButton(group.id, messageId, { from: BOB, data: "fx:no:ABCD2345" });
     expect((await fake.waitForCallbackAnswer(byBob)).text).toBe("That code is not yours to answer.");
-    expect(presses[0]).toEqual({ channel: "telegram", chatId: String(group.id), threadId: "42", senderId: String(BOB.id), messageId: String(messageId), data: "fx:no:ABCD2345", direct: false });
+    expect(presses[0]).toEqual({
+      channel: "telegram",
+      chatId: String(group.id),
+      threadId: "42",
+      senderId: String(BOB.id),
+      messageId: String(messageId),
+      data: "fx:no:ABCD2345",
+      direct: false,
+    });
     expect(fake.chat(group.id).find((e) => e.message_id === messageId)!.reply_markup!.inline_keyboard[0]).toHaveLength(2);
     expect(fake.calls("editMessageReplyMarkup")).toHaveLength(0);
   });
@@ -145,7 +155,10 @@ describe("toPress", () => {
       queryId: "q1",
       press: { channel: "telegram", chatId: "-100123", threadId: "5", senderId: "5", messageId: "7", data: "fx:ok:X", direct: false },
     });
-    expect(toPress(update({ id: "q2", from: { id: 5, is_bot: false, first_name: "A" }, chat_instance: "c", game_short_name: "g" }))).toEqual({ queryId: "q2", press: null });
+    expect(toPress(update({ id: "q2", from: { id: 5, is_bot: false, first_name: "A" }, chat_instance: "c", game_short_name: "g" }))).toEqual({
+      queryId: "q2",
+      press: null,
+    });
     expect(toPress({ update_id: 2, message: { message_id: 1, date: 1, chat: { id: 1, type: "private", first_name: "A" } } } as Update)).toBeNull();
   });
 

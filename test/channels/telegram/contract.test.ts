@@ -17,9 +17,11 @@ runAdapterContract("telegram", async () => {
     inboundMessageId: String(inbound!.message!.message_id),
     boldHi: "<b>hi</b>",
     visible: async () =>
-      fake.botMessages(chat).filter((e) => !e.deleted).map((e) => ({ text: e.text ?? e.caption ?? "", notified: !e.disable_notification })),
-    sentMedia: async () =>
-      fake.botMessages(chat).flatMap((e) => (e.file ? [{ filename: e.file.filename, size: e.file.size ?? 0 }] : [])),
+      fake
+        .botMessages(chat)
+        .filter((e) => !e.deleted)
+        .map((e) => ({ text: e.text ?? e.caption ?? "", notified: !e.disable_notification })),
+    sentMedia: async () => fake.botMessages(chat).flatMap((e) => (e.file ? [{ filename: e.file.filename, size: e.file.size ?? 0 }] : [])),
     rejectFormattingNext: () => fake.rejectEntitiesNext("sendMessage"),
     serverErrorNext: () => fake.failNext("sendMessage", { error_code: 502, description: "Bad Gateway" }),
     inboundMedia: async (bytes, mime) => {

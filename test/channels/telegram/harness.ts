@@ -10,11 +10,11 @@ import type { AdapterContext } from "../../../src/channels/types.ts";
 import type { Config } from "../../../src/config/schema.ts";
 import type { InboundMessage, Submission, SubmitResult } from "../../../src/message/index.ts";
 import type { Inbox } from "../../../src/store/inbox.ts";
-import { ALICE, type TelegramFake } from "../../fakes/telegram.ts";
-import { ACP_OFF, telegramToml } from "../../helpers/config.ts";
-import { adapterTestBase } from "../../helpers/adapter-context.ts";
-import { loadedFrom } from "../../helpers/loaded.ts";
 import { waitFor } from "../../fakes/recorder.ts";
+import { ALICE, type TelegramFake } from "../../fakes/telegram.ts";
+import { adapterTestBase } from "../../helpers/adapter-context.ts";
+import { ACP_OFF, telegramToml } from "../../helpers/config.ts";
+import { loadedFrom } from "../../helpers/loaded.ts";
 
 /** A config whose Telegram channel talks to the fake. */
 export function configFor(fake: Pick<TelegramFake, "token" | "url">, token = fake.token): Config {
@@ -55,4 +55,5 @@ export function makeContext(config: Config, opts: { dir?: string; albumDebounceM
 }
 
 /** Poll until `probe` is truthy (the adapter runs its loop in the background). */
-export const eventually = <T>(probe: () => T | undefined | null | false, timeoutMs = 5000, what = "condition"): Promise<T> => waitFor(probe, { timeoutMs, what });
+export const eventually = <T>(probe: () => T | undefined | null | false, timeoutMs = 5000, what = "condition"): Promise<T> =>
+  waitFor(probe, { timeoutMs, what });

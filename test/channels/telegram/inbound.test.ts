@@ -3,9 +3,9 @@ import { describe, expect, test } from "bun:test";
 import type { Message, Update } from "grammy/types";
 import { nextOffset, toInbound, toInboundBatch } from "../../../src/channels/telegram/inbound.ts";
 import { isEmptyMessage } from "../../../src/gateway/media.ts";
-import { ALICE, BOB, groupChat } from "../../fakes/telegram.ts";
 import { MessageBuilder } from "../../fakes/telegram/builders.ts";
 import { FileStore } from "../../fakes/telegram/files.ts";
+import { ALICE, BOB, groupChat } from "../../fakes/telegram.ts";
 
 const AT = 1_750_000_000_000;
 let ids = 0;

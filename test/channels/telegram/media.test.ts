@@ -1,7 +1,7 @@
 /** Inbound attachments: getFile, then the download from `${api_root}/file/bot<token>/<path>`, within the 20 MB cap. */
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { TELEGRAM_INBOUND_CAP, TelegramAdapter } from "../../../src/channels/telegram/index.ts";
 import { toInbound } from "../../../src/channels/telegram/inbound.ts";
+import { TELEGRAM_INBOUND_CAP, TelegramAdapter } from "../../../src/channels/telegram/index.ts";
 import { startTelegramFake, type TelegramFake } from "../../fakes/telegram.ts";
 import { configFor } from "./harness.ts";
 
@@ -51,7 +51,10 @@ test("an attachment declared over 20 MB is refused before any request", async ()
 test("a failed download says why, without the token", async () => {
   const [update] = fake.pushMessage(fake.message.photo());
   fake.failNext("file", { error_code: 500, description: "Internal Server Error" });
-  const error = await adapter.fetchMedia(toInbound(update!, 0)!.message.media[0]!).then(() => new Error("expected a failure"), (e: Error) => e);
+  const error = await adapter.fetchMedia(toInbound(update!, 0)!.message.media[0]!).then(
+    () => new Error("expected a failure"),
+    (e: Error) => e,
+  );
   expect(error.message).toContain("HTTP 500");
   expect(error.message).not.toContain(fake.token);
 });

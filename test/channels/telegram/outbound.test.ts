@@ -1,6 +1,6 @@
 /** The Telegram reply port against the Bot API fake: flags, threads, 429, formatting, reactions, media caps. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { closeSync, mkdtempSync, openSync, rmSync, ftruncateSync, writeFileSync } from "node:fs";
+import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TelegramAdapter } from "../../../src/channels/telegram/index.ts";
@@ -41,7 +41,7 @@ function sized(name: string, size: number): string {
 describe("telegram reply port: text", () => {
   test("HTML with previews off; disable_notification = !notify; the message id comes back", async () => {
     const port = adapter.replyPort({ chatId: CHAT });
-    const sent = await port.sendText(html("<b>hi</b> <a href=\"https://example.com\">x</a>", false));
+    const sent = await port.sendText(html('<b>hi</b> <a href="https://example.com">x</a>', false));
     const [call] = fake.calls("sendMessage");
     expect(call!.body).toMatchObject({
       chat_id: ALICE.id,
@@ -73,7 +73,10 @@ describe("telegram reply port: text", () => {
 
   test("a parse error from Telegram is FormattingRejected (and names no token)", async () => {
     fake.rejectEntitiesNext("sendMessage");
-    const error = await adapter.replyPort({ chatId: CHAT }).sendText(html("<b>hi</b>")).catch((e) => e);
+    const error = await adapter
+      .replyPort({ chatId: CHAT })
+      .sendText(html("<b>hi</b>"))
+      .catch((e) => e);
     expect(error).toBeInstanceOf(FormattingRejected);
     expect(error.message).toContain("can't parse entities");
     expect(error.message).not.toContain(fake.token);
@@ -90,7 +93,10 @@ describe("telegram reply port: text", () => {
 
   test("429 asking for more than the cap fails at once instead of stalling the reply", async () => {
     fake.rateLimitNext("sendMessage", 600);
-    const error = await adapter.replyPort({ chatId: CHAT }).sendText(html("x")).catch((e) => e);
+    const error = await adapter
+      .replyPort({ chatId: CHAT })
+      .sendText(html("x"))
+      .catch((e) => e);
     expect(error.message).toMatch(/rate limit/);
     expect(sleeps).toEqual([]);
     expect(fake.visibleTexts(CHAT)).toEqual([]);
@@ -103,7 +109,10 @@ describe("telegram reply port: text", () => {
   });
 
   test("other API errors carry Telegram's reason and never the token", async () => {
-    const error = await adapter.replyPort({ chatId: "" }).sendText(html("x")).catch((e) => e);
+    const error = await adapter
+      .replyPort({ chatId: "" })
+      .sendText(html("x"))
+      .catch((e) => e);
     expect(error.message).toContain("chat_id is empty");
     expect(error.message).not.toContain(fake.token);
   });
@@ -177,7 +186,9 @@ describe("telegram reply port: media", () => {
   for (const [kind, cap, shown] of caps) {
     test(`${kind} over ${shown}: a text reply naming the file and the cap, never a silent drop`, async () => {
       const path = sized(`big-${kind}.bin`, cap + 1);
-      const sent = await adapter.replyPort({ chatId: CHAT }).sendMedia({ kind, path, filename: `big-${kind}.bin`, mime: "application/octet-stream", notify: true });
+      const sent = await adapter
+        .replyPort({ chatId: CHAT })
+        .sendMedia({ kind, path, filename: `big-${kind}.bin`, mime: "application/octet-stream", notify: true });
       expect(fake.requests.filter((r) => r.encoding === "multipart")).toHaveLength(0);
       const notice = fake.botMessages(CHAT).at(-1)!;
       expect(notice.text).toContain(`big-${kind}.bin`);
@@ -217,6 +228,9 @@ describe("telegram reply port: media", () => {
     fake.rateLimitNext("sendPhoto", 1);
     await adapter.replyPort({ chatId: CHAT }).sendMedia({ kind: "image", path, filename: "p.png", mime: "image/png", notify: false });
     expect(sleeps).toEqual([1000]);
-    expect(fake.calls("sendPhoto").map((c) => [c.status, c.files[0]?.size])).toEqual([[429, 3], [200, 3]]);
+    expect(fake.calls("sendPhoto").map((c) => [c.status, c.files[0]?.size])).toEqual([
+      [429, 3],
+      [200, 3],
+    ]);
   });
 });

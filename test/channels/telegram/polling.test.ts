@@ -7,8 +7,8 @@ import { rmSync } from "node:fs";
 import { createTelegramApi } from "../../../src/channels/telegram/api.ts";
 import { TelegramAdapter } from "../../../src/channels/telegram/index.ts";
 import { OffsetStore, Poller } from "../../../src/channels/telegram/poller.ts";
-import { HandoffUnavailable } from "../../../src/message/index.ts";
 import { Logger, Redactor } from "../../../src/kernel/log.ts";
+import { HandoffUnavailable } from "../../../src/message/index.ts";
 import { ALICE, BOB, startTelegramFake, type TelegramFake } from "../../fakes/telegram.ts";
 import { configFor, eventually, makeContext } from "./harness.ts";
 
@@ -276,7 +276,15 @@ describe("no token in logs or errors", () => {
     ]);
     const live = adapterFor(fake);
     errors.push(await live.fetchMedia({ kind: "image", ref: "unknown-file" }).catch((e: Error) => e.message));
-    errors.push(await live.replyPort({ chatId: "-1" }).react("1", "👍").then(() => "", (e: Error) => e.message));
+    errors.push(
+      await live
+        .replyPort({ chatId: "-1" })
+        .react("1", "👍")
+        .then(
+          () => "",
+          (e: Error) => e.message,
+        ),
+    );
     const state = adapter.state().detail ?? "";
     expect(state).toContain("polling failed");
     for (const text of [...errors, state, ...ctx.lines]) {

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { MediaTooLarge } from "../../../src/channels/net.ts";
 import type { AdapterContext, ChannelAdapter } from "../../../src/channels/types.ts";
 import { WhatsAppApi, WhatsAppApiError } from "../../../src/channels/whatsapp/api.ts";
-import { whatsAppAdapter, type WhatsAppAdapterOptions } from "../../../src/channels/whatsapp/index.ts";
+import { type WhatsAppAdapterOptions, whatsAppAdapter } from "../../../src/channels/whatsapp/index.ts";
 import { WHATSAPP_MEDIA_CAPS } from "../../../src/channels/whatsapp/outbound.ts";
 import { Logger, Redactor } from "../../../src/kernel/log.ts";
 import { Telemetry } from "../../../src/kernel/telemetry.ts";
@@ -50,7 +50,11 @@ runAdapterContract("whatsapp", async () => {
     target: { chatId: to, replyTo: inbound },
     inboundMessageId: inbound,
     boldHi: "*hi*",
-    visible: async () => fake.sent(to).filter((m) => m.type === "text").map((m) => ({ text: m.text!, notified: true })),
+    visible: async () =>
+      fake
+        .sent(to)
+        .filter((m) => m.type === "text")
+        .map((m) => ({ text: m.text!, notified: true })),
     sentMedia: async () =>
       fake
         .sent(to)
@@ -110,7 +114,13 @@ describe("whatsapp adapter", () => {
     expect(call.path).toBe(`/v21.0/${fake.phoneNumberId}/messages`);
     expect(call.headers.authorization).toBe(`Bearer ${fake.token}`);
     expect(call.query.access_token).toBeUndefined();
-    expect(call.body).toEqual({ messaging_product: "whatsapp", recipient_type: "individual", to, type: "text", text: { preview_url: false, body: "*hello* there" } });
+    expect(call.body).toEqual({
+      messaging_product: "whatsapp",
+      recipient_type: "individual",
+      to,
+      type: "text",
+      text: { preview_url: false, body: "*hello* there" },
+    });
     expect(sent.id).toBe(fake.sent(to)[0]!.id);
   });
 
@@ -212,7 +222,10 @@ describe("whatsapp adapter", () => {
     const patient: number[] = [];
     const other = whatsAppAdapter(configFor(fake), { sleep: async (ms) => void patient.push(ms) });
     fake.rateLimitNext("messages", 10);
-    const error = await other.replyPort({ chatId: to }).sendText(text("never")).catch((e) => e);
+    const error = await other
+      .replyPort({ chatId: to })
+      .sendText(text("never"))
+      .catch((e) => e);
     expect(error).toBeInstanceOf(WhatsAppApiError);
     expect(error).toMatchObject({ status: 429, code: 130429 });
     expect(rounded(patient)).toEqual([1000, 2000, 4000]);
@@ -225,7 +238,12 @@ describe("whatsapp adapter", () => {
       fetch: () => Response.json({ error: { message: "(#4) Application request limit reached", code: 4 } }, { status: 429, headers: { "retry-after": "600" } }),
     });
     const slept: number[] = [];
-    const api = new WhatsAppApi({ accessToken: "EAAsecret-token-0001", phoneNumberId: "1", graphApiBase: `http://127.0.0.1:${slow.port}/v21.0`, sleep: async (ms) => void slept.push(ms) });
+    const api = new WhatsAppApi({
+      accessToken: "EAAsecret-token-0001",
+      phoneNumberId: "1",
+      graphApiBase: `http://127.0.0.1:${slow.port}/v21.0`,
+      sleep: async (ms) => void slept.push(ms),
+    });
     const error = await api.sendMessage("15550001111", "text", { body: "x" }).catch((e) => e);
     await slow.stop(true);
     expect(error).toMatchObject({ code: 4, retryAfterMs: 600_000 });
@@ -271,12 +289,27 @@ describe("whatsapp adapter", () => {
     setup();
     const wrong = whatsAppAdapter(configFor(fake), { log: new Logger({ write: (l) => void logged.push(l) }, "debug", new Redactor()) });
     const errors: unknown[] = [];
-    errors.push(await adapter.replyPort({ chatId: "not-a-number" }).sendText(text("x")).catch((e) => e));
+    errors.push(
+      await adapter
+        .replyPort({ chatId: "not-a-number" })
+        .sendText(text("x"))
+        .catch((e) => e),
+    );
     fake.rateLimitNext("messages", 5);
-    errors.push(await adapter.replyPort({ chatId: to }).sendText(text("x")).catch((e) => e));
+    errors.push(
+      await adapter
+        .replyPort({ chatId: to })
+        .sendText(text("x"))
+        .catch((e) => e),
+    );
     errors.push(await wrong.fetchMedia({ kind: "image", ref: "999" }).catch((e) => e));
     const offline = whatsAppAdapter(configFor(fake, "http://127.0.0.1:9/v21.0"), { sleep: async () => {} });
-    errors.push(await offline.replyPort({ chatId: to }).sendText(text("x")).catch((e) => e));
+    errors.push(
+      await offline
+        .replyPort({ chatId: to })
+        .sendText(text("x"))
+        .catch((e) => e),
+    );
     expect(errors.every((e) => e instanceof WhatsAppApiError)).toBe(true);
     for (const e of errors) expect((e as Error).message).not.toContain(fake.token);
     expect(logged.length).toBeGreaterThan(0);

@@ -1,11 +1,7 @@
 import { expect, test } from "bun:test";
-import {
-  type WhatsAppParseResult,
-  parseWhatsAppBody,
-  parseWhatsAppPayload,
-} from "../../../src/channels/whatsapp/inbound.ts";
+import { parseWhatsAppBody, parseWhatsAppPayload, type WhatsAppParseResult } from "../../../src/channels/whatsapp/inbound.ts";
 import { inboundProblems, mutateBytes, mutateJson, randomJson, rng } from "../../helpers/fuzz.ts";
-import { OFFICIAL_TEXT_EXAMPLE, message, messagesPayload, payload } from "./fixtures.ts";
+import { message, messagesPayload, OFFICIAL_TEXT_EXAMPLE, payload } from "./fixtures.ts";
 
 const SEED = 0x3a7a;
 const RUNS = 10_000;

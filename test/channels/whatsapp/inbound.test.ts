@@ -1,10 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import {
-  type WhatsAppParseResult,
-  parseWhatsAppBody,
-  parseWhatsAppPayload,
-} from "../../../src/channels/whatsapp/inbound.ts";
-import { OFFICIAL_TEXT_EXAMPLE, SENDER, message, messagesPayload, payload } from "./fixtures.ts";
+import { parseWhatsAppBody, parseWhatsAppPayload, type WhatsAppParseResult } from "../../../src/channels/whatsapp/inbound.ts";
+import { message, messagesPayload, OFFICIAL_TEXT_EXAMPLE, payload, SENDER } from "./fixtures.ts";
 
 const AT = 1_749_416_390_000;
 const parse = (json: unknown) => parseWhatsAppPayload(json, { receivedAt: AT });
@@ -49,9 +45,7 @@ describe("the official text example", () => {
   });
 
   test("the same payload parsed from JSON or from bytes agrees", () => {
-    expect(parse(JSON.parse(OFFICIAL_TEXT_EXAMPLE))).toEqual(
-      parseWhatsAppBody(new TextEncoder().encode(OFFICIAL_TEXT_EXAMPLE), { receivedAt: AT }),
-    );
+    expect(parse(JSON.parse(OFFICIAL_TEXT_EXAMPLE))).toEqual(parseWhatsAppBody(new TextEncoder().encode(OFFICIAL_TEXT_EXAMPLE), { receivedAt: AT }));
   });
 });
 
@@ -100,13 +94,11 @@ describe("message types", () => {
   test("button and interactive replies carry the chosen text", () => {
     expect(only(messagesPayload(message("wamid.9", "button", { button: { text: "Yes", payload: "YES" } }))).text).toBe("Yes");
     expect(
-      only(messagesPayload(message("wamid.10", "interactive", { interactive: { type: "button_reply", button_reply: { id: "b1", title: "Later" } } })))
-        .text,
+      only(messagesPayload(message("wamid.10", "interactive", { interactive: { type: "button_reply", button_reply: { id: "b1", title: "Later" } } }))).text,
     ).toBe("Later");
-    expect(
-      only(messagesPayload(message("wamid.11", "interactive", { interactive: { type: "list_reply", list_reply: { id: "r", title: "Row" } } })))
-        .text,
-    ).toBe("Row");
+    expect(only(messagesPayload(message("wamid.11", "interactive", { interactive: { type: "list_reply", list_reply: { id: "r", title: "Row" } } }))).text).toBe(
+      "Row",
+    );
   });
 
   test("unreadable types become empty messages, so the user hears it looks empty", () => {

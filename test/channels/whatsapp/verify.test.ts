@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import {
-  type WhatsAppChallengeInput,
-  type WhatsAppSignatureInput,
   constantTimeEqual,
   verifyWhatsAppChallenge,
   verifyWhatsAppSignature,
+  type WhatsAppChallengeInput,
+  type WhatsAppSignatureInput,
 } from "../../../src/channels/whatsapp/verify.ts";
 import { signWhatsApp } from "../../helpers/sign.ts";
 import { OFFICIAL_EXAMPLE_SECRET, OFFICIAL_EXAMPLE_SIGNATURE, OFFICIAL_TEXT_EXAMPLE } from "./fixtures.ts";
@@ -29,16 +29,12 @@ const signature = (over: Partial<WhatsAppSignatureInput>) => {
 describe("X-Hub-Signature-256", () => {
   test("GitHub's published vector verifies, and the test signer reproduces it", () => {
     expect(signWhatsApp(GITHUB_BODY, GITHUB_SECRET)).toEqual({ "x-hub-signature-256": GITHUB_SIGNATURE });
-    expect(signature({ rawBody: encode(GITHUB_BODY), signatureHeader: GITHUB_SIGNATURE, appSecret: GITHUB_SECRET })).toBe(
-      "ok",
-    );
+    expect(signature({ rawBody: encode(GITHUB_BODY), signatureHeader: GITHUB_SIGNATURE, appSecret: GITHUB_SECRET })).toBe("ok");
   });
 
   test("the self-generated vector over the official 499-byte example verifies", () => {
     expect(encode(OFFICIAL_TEXT_EXAMPLE).length).toBe(499);
-    expect(signWhatsApp(OFFICIAL_TEXT_EXAMPLE, OFFICIAL_EXAMPLE_SECRET)["x-hub-signature-256"]).toBe(
-      OFFICIAL_EXAMPLE_SIGNATURE,
-    );
+    expect(signWhatsApp(OFFICIAL_TEXT_EXAMPLE, OFFICIAL_EXAMPLE_SECRET)["x-hub-signature-256"]).toBe(OFFICIAL_EXAMPLE_SIGNATURE);
     expect(signature({})).toBe("ok");
   });
 

@@ -7,8 +7,8 @@
  */
 import {
   type APIAttachment,
-  type ApplicationFlags,
   type APIUser,
+  type ApplicationFlags,
   ChannelType,
   type GatewayGuildCreateDispatchData,
   type GatewayMessageCreateDispatchData,
@@ -117,9 +117,7 @@ export function messageCreate(id: string, content: string, o: MessageOptions = {
         },
       }
     : {};
-  const guild = o.guildId
-    ? { guild_id: o.guildId, member: { roles: [], joined_at: timestamp, deaf: false, mute: false, flags: 0 } }
-    : {};
+  const guild = o.guildId ? { guild_id: o.guildId, member: { roles: [], joined_at: timestamp, deaf: false, mute: false, flags: 0 } } : {};
   return { ...base, ...reply, ...guild } as GatewayMessageCreateDispatchData;
 }
 

@@ -130,7 +130,11 @@ export class FakeGateway {
   }
 
   /** Wait for a frame of `op` from the client (matching `match`), on any connection. */
-  waitForFrame(op: number, match: (f: GatewayFrame, conn: FakeConnection) => boolean = () => true, timeoutMs = 5000): Promise<GatewayFrame & { conn: FakeConnection }> {
+  waitForFrame(
+    op: number,
+    match: (f: GatewayFrame, conn: FakeConnection) => boolean = () => true,
+    timeoutMs = 5000,
+  ): Promise<GatewayFrame & { conn: FakeConnection }> {
     return waitFor(
       () => {
         for (const conn of this.connections) {

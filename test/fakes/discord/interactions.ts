@@ -62,13 +62,17 @@ export function componentsError(components: unknown): Answer | null {
   if (components.length > 5) return formError("components", "BASE_TYPE_BAD_LENGTH", "Must be between 0 and 5 in length.");
   const ids = new Set<string>();
   for (const row of components as Array<Record<string, unknown>>) {
-    if (row?.type !== ComponentType.ActionRow || !Array.isArray(row.components)) return formError("components", "UNION_TYPE_CHOICES", "Value of field \"type\" must be one of (1,).");
+    if (row?.type !== ComponentType.ActionRow || !Array.isArray(row.components))
+      return formError("components", "UNION_TYPE_CHOICES", 'Value of field "type" must be one of (1,).');
     if (row.components.length < 1 || row.components.length > 5) return formError("components", "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 5 in length.");
     for (const button of row.components as Array<Record<string, unknown>>) {
-      if (button?.type !== ComponentType.Button) return formError("components", "COMPONENT_TYPE_INVALID", "The specified component type is invalid in this context");
+      if (button?.type !== ComponentType.Button)
+        return formError("components", "COMPONENT_TYPE_INVALID", "The specified component type is invalid in this context");
       const style = button.style;
-      if (typeof style !== "number" || style < ButtonStyle.Primary || style > ButtonStyle.Premium) return formError("components", "BUTTON_STYLE_INVALID", "Invalid button style");
-      if (typeof button.label === "string" && button.label.length > 80) return formError("components", "BASE_TYPE_MAX_LENGTH", "Must be 80 or fewer in length.");
+      if (typeof style !== "number" || style < ButtonStyle.Primary || style > ButtonStyle.Premium)
+        return formError("components", "BUTTON_STYLE_INVALID", "Invalid button style");
+      if (typeof button.label === "string" && button.label.length > 80)
+        return formError("components", "BASE_TYPE_MAX_LENGTH", "Must be 80 or fewer in length.");
       if (style === ButtonStyle.Link) {
         if (typeof button.url !== "string") return formError("components", "BUTTON_COMPONENT_URL_REQUIRED", "A url is required");
         continue;
@@ -119,12 +123,17 @@ export class FakeInteractions {
    * A person taps a button on one of the bot's messages: the interaction is
    * recorded and its INTERACTION_CREATE `d` returned for the gateway to send.
    */
-  press(channelId: string, messageId: string, o: { user: APIUser; customId?: string; guildId?: string }): { interaction: FakeInteraction; d: APIMessageComponentInteraction } {
+  press(
+    channelId: string,
+    messageId: string,
+    o: { user: APIUser; customId?: string; guildId?: string },
+  ): { interaction: FakeInteraction; d: APIMessageComponentInteraction } {
     const message = this.messages.apiMessage(channelId, messageId);
     if (!message) throw new Error(`no bot message ${messageId} in channel ${channelId} to press a button on`);
     const buttons = buttonsOf(message.components);
     const customId = o.customId ?? buttons.find((b) => b.customId)?.customId;
-    if (customId === undefined || !buttons.some((b) => b.customId === customId)) throw new Error(`message ${messageId} has no button with custom_id ${customId}`);
+    if (customId === undefined || !buttons.some((b) => b.customId === customId))
+      throw new Error(`message ${messageId} has no button with custom_id ${customId}`);
     const guildId = o.guildId ?? (channelId === DISCORD_CHANNEL || channelId === DISCORD_THREAD ? DISCORD_GUILD : undefined);
     const interaction: FakeInteraction = {
       id: this.ids.next(),

@@ -12,7 +12,7 @@
  * are interactions.ts's, reached at `/interactions/{id}/{token}/callback`
  * without the bot token, as on Discord.
  */
-import { MessageFlags, type APIAttachment, type APIMessage } from "discord-api-types/v10";
+import { type APIAttachment, type APIMessage, MessageFlags } from "discord-api-types/v10";
 import { FaultQueue, jsonReply, parseRequest, type RecordedFile, type RecordedRequest } from "../recorder.ts";
 import { DISCORD_BOT, type Snowflakes } from "./builders.ts";
 import { componentsError, FakeInteractions } from "./interactions.ts";
@@ -69,7 +69,11 @@ function attachmentsError(attachments: unknown, parts: readonly string[]): { sta
   if (attachments === undefined) return undefined;
   const refuse = (where: string, code: string, message: string) => ({
     status: 400,
-    body: { message: "Invalid Form Body", code: 50035, errors: { attachments: where === "" ? { _errors: [{ code, message }] } : { [where]: { id: { _errors: [{ code, message }] } } } } },
+    body: {
+      message: "Invalid Form Body",
+      code: 50035,
+      errors: { attachments: where === "" ? { _errors: [{ code, message }] } : { [where]: { id: { _errors: [{ code, message }] } } } },
+    },
   });
   if (!Array.isArray(attachments)) return refuse("", "MODEL_TYPE_CONVERT", "Only iterables may be used in a ListType");
   for (const [index, attachment] of attachments.entries()) {
@@ -124,7 +128,21 @@ export class FakeRest {
 
   /** Record a user's message (what a MESSAGE_CREATE announced), so replies and reactions can target it. */
   addUserMessage(id: string, channelId: string, authorId: string, content: string, attachments: APIAttachment[] = []): void {
-    this.messages.push({ id, channelId, sender: "user", authorId, content, history: [], flags: 0, files: [], attachments, reactions: [], components: [], deleted: false, at: Date.now() });
+    this.messages.push({
+      id,
+      channelId,
+      sender: "user",
+      authorId,
+      content,
+      history: [],
+      flags: 0,
+      files: [],
+      attachments,
+      reactions: [],
+      components: [],
+      deleted: false,
+      at: Date.now(),
+    });
   }
 
   /** The next answer on `api` announces `remaining` calls left, refilling after `resetAfter` seconds. */
@@ -172,10 +190,14 @@ export class FakeRest {
     });
   }
 
-  private route(method: string, path: string): { api: string; channelId?: string; messageId?: string; emoji?: string; interactionId?: string; interactionToken?: string } {
+  private route(
+    method: string,
+    path: string,
+  ): { api: string; channelId?: string; messageId?: string; emoji?: string; interactionId?: string; interactionToken?: string } {
     let m: RegExpExecArray | null;
     if (method === "GET" && path === "/gateway/bot") return { api: "gateway.bot" };
-    if ((m = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(path)) && method === "POST") return { api: "interactions.callback", interactionId: m[1]!, interactionToken: m[2]! };
+    if ((m = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(path)) && method === "POST")
+      return { api: "interactions.callback", interactionId: m[1]!, interactionToken: m[2]! };
     if ((m = /^\/channels\/(\d+)\/messages$/.exec(path)) && method === "POST") return { api: "messages.create", channelId: m[1]! };
     if ((m = /^\/channels\/(\d+)\/typing$/.exec(path)) && method === "POST") return { api: "typing", channelId: m[1]! };
     if ((m = /^\/channels\/(\d+)\/messages\/(\d+)\/reactions\/([^/]+)\/@me$/.exec(path)) && method === "PUT") {
@@ -242,7 +264,21 @@ export class FakeRest {
 
   /** A new message from the bot. */
   private botMessage(channelId: string, content: string, flags: number): FakeMessage {
-    return { id: this.ids.next(), channelId, sender: "bot", authorId: DISCORD_BOT.id, content, history: [], flags, files: [], attachments: [], reactions: [], components: [], deleted: false, at: Date.now() };
+    return {
+      id: this.ids.next(),
+      channelId,
+      sender: "bot",
+      authorId: DISCORD_BOT.id,
+      content,
+      history: [],
+      flags,
+      files: [],
+      attachments: [],
+      reactions: [],
+      components: [],
+      deleted: false,
+      at: Date.now(),
+    };
   }
 
   private create(channelId: string, record: RecordedRequest): { status: number; body?: unknown } {
@@ -250,10 +286,17 @@ export class FakeRest {
     const content = typeof body.content === "string" ? body.content : "";
     if (content.length > FAKE_TEXT_LIMIT) return { status: 400, body: formError("content", `Must be ${FAKE_TEXT_LIMIT} or fewer in length.`) };
     const flags = typeof body.flags === "number" ? body.flags : 0;
-    if ((flags & ~SETTABLE_FLAGS) !== 0) return { status: 400, body: { message: "Invalid Form Body", code: 50035, errors: { flags: { _errors: [{ code: "MESSAGE_FLAGS_INVALID", message: "Invalid flags" }] } } } };
+    if ((flags & ~SETTABLE_FLAGS) !== 0)
+      return {
+        status: 400,
+        body: { message: "Invalid Form Body", code: 50035, errors: { flags: { _errors: [{ code: "MESSAGE_FLAGS_INVALID", message: "Invalid flags" }] } } },
+      };
     const files = record.files.filter((f) => /^files\[\d+\]$/.test(f.field));
     if (files.some((f) => f.size > FAKE_FILE_LIMIT)) return { status: 413, body: { message: "Request entity too large", code: 40005 } };
-    const attachmentsRefused = attachmentsError(body.attachments, files.map((f) => f.field));
+    const attachmentsRefused = attachmentsError(
+      body.attachments,
+      files.map((f) => f.field),
+    );
     if (attachmentsRefused) return attachmentsRefused;
     if (content === "" && files.length === 0) return { status: 400, body: { message: "Cannot send an empty message", code: 50006 } };
     const refused = componentsError(body.components);

@@ -9,7 +9,10 @@ export type Args = Record<string, unknown>;
 
 /** A Web API failure: answered as `{ok:false,error,...extra}` with HTTP 200. */
 export class SlackError extends Error {
-  constructor(readonly error: string, readonly extra: Record<string, unknown> = {}) {
+  constructor(
+    readonly error: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
     super(error);
   }
 }

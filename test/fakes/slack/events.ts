@@ -54,9 +54,20 @@ export const SLACK_DM = "D0DMALICE01";
 export const SLACK_CHANNEL = "C0GENERAL01";
 
 const FILETYPE: Record<string, [string, string]> = {
-  txt: ["text", "Plain Text"], md: ["markdown", "Markdown (raw)"], pdf: ["pdf", "PDF"], png: ["png", "PNG"],
-  jpg: ["jpg", "JPEG"], jpeg: ["jpg", "JPEG"], gif: ["gif", "GIF"], mp3: ["mp3", "MP3"], m4a: ["m4a", "MPEG 4 Audio"],
-  ogg: ["ogg", "Ogg Vorbis"], webm: ["webm", "WebM"], mp4: ["mp4", "MPEG 4 Video"], csv: ["csv", "CSV"], json: ["json", "JSON"],
+  txt: ["text", "Plain Text"],
+  md: ["markdown", "Markdown (raw)"],
+  pdf: ["pdf", "PDF"],
+  png: ["png", "PNG"],
+  jpg: ["jpg", "JPEG"],
+  jpeg: ["jpg", "JPEG"],
+  gif: ["gif", "GIF"],
+  mp3: ["mp3", "MP3"],
+  m4a: ["m4a", "MPEG 4 Audio"],
+  ogg: ["ogg", "Ogg Vorbis"],
+  webm: ["webm", "WebM"],
+  mp4: ["mp4", "MPEG 4 Video"],
+  csv: ["csv", "CSV"],
+  json: ["json", "JSON"],
 };
 
 /** Slack's filetype / pretty_type for a file name. */

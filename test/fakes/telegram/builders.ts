@@ -160,7 +160,11 @@ export class MessageBuilder {
     const file_name = v.file_name ?? "clip.mp4";
     msg.video = {
       ...this.file("video", v, "fake-mp4", { file_name, mime_type: "video/mp4" }),
-      width: v.width ?? 1280, height: v.height ?? 720, duration: v.duration ?? 10, file_name, mime_type: "video/mp4",
+      width: v.width ?? 1280,
+      height: v.height ?? 720,
+      duration: v.duration ?? 10,
+      file_name,
+      mime_type: "video/mp4",
     };
     return msg;
   }
@@ -169,8 +173,13 @@ export class MessageBuilder {
     const msg = this.base(o, s);
     msg.sticker = {
       ...this.file("sticker", s, "RIFF-fake-webp"),
-      type: "regular", width: 512, height: 512, is_animated: false, is_video: false,
-      emoji: s.emoji ?? "😀", set_name: s.set_name ?? "FermixTestStickers",
+      type: "regular",
+      width: 512,
+      height: 512,
+      is_animated: false,
+      is_video: false,
+      emoji: s.emoji ?? "😀",
+      set_name: s.set_name ?? "FermixTestStickers",
     };
     return msg;
   }
@@ -180,8 +189,15 @@ export class MessageBuilder {
     const options = (p.options ?? ["Yes", "No"]).map((text, i) => ({ persistent_id: String(i), text, voter_count: 0 }));
     msg.poll = {
       id: String(5000000000000000000n + BigInt(msg.message_id)),
-      question: p.question ?? "Lunch?", options, total_voter_count: 0, is_closed: false, is_anonymous: true,
-      type: "regular", allows_multiple_answers: false, allows_revoting: false, members_only: false,
+      question: p.question ?? "Lunch?",
+      options,
+      total_voter_count: 0,
+      is_closed: false,
+      is_anonymous: true,
+      type: "regular",
+      allows_multiple_answers: false,
+      allows_revoting: false,
+      members_only: false,
     };
     return msg;
   }

@@ -11,14 +11,26 @@ export const DOWNLOAD_LIMIT = 20 * 1024 * 1024;
 export type FileKind = "photo" | "document" | "voice" | "audio" | "video" | "video_note" | "sticker" | "animation";
 
 const DIR: Record<FileKind, string> = {
-  photo: "photos", document: "documents", voice: "voice", audio: "music",
-  video: "videos", video_note: "video_notes", sticker: "stickers", animation: "animations",
+  photo: "photos",
+  document: "documents",
+  voice: "voice",
+  audio: "music",
+  video: "videos",
+  video_note: "video_notes",
+  sticker: "stickers",
+  animation: "animations",
 };
 
 /** The prefixes real file_ids of each kind start with, so ids look like Telegram's. */
 const ID_PREFIX: Record<FileKind, string> = {
-  photo: "AgACAgIAAxkBAAI", document: "BQACAgIAAxkBAAI", voice: "AwACAgIAAxkBAAI", audio: "CQACAgIAAxkBAAI",
-  video: "BAACAgIAAxkBAAI", video_note: "DQACAgIAAxkBAAI", sticker: "CAACAgIAAxkBAAI", animation: "CgACAgIAAxkBAAI",
+  photo: "AgACAgIAAxkBAAI",
+  document: "BQACAgIAAxkBAAI",
+  voice: "AwACAgIAAxkBAAI",
+  audio: "CQACAgIAAxkBAAI",
+  video: "BAACAgIAAxkBAAI",
+  video_note: "DQACAgIAAxkBAAI",
+  sticker: "CAACAgIAAxkBAAI",
+  animation: "CgACAgIAAxkBAAI",
 };
 
 export interface StoredFile {
@@ -90,10 +102,26 @@ function defaultExt(kind: FileKind): string {
 }
 
 const MIME_BY_EXT: Record<string, string> = {
-  jpg: "image/jpeg", jpeg: "image/jpeg", png: "image/png", gif: "image/gif", webp: "image/webp",
-  pdf: "application/pdf", txt: "text/plain", md: "text/markdown", json: "application/json", zip: "application/zip",
-  ogg: "audio/ogg", oga: "audio/ogg", opus: "audio/ogg", mp3: "audio/mpeg", m4a: "audio/mp4", wav: "audio/x-wav",
-  mp4: "video/mp4", mov: "video/quicktime", csv: "text/csv", html: "text/html",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  png: "image/png",
+  gif: "image/gif",
+  webp: "image/webp",
+  pdf: "application/pdf",
+  txt: "text/plain",
+  md: "text/markdown",
+  json: "application/json",
+  zip: "application/zip",
+  ogg: "audio/ogg",
+  oga: "audio/ogg",
+  opus: "audio/ogg",
+  mp3: "audio/mpeg",
+  m4a: "audio/mp4",
+  wav: "audio/x-wav",
+  mp4: "video/mp4",
+  mov: "video/quicktime",
+  csv: "text/csv",
+  html: "text/html",
 };
 
 /** Telegram derives mime_type from the file name, not the (octet-stream) part header grammY sends. */

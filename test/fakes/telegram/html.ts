@@ -10,8 +10,23 @@ import type { MessageEntity } from "grammy/types";
 export type HtmlResult = { ok: true; text: string; entities: MessageEntity[] } | { ok: false; error: string };
 
 const TAGS = new Set([
-  "a", "b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "span", "tg-spoiler",
-  "code", "pre", "blockquote", "tg-emoji", "tg-time",
+  "a",
+  "b",
+  "strong",
+  "i",
+  "em",
+  "u",
+  "ins",
+  "s",
+  "strike",
+  "del",
+  "span",
+  "tg-spoiler",
+  "code",
+  "pre",
+  "blockquote",
+  "tg-emoji",
+  "tg-time",
 ]);
 
 const NAMED: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"' };
@@ -43,19 +58,32 @@ function decodeEntity(s: string, i: number): { text: string; used: number } | nu
 function entityFor(open: Open, length: number): MessageEntity | null {
   const offset = open.start;
   switch (open.tag) {
-    case "b": case "strong": return { type: "bold", offset, length };
-    case "i": case "em": return { type: "italic", offset, length };
-    case "u": case "ins": return { type: "underline", offset, length };
-    case "s": case "strike": case "del": return { type: "strikethrough", offset, length };
-    case "span": case "tg-spoiler": return { type: "spoiler", offset, length };
-    case "code": return { type: "code", offset, length };
+    case "b":
+    case "strong":
+      return { type: "bold", offset, length };
+    case "i":
+    case "em":
+      return { type: "italic", offset, length };
+    case "u":
+    case "ins":
+      return { type: "underline", offset, length };
+    case "s":
+    case "strike":
+    case "del":
+      return { type: "strikethrough", offset, length };
+    case "span":
+    case "tg-spoiler":
+      return { type: "spoiler", offset, length };
+    case "code":
+      return { type: "code", offset, length };
     case "pre": {
       const language = open.attrs.get("language");
       return language ? { type: "pre", offset, length, language } : { type: "pre", offset, length };
     }
     case "blockquote":
       return { type: open.attrs.has("expandable") ? "expandable_blockquote" : "blockquote", offset, length };
-    case "tg-emoji": return { type: "custom_emoji", offset, length, custom_emoji_id: open.attrs.get("emoji-id") ?? "" };
+    case "tg-emoji":
+      return { type: "custom_emoji", offset, length, custom_emoji_id: open.attrs.get("emoji-id") ?? "" };
     case "tg-time": {
       const format = (open.attrs.get("format") ?? "") as "r";
       return { type: "date_time", offset, length, unix_time: Number(open.attrs.get("unix") ?? 0), date_time_format: format };
@@ -133,7 +161,10 @@ export function parseTelegramHtml(html: string): HtmlResult {
           while (i < html.length && !isSpace(html[i]) && html[i] !== ">") i++;
           raw = html.slice(valueStart, i);
         }
-        attrs.set(name, raw.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|lt|gt|amp|quot);/g, (m) => decodeEntity(m, 0)?.text ?? m));
+        attrs.set(
+          name,
+          raw.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|lt|gt|amp|quot);/g, (m) => decodeEntity(m, 0)?.text ?? m),
+        );
       }
       i++; // past '>'
       if (tag === "span" && attrs.get("class") !== "tg-spoiler") {
@@ -152,7 +183,10 @@ export function parseTelegramHtml(html: string): HtmlResult {
     const close = html.indexOf(">", i);
     if (stack.length === 0) return fail(`Unexpected end tag at byte offset ${bytesAt(begin)}`);
     if (close < 0) return fail(`Unclosed end tag at byte offset ${bytesAt(begin)}`);
-    const name = html.slice(i + 1, close).trim().toLowerCase();
+    const name = html
+      .slice(i + 1, close)
+      .trim()
+      .toLowerCase();
     const open = stack.at(-1)!;
     if (name !== "" && name !== open.tag) {
       return fail(`Unmatched end tag at byte offset ${bytesAt(begin)}, expected "</${open.tag}>", found "</${name}>"`);

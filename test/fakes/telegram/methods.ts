@@ -23,13 +23,24 @@ export class TgError extends Error {
 
 /** The 73 emoji a non-premium bot may react with (Bot API ReactionTypeEmoji). */
 export const ALLOWED_REACTIONS = new Set(
-  ("👍 👎 ❤ 🔥 🥰 👏 😁 🤔 🤯 😱 🤬 😢 🎉 🤩 🤮 💩 🙏 👌 🕊 🤡 🥱 🥴 😍 🐳 ❤‍🔥 🌚 🌭 💯 🤣 ⚡ 🍌 🏆 💔 🤨 😐 🍓 🍾 💋 🖕 😈 😴 😭 🤓 👻 " +
-    "👨‍💻 👀 🎃 🙈 😇 😨 🤝 ✍ 🤗 🫡 🎅 🎄 ☃ 💅 🤪 🗿 🆒 💘 🙉 🦄 😘 💊 🙊 😎 👾 🤷‍♂ 🤷 🤷‍♀ 😡").split(" "),
+  (
+    "👍 👎 ❤ 🔥 🥰 👏 😁 🤔 🤯 😱 🤬 😢 🎉 🤩 🤮 💩 🙏 👌 🕊 🤡 🥱 🥴 😍 🐳 ❤‍🔥 🌚 🌭 💯 🤣 ⚡ 🍌 🏆 💔 🤨 😐 🍓 🍾 💋 🖕 😈 😴 😭 🤓 👻 " +
+    "👨‍💻 👀 🎃 🙈 😇 😨 🤝 ✍ 🤗 🫡 🎅 🎄 ☃ 💅 🤪 🗿 🆒 💘 🙉 🦄 😘 💊 🙊 😎 👾 🤷‍♂ 🤷 🤷‍♀ 😡"
+  ).split(" "),
 );
 
 const CHAT_ACTIONS = new Set([
-  "typing", "upload_photo", "record_video", "upload_video", "record_voice", "upload_voice",
-  "upload_document", "choose_sticker", "find_location", "record_video_note", "upload_video_note",
+  "typing",
+  "upload_photo",
+  "record_video",
+  "upload_video",
+  "record_voice",
+  "upload_voice",
+  "upload_document",
+  "choose_sticker",
+  "find_location",
+  "record_video_note",
+  "upload_video_note",
 ]);
 
 export const TEXT_LIMIT = 4096;
@@ -162,9 +173,11 @@ function inlineKeyboard(p: Params): InlineKeyboardMarkup | undefined {
   const markup = p.obj<{ inline_keyboard?: unknown }>("reply_markup");
   if (markup === undefined) return undefined;
   const rows = markup?.inline_keyboard;
-  if (!Array.isArray(rows) || !rows.every(Array.isArray)) throw new TgError(400, "Bad Request: can't parse inline keyboard button: InlineKeyboardButton must be an Object");
+  if (!Array.isArray(rows) || !rows.every(Array.isArray))
+    throw new TgError(400, "Bad Request: can't parse inline keyboard button: InlineKeyboardButton must be an Object");
   for (const button of rows.flat() as Array<{ text?: unknown; callback_data?: unknown }>) {
-    if (typeof button?.text !== "string" || button.text === "") throw new TgError(400, "Bad Request: can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard");
+    if (typeof button?.text !== "string" || button.text === "")
+      throw new TgError(400, "Bad Request: can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard");
     if (typeof button.callback_data === "string" && new TextEncoder().encode(button.callback_data).byteLength > 64) {
       throw new TgError(400, "Bad Request: BUTTON_DATA_INVALID");
     }
@@ -177,7 +190,10 @@ export function editMessageReplyMarkup(s: TelegramState, p: Params): Message {
   if (entry.sender !== "bot") throw new TgError(400, "Bad Request: message can't be edited");
   const markup = inlineKeyboard(p) ?? { inline_keyboard: [] };
   if (JSON.stringify(markup) === JSON.stringify(entry.reply_markup ?? { inline_keyboard: [] })) {
-    throw new TgError(400, "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message");
+    throw new TgError(
+      400,
+      "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message",
+    );
   }
   entry.reply_markup = markup;
   const message: Message = { ...entry.message, edit_date: Math.floor(Date.now() / 1000) };
@@ -207,7 +223,10 @@ export function editMessageText(s: TelegramState, p: Params): Message {
   if (text.trim() === "") throw new TgError(400, "Bad Request: message text is empty");
   if (telegramLength(text, s.lengthUnit) > TEXT_LIMIT) throw new TgError(400, "Bad Request: MESSAGE_TOO_LONG");
   if (text === entry.text && JSON.stringify(entities ?? []) === JSON.stringify(entry.entities ?? []) && p.raw.reply_markup === undefined) {
-    throw new TgError(400, "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message");
+    throw new TgError(
+      400,
+      "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message",
+    );
   }
   entry.history.push(entry.text);
   entry.text = text;
@@ -248,8 +267,14 @@ export function sendChatAction(s: TelegramState, p: Params): true {
 
 /** Bot API method → the field carrying the file (also the Message field it comes back in). */
 export const MEDIA_METHODS: Record<string, FileKind> = {
-  sendPhoto: "photo", sendDocument: "document", sendVoice: "voice", sendAudio: "audio",
-  sendVideo: "video", sendVideoNote: "video_note", sendSticker: "sticker", sendAnimation: "animation",
+  sendPhoto: "photo",
+  sendDocument: "document",
+  sendVoice: "voice",
+  sendAudio: "audio",
+  sendVideo: "video",
+  sendVideoNote: "video_note",
+  sendSticker: "sticker",
+  sendAnimation: "animation",
 };
 
 type Input = { source: "upload"; part: RecordedFile } | { source: "url"; url: string } | { source: "file_id"; file_id: string };
@@ -283,7 +308,8 @@ export function sendMedia(s: TelegramState, p: Params, method: string, parts: Re
   const caption = render(s, p, "caption");
   if (telegramLength(caption.text, s.lengthUnit) > CAPTION_LIMIT) throw new TgError(400, "Bad Request: message caption is too long");
   const { message, entry } = envelope(s, p, chatId);
-  const filename = input.source === "upload" ? input.part.filename : input.source === "url" ? input.url.split("/").pop() : s.files.get(input.file_id)?.file_name;
+  const filename =
+    input.source === "upload" ? input.part.filename : input.source === "url" ? input.url.split("/").pop() : s.files.get(input.file_id)?.file_name;
   const mime_type = mimeFromName(filename ?? "", field === "voice" ? "audio/ogg" : "application/octet-stream");
   // The sent file becomes downloadable by the bot, as on Telegram.
   const bytes = input.source === "upload" ? input.part.bytes : input.source === "file_id" ? s.files.get(input.file_id)!.bytes : new Uint8Array();

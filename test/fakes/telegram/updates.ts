@@ -38,7 +38,10 @@ export class UpdateQueue {
   /** The offset of the most recent getUpdates call, for "resumed from" assertions. */
   lastOffset: number | undefined;
 
-  constructor(firstUpdateId: number, private readonly maxPollMs: number | undefined) {
+  constructor(
+    firstUpdateId: number,
+    private readonly maxPollMs: number | undefined,
+  ) {
     this.nextId = firstUpdateId;
   }
 

@@ -8,10 +8,7 @@
 import { LoopbackServer, parseRequest, type RecordedFile, type RecordedRequest, waitFor } from "../recorder.ts";
 import { type Container, sniff, wordsOf } from "./speech.ts";
 
-export type SttReply =
-  | { kind: "heard"; text: string }
-  | { kind: "status"; status: number; message: string; retryAfter?: string }
-  | { kind: "hang" };
+export type SttReply = { kind: "heard"; text: string } | { kind: "status"; status: number; message: string; retryAfter?: string } | { kind: "hang" };
 
 /** Scripted answers for `fake.reply(…)`. */
 export const stt = {

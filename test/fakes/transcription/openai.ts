@@ -8,7 +8,7 @@
  * file might be corrupted or unsupported"); raw AAC (ADTS) has no extension
  * it takes; files over 25 MB are refused with 413.
  */
-import { type SttCall, SttFake, filePart } from "./base.ts";
+import { filePart, type SttCall, SttFake } from "./base.ts";
 import { boxesTile, type Container, sniff } from "./speech.ts";
 
 /** OpenAI's AudioModel values (openai 7.59.0 `resources/audio/audio.d.ts`). */
@@ -50,10 +50,19 @@ export class OpenAiSttFake extends SttFake {
     }
     if (this.key !== null) {
       const auth = request.headers.authorization;
-      if (!auth) return this.fail(call, 401, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).");
+      if (!auth)
+        return this.fail(
+          call,
+          401,
+          "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+        );
       if (auth !== `Bearer ${this.key}`) {
         const given = auth.replace(/^Bearer\s+/i, "");
-        return this.fail(call, 401, `Incorrect API key provided: ${given.slice(0, 3)}***${given.slice(-2)}. You can find your API key at https://platform.openai.com/account/api-keys.`);
+        return this.fail(
+          call,
+          401,
+          `Incorrect API key provided: ${given.slice(0, 3)}***${given.slice(-2)}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+        );
       }
     }
     if (request.encoding !== "multipart") return this.fail(call, 400, "Invalid Content-Type header, expected multipart/form-data");

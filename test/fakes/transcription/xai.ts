@@ -6,7 +6,7 @@
  * MP3, WAV, M4A (MP4), FLAC and AAC are accepted as they are. Answers
  * `{text, language, duration, words}`; an error body carries `error`.
  */
-import { type SttCall, SttFake, filePart } from "./base.ts";
+import { filePart, type SttCall, SttFake } from "./base.ts";
 import { sniff } from "./speech.ts";
 
 const KNOWN_FIELDS = new Set(["file", "language", "format", "diarize", "keyterm"]);

@@ -27,7 +27,12 @@ export class GraphError extends Error {
 
 /** Build a Graph-style error; `details` goes in error_data as Cloud API errors carry it. */
 export function graphError(status: number, code: number, message: string, opts: { type?: string; details?: string; subcode?: number } = {}): GraphError {
-  const error: GraphErrorBody["error"] = { message, type: opts.type ?? "OAuthException", code, fbtrace_id: `A${crypto.randomUUID().replace(/-/g, "").slice(0, 22)}` };
+  const error: GraphErrorBody["error"] = {
+    message,
+    type: opts.type ?? "OAuthException",
+    code,
+    fbtrace_id: `A${crypto.randomUUID().replace(/-/g, "").slice(0, 22)}`,
+  };
   if (opts.details) error.error_data = { messaging_product: "whatsapp", details: opts.details };
   if (opts.subcode !== undefined) error.error_subcode = opts.subcode;
   return new GraphError(status, { error });
@@ -99,7 +104,11 @@ const UPLOAD_RULES: Array<{ types: string[]; cap: number }> = [
   { types: ["video/mp4", "video/3gpp"], cap: 16 * 1024 * 1024 },
   {
     types: [
-      "text/plain", "application/pdf", "application/msword", "application/vnd.ms-excel", "application/vnd.ms-powerpoint",
+      "text/plain",
+      "application/pdf",
+      "application/msword",
+      "application/vnd.ms-excel",
+      "application/vnd.ms-powerpoint",
       "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
       "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
       "application/vnd.openxmlformats-officedocument.presentationml.presentation",
@@ -113,5 +122,6 @@ export function validateUpload(mime: string, size: number): void {
   const base = mime.split(";")[0]!.trim().toLowerCase();
   const rule = UPLOAD_RULES.find((r) => r.types.includes(base));
   if (!rule) throw graphError(400, 131053, "(#131053) Media upload error", { details: `Unsupported file type ${mime}.` });
-  if (size > rule.cap) throw graphError(400, 131053, "(#131053) Media upload error", { details: `File size ${size} exceeds the ${rule.cap}-byte limit for ${base}.` });
+  if (size > rule.cap)
+    throw graphError(400, 131053, "(#131053) Media upload error", { details: `File size ${size} exceeds the ${rule.cap}-byte limit for ${base}.` });
 }

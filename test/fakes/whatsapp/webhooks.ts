@@ -41,7 +41,11 @@ export function wamid(phone: string): string {
   const hex = (++inboundCounter).toString(16).toUpperCase().padStart(20, "0").slice(-20);
   const digits = phone.replace(/\D/g, "");
   const raw = Buffer.concat([
-    Buffer.from([0x18, digits.length]), Buffer.from(digits), Buffer.from([0x15, 0x02, 0x00, 0x12, 0x18, 0x14]), Buffer.from(hex), Buffer.from([0x00]),
+    Buffer.from([0x18, digits.length]),
+    Buffer.from(digits),
+    Buffer.from([0x15, 0x02, 0x00, 0x12, 0x18, 0x14]),
+    Buffer.from(hex),
+    Buffer.from([0x00]),
   ]);
   return `wamid.${raw.toString("base64")}`;
 }

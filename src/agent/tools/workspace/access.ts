@@ -5,10 +5,11 @@
  * owner and the turn waits for the answer — granted, denied or timed out —
  * which is what the model reads back.
  */
-import { Type } from "@sinclair/typebox";
+
 import { homedir } from "node:os";
-import { accessTo, grantablePath } from "../../sandbox/paths.ts";
+import { Type } from "@sinclair/typebox";
 import type { GrantMode } from "../../../store/sandbox.ts";
+import { accessTo, grantablePath } from "../../sandbox/paths.ts";
 import { StringEnum } from "../arguments.ts";
 import { defineTool, type Tool, ToolError } from "../types.ts";
 import type { AccessBroker, WorkspaceDeps } from "./deps.ts";

@@ -4,8 +4,9 @@
  * reach, with a timeout. The model gets the exit status and what the
  * command printed, cut in the middle past the output limit, with a note.
  */
-import { Type } from "@sinclair/typebox";
+
 import { existsSync, statSync } from "node:fs";
+import { Type } from "@sinclair/typebox";
 import { resolveToolPath } from "../../sandbox/paths.ts";
 import type { Captured, RunResult } from "../../sandbox/runner.ts";
 import { defineTool, type Tool, ToolError } from "../types.ts";
@@ -36,7 +37,9 @@ export function describeRun(result: RunResult, timeoutSeconds: number): string {
   const parts = [status, ...section("stdout", result.stdout), ...section("stderr", result.stderr)];
   const cut = [result.stdout, result.stderr].filter((s) => s.cut > 0);
   if (cut.length > 0) {
-    parts.push(`[output truncated: ${cut.map((s) => `${s.cut} of ${s.bytes} bytes`).join(" and ")} cut from the middle; redirect to a file in the workspace and read it in pages to see all]`);
+    parts.push(
+      `[output truncated: ${cut.map((s) => `${s.cut} of ${s.bytes} bytes`).join(" and ")} cut from the middle; redirect to a file in the workspace and read it in pages to see all]`,
+    );
   }
   if (result.stdout.bytes === 0 && result.stderr.bytes === 0) parts.push("(no output)");
   return parts.join("\n");

@@ -7,10 +7,10 @@ import type { Logger } from "../../../kernel/log.ts";
 import type { Telemetry } from "../../../kernel/telemetry.ts";
 import type { GrantMode } from "../../../store/sandbox.ts";
 import type { Reach } from "../../sandbox/paths.ts";
+import { within } from "../../sandbox/paths.ts";
 import type { SandboxPolicy } from "../../sandbox/policy.ts";
 import type { SandboxRunner } from "../../sandbox/runner.ts";
 import type { ToolContext } from "../types.ts";
-import { within } from "../../sandbox/paths.ts";
 
 export type AccessDecision = "granted" | "denied" | "timed_out";
 

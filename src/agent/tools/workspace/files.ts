@@ -8,7 +8,7 @@
  */
 import { Type } from "@sinclair/typebox";
 import { exclusive, fileSizeBelow, type Kind, linkTarget, listBelow, readFd, replaceFd } from "../../sandbox/fsat.ts";
-import { openInReach, type Opened } from "../../sandbox/open.ts";
+import { type Opened, openInReach } from "../../sandbox/open.ts";
 import { defineTool, type Tool, ToolError } from "../types.ts";
 import { shownPath, type WorkspaceDeps } from "./deps.ts";
 
@@ -46,7 +46,10 @@ export function readFileTool(reach: () => Reach): Tool {
       const bytes = await closingAfter(opened, async () => {
         if (opened.kind === "folder") throw new ToolError(`${args.path} is a directory; use list_dir`);
         const read = opened.size > READ_MAX_BYTES ? undefined : await readFd(opened.fd, READ_MAX_BYTES, opened.size);
-        if (!read || read.more) throw new ToolError(`${args.path} is ${Math.max(opened.size, READ_MAX_BYTES + 1)} bytes, too large to read; use search_files or run_command (head, grep) on it`);
+        if (!read || read.more)
+          throw new ToolError(
+            `${args.path} is ${Math.max(opened.size, READ_MAX_BYTES + 1)} bytes, too large to read; use search_files or run_command (head, grep) on it`,
+          );
         return read.bytes;
       });
       if (looksBinary(bytes)) return `${shownPath(opened.path, r.workspace)} is a binary file (${bytes.byteLength} bytes); not shown`;
@@ -101,8 +104,7 @@ export function writeFileTool(reach: () => Reach): Tool {
 export function editFileTool(reach: () => Reach): Tool {
   return defineTool({
     name: "edit_file",
-    description:
-      "Replace exact text in a file: old_string must match the file exactly (whitespace included) and only once, unless replace_all is true.",
+    description: "Replace exact text in a file: old_string must match the file exactly (whitespace included) and only once, unless replace_all is true.",
     parameters: Type.Object(
       {
         path: Type.String({ description: "the file, relative to the workspace" }),

@@ -6,6 +6,8 @@
  * its outcome is logged (the logger redacts known secrets; file contents and
  * results are logged by size only) and counted in telemetry.
  */
+
+import { describeError } from "../../../kernel/errors.ts";
 import { PathRefused } from "../../sandbox/paths.ts";
 import { type Tool, ToolError } from "../types.ts";
 import { requestAccessTool } from "./access.ts";
@@ -13,7 +15,6 @@ import { runCommandTool } from "./command.ts";
 import type { WorkspaceDeps, WorkspaceScope } from "./deps.ts";
 import { editFileTool, listDirTool, readFileTool, writeFileTool } from "./files.ts";
 import { searchFilesTool } from "./search.ts";
-import { describeError } from "../../../kernel/errors.ts";
 
 export type { AccessBroker, AccessDecision, AccessRequest, WorkspaceDeps, WorkspaceScope } from "./deps.ts";
 
@@ -59,7 +60,10 @@ function logged(tool: Tool, deps: WorkspaceDeps): Tool {
         log("tool call", { ...fields, outcome, duration_ms: Math.round(performance.now() - started), error: describeError(error) });
         throw error;
       } finally {
-        deps.telemetry.emit("tool.call", { measurements: { duration_ms: performance.now() - started }, metadata: { channel: ctx.channel, tool: name, outcome } });
+        deps.telemetry.emit("tool.call", {
+          measurements: { duration_ms: performance.now() - started },
+          metadata: { channel: ctx.channel, tool: name, outcome },
+        });
       }
     },
   };

@@ -7,8 +7,9 @@
  * anything but a regular file read. Skips `.git`, binary files and files
  * over a megabyte; contents and listings move through the thread pool.
  */
-import { Type } from "@sinclair/typebox";
+
 import { join, relative } from "node:path";
+import { Type } from "@sinclair/typebox";
 import { closeFd, listBelow, openBelow, readFd } from "../../sandbox/fsat.ts";
 import { openInReach } from "../../sandbox/open.ts";
 import { defineTool, type Tool, ToolError } from "../types.ts";
@@ -143,7 +144,8 @@ async function grep(dirfd: number, name: string, pattern: RegExp): Promise<Array
     .toString("utf8")
     .split("\n")
     .forEach((text, i) => {
-      if (out.length < MAX_RESULTS && pattern.test(text)) out.push({ line: i + 1, text: text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}…` : text });
+      if (out.length < MAX_RESULTS && pattern.test(text))
+        out.push({ line: i + 1, text: text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}…` : text });
     });
   return out;
 }
