@@ -7,7 +7,7 @@
  * Chromium (the page tests' browser) takes the pictures into docs/.
  */
 import { join, resolve } from "node:path";
-import { reply, startFakeModel } from "../test/fakes/model-server.ts";
+import { startFakeModel } from "../test/fakes/model-server.ts";
 import { startSlackFake } from "../test/fakes/slack.ts";
 import { ALICE, startTelegramFake } from "../test/fakes/telegram.ts";
 import { startDaemon } from "../test/helpers/binary.ts";

@@ -1,34 +1,10 @@
-/**
- * The shapes the gateway's pieces share without importing each other: who a
- * turn is for (as the features that offer tools see it), the live agent, a
- * turn's streaming sink, and how a channel is reached. What each piece needs
- * of the daemon is its own small interface beside it (`IntakeServices` in
- * ingest.ts, `TurnServices` in turn/engine.ts, `CommandServices` in
- * commands/index.ts, `JobRunnerDeps` in jobs/run.ts).
- */
-import type { Database } from "bun:sqlite";
+
 import type { MainAgent } from "../agent/agent.ts";
-import type { Compactor } from "../agent/compaction.ts";
-import type { SkillLibrary } from "../agent/skills/library.ts";
-import type { Persona } from "../agent/soul/persona.ts";
-import type { Tool } from "../agent/tools/types.ts";
-import type { TranscriptionEngine } from "../agent/transcription/index.ts";
-import type { UltraMode } from "../agent/ultra/engine.ts";
-import type { Config } from "../config/schema.ts";
 import type { Fault } from "../kernel/fault-line.ts";
-import type { Logger } from "../kernel/log.ts";
-import type { Telemetry } from "../kernel/telemetry.ts";
-import type { FetchedMedia, GatewayChannel, InboundMedia, InboundMessage, ReplyPort, ReplyTarget } from "../message/index.ts";
+import type { FetchedMedia, GatewayChannel, InboundMedia, ReplyPort, ReplyTarget } from "../message/index.ts";
 import type { ProviderEvent } from "../message/stream.ts";
-import type { ConversationStore } from "../store/conversations.ts";
-import type { IdempotencyStore } from "../store/idempotency.ts";
-import type { Inbox } from "../store/inbox.ts";
-import type { Job } from "../store/jobs.ts";
-import type { BackgroundWork } from "./background.ts";
-import type { Delivery, TextFile } from "./delivery.ts";
-import type { ConversationQueue } from "./queue.ts";
+import type { TextFile } from "./delivery.ts";
 import type { Audience } from "./roles.ts";
-import type { SandboxControl } from "./sandbox-control.ts";
 
 /** Who a turn is for, as features that offer tools see it. */
 export interface ToolScope {

@@ -5,7 +5,7 @@
  */
 export { type Clock, systemClock } from "../kernel/clock.ts";
 export { type AttachmentSender, type DeliverOptions, deliverReply, sendRendered, tempFileSender } from "./deliver.ts";
-export { type Dialect } from "./dialects/base.ts";
+export type { Dialect } from "./dialects/base.ts";
 export { editWithFallback, sendWithFallback } from "./fallback.ts";
 export { type ParsedReply, parseMarkdown } from "./markdown.ts";
 export { measureFor, type TextProfile, utf16Length } from "./measure.ts";

@@ -64,7 +64,7 @@ export function scanImports(source: string): Array<{ spec: string; typeOnly: boo
   const out: Array<{ spec: string; typeOnly: boolean }> = [];
   for (const match of text.matchAll(IMPORT)) {
     const spec = match[3] ?? match[4];
-    if (!spec || !spec.startsWith(".")) continue;
+    if (!spec?.startsWith(".")) continue;
     const clause = match[0];
     const typeOnly = match[2] !== undefined || /^\s*[;{}]?\s*(?:import|export)\s*\{\s*(?:type\s+\w+\s*(?:as\s+\w+\s*)?,?\s*)+\}/.test(clause);
     out.push({ spec, typeOnly });

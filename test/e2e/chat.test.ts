@@ -11,7 +11,7 @@ import { type FakeModel, reply } from "../fakes/model-server.ts";
 import { ensureBinary } from "../helpers/binary.ts";
 import { CHANNELS_OFF, providerToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
-import { type TestHome } from "../helpers/home.ts";
+import type { TestHome } from "../helpers/home.ts";
 import { until, within } from "../helpers/wait.ts";
 
 const start = e2eResources();

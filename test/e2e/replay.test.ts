@@ -13,7 +13,7 @@ import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { type RecordedRequest, reply } from "../fakes/model-server.ts";
 import { SLACK_ALICE, SLACK_DM } from "../fakes/slack.ts";
-import { type RunningDaemon } from "../helpers/binary.ts";
+import type { RunningDaemon } from "../helpers/binary.ts";
 import { CHANNELS_OFF, providerToml, slackToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
 import { until } from "../helpers/gateway.ts";

@@ -210,7 +210,7 @@ test("the wizard's channel steps: Telegram pairing that hears nothing says so an
   await w.waitFor("App secret (signs the webhooks)");
   w.type("wizard-app-secret");
   w.keys("Enter");
-  await w.waitFor(/For WhatsApp it is your number[\s\S]*◆  Owner id \(empty/);
+  await w.waitFor(/For WhatsApp it is your number[\s\S]*◆ {2}Owner id \(empty/);
   w.type("15550001111");
   w.keys("Enter");
   await w.waitFor("WhatsApp webhook");
@@ -221,7 +221,7 @@ test("the wizard's channel steps: Telegram pairing that hears nothing says so an
   await w.waitFor("Signing secret");
   w.type("wizard-signing-secret");
   w.keys("Enter");
-  await w.waitFor(/For Slack it is your member id[\s\S]*◆  Owner id \(empty/);
+  await w.waitFor(/For Slack it is your member id[\s\S]*◆ {2}Owner id \(empty/);
   w.type("U0OWNER01");
   w.keys("Enter");
   await w.waitFor("Slack Events API");

@@ -157,14 +157,14 @@ describe("/soul with the compiled binary", () => {
     await say("hi");
     expect(model.requests.at(-1)!.body.instructions).toContain("Always sign off");
 
-    expect(await say("/soul apply " + tokenIn(await say("/soul reset")))).toContain("revision 3");
+    expect(await say(`/soul apply ${tokenIn(await say("/soul reset"))}`)).toContain("revision 3");
     expect(readFileSync(soulPath(home), "utf8")).toBe(DEFAULT_SOUL);
     expect(await say("/soul reset")).toContain("already the shipped default");
 
     const revert = await say("/soul revert 2");
     expect(revert).toContain("a revert to revision 2");
     expect(revert).toContain('+Always sign off with "— F".');
-    expect(await say("/soul apply " + tokenIn(revert))).toContain("revision 4");
+    expect(await say(`/soul apply ${tokenIn(revert)}`)).toContain("revision 4");
     expect(readFileSync(soulPath(home), "utf8")).toBe(HAND);
     await say("hi again");
     expect(model.requests.at(-1)!.body.instructions).toStartWith(HAND.trim());

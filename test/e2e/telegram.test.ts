@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import { reply } from "../fakes/model-server.ts";
 import { ALICE, BOB } from "../fakes/telegram.ts";
-import { type RunningDaemon } from "../helpers/binary.ts";
+import type { RunningDaemon } from "../helpers/binary.ts";
 import { ACP_OFF, providerToml, telegramToml } from "../helpers/config.ts";
 import { e2eResources, until } from "../helpers/e2e.ts";
 

@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import { dmEvent, envelope, USER } from "../channels/slack/fixtures.ts";
 import { reply } from "../fakes/model-server.ts";
-import { type RunningDaemon } from "../helpers/binary.ts";
+import type { RunningDaemon } from "../helpers/binary.ts";
 import { CHANNELS_OFF, OPENAI_TEST, providerToml, slackToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
 import { rawStatus } from "../helpers/raw-http.ts";

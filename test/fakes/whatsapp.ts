@@ -185,7 +185,7 @@ export class WhatsAppFake {
       const fault = this.faults.take(api);
       if (fault) throw graphError(fault.status, fault.code, fault.message, { details: fault.details });
       if (isDownload) return this.download(record, url.searchParams.get("mid") ?? "");
-      if (!/^v\d+\.\d+$/.test(parts[0] ?? "")) throw graphError(400, 2500, "Unknown path components: /" + parts.join("/"));
+      if (!/^v\d+\.\d+$/.test(parts[0] ?? "")) throw graphError(400, 2500, `Unknown path components: /${parts.join("/")}`);
       switch (api) {
         case "messages":
           return jsonReply(record, 200, this.send(parts[1]!, record));

@@ -65,7 +65,7 @@ describe("block mode", () => {
     await stream(streamer, clock, intro + fence.slice(0, fence.length - 6));
     // The fence has not closed, and the model has not finished: the intro is on screen already, alone.
     expect(port.sends().map((s) => s.text)).toEqual(["Here is the script you asked for:"]);
-    await stream(streamer, clock, fence.slice(fence.length - 6) + "\nThat is all.");
+    await stream(streamer, clock, `${fence.slice(fence.length - 6)}\nThat is all.`);
     await streamer.push({ type: "message_done", itemId: "i1", text: `${intro}${fence}\nThat is all.` });
     await streamer.finish(`${intro}${fence}\nThat is all.`);
     const texts = port.sends().map((s) => s.text);

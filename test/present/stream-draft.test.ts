@@ -45,7 +45,7 @@ async function stream(streamer: Streamer, clock: FakeClock, text: string, { chun
   await streamer.idle();
 }
 
-const para = (n: number, words = 40) => Array.from({ length: words }, (_, i) => (i % 9 === 8 ? `word${n}.` : `word${n}`)).join(" ") + " End of paragraph.";
+const para = (n: number, words = 40) => `${Array.from({ length: words }, (_, i) => (i % 9 === 8 ? `word${n}.` : `word${n}`)).join(" ")} End of paragraph.`;
 
 describe("draft mode", () => {
   test("opens only after 30 characters, notifying once, link previews off", async () => {

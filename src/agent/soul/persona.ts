@@ -19,7 +19,7 @@ import type { ProposalKind, ProposalOwner, Revision, RevisionSummary, SoulStore,
 import { DEFAULT_SOUL } from "../prompt.ts";
 import type { Provider } from "../providers/types.ts";
 import { SoulFile } from "./file.ts";
-import { CONTEXT_CHARS, CONTEXT_MESSAGES, type ContextWindow, contextWindow, draftSoul } from "./review.ts";
+import { CONTEXT_MESSAGES, type ContextWindow, contextWindow, draftSoul } from "./review.ts";
 import { checkToken, hashToken, newToken, type TokenRefusal } from "./tokens.ts";
 
 export { CONTEXT_CHARS, CONTEXT_MESSAGES } from "./review.ts";

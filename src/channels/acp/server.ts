@@ -15,7 +15,7 @@ import type { FetchedMedia, InboundMessage, PermissionAsk } from "../../message/
 import { VERSION } from "../../version.ts";
 import { type SocketPipe, socketPipe } from "./pipe.ts";
 import { acpPort, permissionRequest } from "./port.ts";
-import { type AcpSession, cancelSession, type PromptTurn, promptMessage, type SessionRegistry } from "./session.ts";
+import { cancelSession, type PromptTurn, promptMessage, type SessionRegistry } from "./session.ts";
 import { AcpTurnStream, UpdateMapper } from "./stream.ts";
 
 /** What a connection needs from the adapter: shared sessions and media, and the gateway's entry points. */

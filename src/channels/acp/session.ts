@@ -6,7 +6,7 @@
  */
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { conversationKey, type FetchedMedia, type InboundMedia, type InboundMessage } from "../../message/index.ts";
-import { type SessionUpdate, UpdateChannel, UpdateMapper } from "./stream.ts";
+import { type SessionUpdate, UpdateChannel, type UpdateMapper } from "./stream.ts";
 
 /** The sender of every ACP message: whoever can open the 0600 socket is the local operator. */
 export const ACP_SENDER = "local";

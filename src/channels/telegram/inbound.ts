@@ -25,7 +25,7 @@ export const ALLOWED_UPDATES = ["message", "callback_query"] as const;
 export function toInbound(update: Update, receivedAt: number): TelegramInbound | null {
   const msg = update.message;
   // A message without `from` is a channel post relayed into a group: nobody to authorize.
-  if (!msg || !msg.from) return null;
+  if (!msg?.from) return null;
   const chatId = String(msg.chat.id);
   const message: InboundMessage = {
     channel: "telegram",

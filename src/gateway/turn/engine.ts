@@ -335,7 +335,7 @@ export class TurnEngine {
 
   private async compactIfDue(conversation: string, signal: AbortSignal, log: Logger): Promise<void> {
     const compactor = this.services.compactor();
-    if (!compactor || !compactor.due(conversation)) return;
+    if (!compactor?.due(conversation)) return;
     try {
       await compactor.compact(conversation, signal);
     } catch (error) {

@@ -1,7 +1,7 @@
 /** What only chat completions has: its request body and the dialects of the servers that speak it. */
 import { describe, expect, test } from "bun:test";
 import { chatBody, parseChatStream } from "../../../src/agent/providers/chat.ts";
-import { createProvider, type ModelRequest, ProviderError, type ProviderEvent } from "../../../src/agent/providers/index.ts";
+import { createProvider, type ModelRequest, type ProviderError, type ProviderEvent } from "../../../src/agent/providers/index.ts";
 import type { SseEvent } from "../../../src/agent/providers/sse.ts";
 import { reply, startFakeModel } from "../../fakes/model-server.ts";
 

@@ -4,7 +4,7 @@
  * granted), what a refusal tells the model, and who is offered them.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { detectBackend } from "../../../src/agent/sandbox/detect.ts";
 import { usableGrants } from "../../../src/agent/sandbox/policy.ts";

@@ -6,8 +6,8 @@
  */
 import type { InlineKeyboardMarkup, Message, MessageEntity, PhotoSize, ReactionType, User } from "grammy/types";
 import type { RecordedFile } from "../recorder.ts";
-import { asReply, type ChatEntry, ChatLog, kindOf } from "./chats.ts";
-import { type FileKind, FileStore, mimeFromName } from "./files.ts";
+import { asReply, type ChatEntry, type ChatLog, kindOf } from "./chats.ts";
+import { type FileKind, type FileStore, mimeFromName } from "./files.ts";
 import { parseTelegramHtml, telegramLength } from "./html.ts";
 
 /** An error the Bot API answers with `{ok:false,error_code,description,parameters?}`. */

@@ -55,7 +55,7 @@ export function searchFilesTool(reach: () => Reach): Tool {
       if (!name && !content) throw new ToolError("give name (a glob), content (a pattern), or both");
       const path = args.path ?? ".";
       const root = openInReach(path, "read", r);
-      if (!root || root.kind !== "folder") {
+      if (root?.kind !== "folder") {
         root?.close();
         throw new ToolError(`${path} is not a folder`);
       }
