@@ -5,7 +5,7 @@
  * committed file is not what the schema says, so the reference cannot drift.
  */
 import type { TSchema } from "@sinclair/typebox";
-import { allowedFor, ENV_KEYS, } from "./load.ts";
+import { allowedFor, ENV_KEYS } from "./load.ts";
 import { ConfigSchema } from "./schema.ts";
 
 /** One documented key. */

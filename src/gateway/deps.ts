@@ -1,4 +1,11 @@
-
+/**
+ * The shapes the gateway's pieces share without importing each other: who a
+ * turn is for (as the features that offer tools see it), the live agent, a
+ * turn's streaming sink, and how a channel is reached. What each piece needs
+ * of the daemon is its own small interface beside it (`IntakeServices` in
+ * ingest.ts, `TurnServices` in turn/engine.ts, `CommandServices` in
+ * commands/index.ts, `JobRunnerDeps` in jobs/run.ts).
+ */
 import type { MainAgent } from "../agent/agent.ts";
 import type { Fault } from "../kernel/fault-line.ts";
 import type { FetchedMedia, GatewayChannel, InboundMedia, ReplyPort, ReplyTarget } from "../message/index.ts";
