@@ -69,6 +69,6 @@ try {
   home.cleanup();
   await telegram.stop();
   await slack.stop();
-  model.stop();
-  localServer.stop();
+  await model.stop();
+  await localServer.stop();
 }

@@ -54,8 +54,8 @@ afterAll(async () => {
   await Promise.all([daemon?.stop("SIGKILL"), unconfigured?.stop("SIGKILL")]);
   home?.cleanup();
   bare?.cleanup();
-  slack?.stop();
-  wa?.stop();
+  await slack?.stop();
+  await wa?.stop();
   await model?.stop();
 });
 

@@ -359,7 +359,8 @@ function sseResponse(writes: string[], spec: StreamSpec, recorded: RecordedReque
       // Until the client aborts, or the server stops (which closes it).
       await new Promise<void>((resolve) => {
         releases.add(resolve);
-        recorded.untilAborted.then(resolve);
+        // untilAborted never rejects: it resolves when the client aborts, or not at all.
+        void recorded.untilAborted.then(resolve);
       });
     } else {
       controller.close();

@@ -84,7 +84,7 @@ export async function startDaemon(env: Record<string, string | undefined>, timeo
       }
       clearTimeout(timer);
       reject(new Error(`daemon exited before listening (code ${await proc.exited}):\n${log}`));
-    })();
+    })().catch(reject);
   });
   return {
     url,

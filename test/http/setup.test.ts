@@ -288,7 +288,7 @@ describe("model servers on this machine", () => {
       expect(config).toContain('api = "chat"');
       expect(readFileSync(join(h.home.home, "secrets.toml"), "utf8")).not.toContain("api_key");
     } finally {
-      model.stop();
+      await model.stop();
     }
   });
 
