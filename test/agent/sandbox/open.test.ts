@@ -10,7 +10,7 @@ import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, syml
 import { join } from "node:path";
 import { readFd } from "../../../src/agent/sandbox/fsat.ts";
 import { type Opened, openInReach, type Purpose } from "../../../src/agent/sandbox/open.ts";
-import { type Reach } from "../../../src/agent/sandbox/paths.ts";
+import type { Reach } from "../../../src/agent/sandbox/paths.ts";
 import { type Machine, makeMachine } from "./fixture.ts";
 
 let m: Machine;
