@@ -18,7 +18,10 @@ export function benchDocument(bytes: number): string {
   const words = ["reply", "split", "render", "message", "platform", "ladder", "boundary", "heading", "paragraph", "stream"];
   const extras = ["中文字符", "日本語", "👍🏽", "👨‍👩‍👧‍👦", "🇺🇸", "שלום", "naïve", "R&D", "a<b"];
   let seed = 7;
-  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const next = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
   const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
   const sentence = () => {
     const out: string[] = [];

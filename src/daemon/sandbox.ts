@@ -68,7 +68,8 @@ export function buildSandbox(options: SandboxOptions): Sandbox {
   const os = () => {
     if (found) return found;
     const backend = options.backend === undefined ? workingBackend(env, sandboxLog) : options.backend;
-    return (found = { backend, runner: backend ? new SandboxRunner(backend) : null });
+    found = { backend, runner: backend ? new SandboxRunner(backend) : null };
+    return found;
   };
   // What a confirmed code applies, in whichever process it is answered: a proposal's change, or the grant an access request asked for.
   const confirmations = new Confirmations<SandboxChange>({

@@ -46,8 +46,7 @@ export class ConversationQueue {
   /** Queue a turn; resolves with its result once it has run (rejects with TurnCancelled if stopped first). */
   enqueue<T>(key: string, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      let lane = this.lanes.get(key);
-      if (!lane) this.lanes.set(key, (lane = { waiting: [] }));
+      const lane = this.lanes.getOrInsertComputed(key, () => ({ waiting: [] }));
       lane.waiting.push({ run, resolve, reject } as Queued<unknown>);
       if (!lane.active) void this.drain(key, lane);
     });

@@ -222,9 +222,7 @@ export class ActivityLog {
 
   /** A channel's tally as it is: for its status fields, which do not reset at midnight (and so need no local day, nor the time-zone data it loads). */
   private tallyOf(channel: string): ChannelTally {
-    let tally = this.tallies.get(channel);
-    if (!tally) this.tallies.set(channel, (tally = emptyTally()));
-    return tally;
+    return this.tallies.getOrInsertComputed(channel, emptyTally);
   }
 
   /** Past midnight, today's counts start again. */
@@ -244,7 +242,8 @@ export class ActivityLog {
     const start = minuteOf(at);
     let bucket = this.buckets.get(start);
     if (!bucket) {
-      this.buckets.set(start, (bucket = { at: start, turns: 0, inbound: 0, outbound: 0 }));
+      bucket = { at: start, turns: 0, inbound: 0, outbound: 0 };
+      this.buckets.set(start, bucket);
       // Keep the map small even when nobody looks.
       if (this.buckets.size > CHART_MINUTES + 1) this.buckets.delete(Math.min(...this.buckets.keys()));
     }

@@ -222,7 +222,8 @@ export class Metrics {
     const channels: MessageTotals["channels"] = {};
     for (const { labels, value } of (await this.messages.get()).values) {
       const channel = String(labels.channel);
-      const entry = (channels[channel] ??= { inbound: 0, outbound: 0 });
+      channels[channel] ??= { inbound: 0, outbound: 0 };
+      const entry = channels[channel];
       if (labels.direction === "inbound") entry.inbound += value;
       else entry.outbound += value;
     }

@@ -115,8 +115,7 @@ export class Telemetry {
   }
 
   private add(name: TelemetryName | "*", handler: Handler<never>): () => void {
-    let set = this.handlers.get(name);
-    if (!set) this.handlers.set(name, (set = new Set()));
+    const set = this.handlers.getOrInsertComputed(name, () => new Set());
     set.add(handler);
     return () => set.delete(handler);
   }

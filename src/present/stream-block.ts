@@ -264,7 +264,10 @@ export class BlockStream extends StreamBase implements Streamer {
       await this.sendPart(reply, i);
       this.emit("block", reply.parts[i]!.text.length);
       const source = reply.parts[i]!.source;
-      if (span && source !== undefined) span.item.sent = Math.min((at += source.length), span.to);
+      if (span && source !== undefined) {
+        at += source.length;
+        span.item.sent = Math.min(at, span.to);
+      }
     }
     if (span) span.item.sent = span.to;
     // Code blocks too big for a message go after the whole reply, at finish.

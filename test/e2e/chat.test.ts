@@ -81,7 +81,11 @@ class Terminal {
   /** Poll the screen until `check` holds; fails with the screen when it does not in time. */
   async waitFor(check: (screen: string) => boolean, what: string, timeoutMs = 8000): Promise<string> {
     let screen = "";
-    await until(what, () => check((screen = this.screen())), timeoutMs).catch(() => {
+    const holds = () => {
+      screen = this.screen();
+      return check(screen);
+    };
+    await until(what, holds, timeoutMs).catch(() => {
       throw new Error(`terminal: no ${what} within ${timeoutMs} ms; screen:\n${this.screen()}`);
     });
     return screen;

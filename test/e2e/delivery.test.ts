@@ -82,7 +82,10 @@ test("Slack answering 500 for 20 s: the reply arrives once after the outage; hea
   let report = await health(daemon);
   await until(
     "health to show the channel degraded",
-    async () => (report = await health(daemon)).channels.find((c) => c.name === "slack")?.status === "degraded",
+    async () => {
+      report = await health(daemon);
+      return report.channels.find((c) => c.name === "slack")?.status === "degraded";
+    },
     10_000,
   );
   expect(report.failures.join("\n")).toMatch(/channel slack: degraded: sends failing .*retrying/);

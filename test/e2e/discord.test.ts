@@ -51,7 +51,10 @@ async function discordHealth(d: RunningDaemon, status: string): Promise<Health> 
   let body: Health | undefined;
   await until(
     `discord to be ${status}`,
-    async () => (body = (await health(d)).body).channels.find((c) => c.name === "discord")?.status === status,
+    async () => {
+      body = (await health(d)).body;
+      return body.channels.find((c) => c.name === "discord")?.status === status;
+    },
     10_000,
   ).catch(() => {
     throw new Error(`discord never became ${status}: ${JSON.stringify(body)}`);

@@ -27,7 +27,11 @@ async function health(d: RunningDaemon): Promise<Health> {
 
 async function until(d: RunningDaemon, done: (h: Health) => boolean, what: string): Promise<Health> {
   let h: Health | undefined;
-  await waitFor(what, async () => done((h = await health(d))), 8000).catch(() => {
+  const holds = async () => {
+    h = await health(d);
+    return done(h);
+  };
+  await waitFor(what, holds, 8000).catch(() => {
     throw new Error(`timed out waiting for ${what}: ${JSON.stringify(h)}\n${d.logs()}`);
   });
   return h!;

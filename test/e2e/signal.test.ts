@@ -37,7 +37,11 @@ async function signalHealth(d: RunningDaemon, holds: (c: Health["channels"][numb
   const row = (r: Health) => r.channels.find((c) => c.name === "signal")!;
   let report = await health(d);
   // A timeout is not thrown: the row as it is goes back, and the test's assertion shows it.
-  await until("the signal channel's health", async () => holds(row((report = await health(d)))), timeoutMs).catch(() => {});
+  const settled = async () => {
+    report = await health(d);
+    return holds(row(report));
+  };
+  await until("the signal channel's health", settled, timeoutMs).catch(() => {});
   return { report, channel: row(report) };
 }
 

@@ -39,9 +39,11 @@ test("a Telegram message in, the model's answer out in the chat; an unauthorized
 
   // Polling is up once the first getUpdates came back: health says so.
   let report = await health(d);
-  await until("telegram ready in health", async () => (report = await health(d)).channels.find((c) => c.name === "telegram")?.status === "ready", 5000).catch(
-    () => {},
-  );
+  const ready = async () => {
+    report = await health(d);
+    return report.channels.find((c) => c.name === "telegram")?.status === "ready";
+  };
+  await until("telegram ready in health", ready, 5000).catch(() => {});
   expect(report.channels.find((c) => c.name === "telegram")).toEqual({
     name: "telegram",
     status: "ready",

@@ -24,7 +24,7 @@ import { ACP_OFF, discordToml, providerToml, signalToml, slackToml, TELEGRAM_OFF
 import { e2eResources } from "../helpers/e2e.ts";
 import { captureEvents } from "../helpers/events.ts";
 import { histogramSeries, parseMetrics, sampleValue } from "../helpers/prometheus.ts";
-import { valueOf } from "../helpers/wait.ts";
+import { untilValue } from "../helpers/wait.ts";
 
 const start = e2eResources();
 let browser: Browser;
@@ -50,7 +50,7 @@ const health = async (d: RunningDaemon) => (await (await fetch(new URL("/health/
 const telegramStatus = async (d: RunningDaemon) => (await health(d)).channels.find((c) => c.name === "telegram")?.status;
 
 /** Poll `probe` until it gives a value, and give it. */
-const until = valueOf;
+const until = untilValue;
 
 const SAVE = 'button[name="save"]';
 const OWNER = '[name="fermix_channels.telegram.owner_user_id"]';

@@ -15,9 +15,13 @@ export async function until(what: string, check: () => boolean | Promise<boolean
 }
 
 /** Poll `probe` until it gives a value (not undefined, not false); that value, or a failure naming `what` after `timeoutMs`. */
-export async function valueOf<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000): Promise<T> {
+export async function untilValue<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000): Promise<T> {
   let value: T | undefined | false;
-  await until(what, async () => (value = await probe()) !== undefined && value !== false, timeoutMs);
+  const given = async () => {
+    value = await probe();
+    return value !== undefined && value !== false;
+  };
+  await until(what, given, timeoutMs);
   return value as T;
 }
 

@@ -56,8 +56,10 @@ export function chatMessages(request: ModelRequest): ChatMessage[] {
       const call = { id: item.callId, type: "function", function: { name: item.name, arguments: item.arguments } };
       const last = messages.at(-1);
       // Text and tool calls of the same step belong to the same assistant message.
-      if (last?.role === "assistant") (last.tool_calls ??= []).push(call);
-      else messages.push({ role: "assistant", content: "", tool_calls: [call] });
+      if (last?.role === "assistant") {
+        last.tool_calls ??= [];
+        last.tool_calls.push(call);
+      } else messages.push({ role: "assistant", content: "", tool_calls: [call] });
     } else if (item.role === "assistant") {
       messages.push({ role: "assistant", content: item.content.map((p) => (p.type === "text" ? p.text : "")).join("") });
     } else {

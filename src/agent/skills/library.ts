@@ -302,9 +302,7 @@ export class SkillLibrary {
   }
 
   private file(name: string): SoulFile {
-    let file = this.files.get(name);
-    if (!file) this.files.set(name, (file = new SoulFile(join(this.deps.dir, name, "SKILL.md"))));
-    return file;
+    return this.files.getOrInsertComputed(name, () => new SoulFile(join(this.deps.dir, name, "SKILL.md")));
   }
 
   /** The skill folders (hidden entries and plain files are not skills). */

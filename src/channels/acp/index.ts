@@ -131,7 +131,8 @@ export class AcpAdapter implements ChannelAdapter {
   }
 
   stop(): Promise<void> {
-    return (this.stopping ??= this.shutdown());
+    this.stopping ??= this.shutdown();
+    return this.stopping;
   }
 
   state(): ChannelRuntimeState {

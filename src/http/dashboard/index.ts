@@ -76,7 +76,11 @@ export function dashboardRoutes(source: DashboardSource, options: DashboardOptio
           }
         };
         const soon = () => {
-          if (pending === undefined) pending = setTimeout(() => ((pending = undefined), void push()), debounceMs);
+          if (pending !== undefined) return;
+          pending = setTimeout(() => {
+            pending = undefined;
+            void push();
+          }, debounceMs);
         };
         // An open page never keeps the process alive on its own.
         const ticker = setInterval(() => void push(), refreshMs);

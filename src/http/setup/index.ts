@@ -112,11 +112,7 @@ function sessionCookie(request: Request, value: string, maxAgeSeconds: number): 
 const typedBySession = new WeakMap<SetupSession, Record<string, string>>();
 /** Per session and pairing channel: the bot its token belongs to, once checked (keyed by the token, so a new token asks again). */
 const botBySession = new WeakMap<SetupSession, Map<SetupChannel, { token: string; username: string }>>();
-const botsOf = (session: SetupSession) => {
-  let bots = botBySession.get(session);
-  if (!bots) botBySession.set(session, (bots = new Map()));
-  return bots;
-};
+const botsOf = (session: SetupSession) => botBySession.getOrInsertComputed(session, () => new Map());
 /** Per session: the pairing waiting now; a second Pair ends the first (one poller per token). */
 const pairingBySession = new WeakMap<SetupSession, AbortController>();
 

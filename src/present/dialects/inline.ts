@@ -78,7 +78,8 @@ function spansOf(pieces: Piece[]): { openAt: (Span[] | undefined)[]; closeAt: (S
       if (span.key === "code" || keyHref(span.key) !== undefined) {
         for (let i = span.from; i < at; i++) span.label += pieces[i]!.run.text;
       }
-      (closeAt[at] ??= []).push(span);
+      closeAt[at] ??= [];
+      closeAt[at].push(span);
     }
     stack = stack.slice(0, depth);
   };
@@ -89,7 +90,8 @@ function spansOf(pieces: Piece[]): { openAt: (Span[] | undefined)[]; closeAt: (S
     for (let k = same; k < piece.keys.length; k++) {
       const span: Span = { key: piece.keys[k]!, from: i, to: i, label: "", drop: false };
       stack.push(span);
-      (openAt[i] ??= []).push(span);
+      openAt[i] ??= [];
+      openAt[i].push(span);
     }
   });
   closeFrom(0, pieces.length);

@@ -80,7 +80,10 @@ function mostAtOnce(requests: RecordedRequest[]): number {
   edges.sort((a, b) => a.at - b.at || a.delta - b.delta);
   let open = 0;
   let most = 0;
-  for (const edge of edges) most = Math.max(most, (open += edge.delta));
+  for (const edge of edges) {
+    open += edge.delta;
+    most = Math.max(most, open);
+  }
   return most;
 }
 

@@ -177,7 +177,9 @@ describe("ACP adapter", () => {
     const socket = await Bun.connect({
       unix: h.socket,
       socket: {
-        open: (sock) => void (pipe = socketPipe(sock)),
+        open: (sock) => {
+          pipe = socketPipe(sock);
+        },
         data: (_s, chunk) => pipe?.onData(chunk),
         drain: () => pipe?.onDrain(),
         close: () => pipe?.onClose(),

@@ -82,7 +82,10 @@ export function makeContext(config: Config, opts: { dir?: string } = {}): TestCo
     }
     return base.handOn(items, commit);
   });
-  return { ...base, context, failSubmits: (error, count = 1) => void (failures = { error, left: count }) };
+  const failSubmits = (error: Error, count = 1) => {
+    failures = { error, left: count };
+  };
+  return { ...base, context, failSubmits };
 }
 
 /** One dispatch a bare client's handler saw. */

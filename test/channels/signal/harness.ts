@@ -54,7 +54,10 @@ export function makeContext(config: Config): SignalTestContext {
     if (failure) throw failure;
     return base.handOn(items);
   });
-  return { ...base, context, failSubmits: (error, count = 1) => void (failures = Array.from({ length: count }, () => error)) };
+  const failSubmits = (error: Error, count = 1) => {
+    failures = Array.from({ length: count }, () => error);
+  };
+  return { ...base, context, failSubmits };
 }
 
 /** Fast restarts and short timeouts for tests; everything else as in production. */

@@ -56,9 +56,9 @@ describe("signal inbound", () => {
     const image = { contentType: "image/jpeg", filename: "cat.jpg", id: "Abc_12.jpg", size: 2048 };
     const audio = { contentType: "audio/aac", filename: null, id: "Voice1.aac", size: 900 };
     const pdf = { contentType: "application/pdf", filename: "a.pdf", id: "doc.pdf", size: 10 };
-    const escape = { contentType: "image/png", filename: "x.png", id: "../../etc/passwd", size: 1 };
+    const traversal = { contentType: "image/png", filename: "x.png", id: "../../etc/passwd", size: 1 };
     const pending = { contentType: "image/png", filename: "not-downloaded.png", size: 1 };
-    const result = parseSignalReceive(fake.envelope.text("", { attachments: [image, audio, pdf, escape, pending] as never }), options);
+    const result = parseSignalReceive(fake.envelope.text("", { attachments: [image, audio, pdf, traversal, pending] as never }), options);
     if (result.kind !== "message") throw new Error(result.kind);
     expect(result.message.media).toEqual([
       { kind: "image", ref: "Abc_12.jpg", mime: "image/jpeg", declaredSize: 2048, filename: "cat.jpg" },

@@ -51,7 +51,10 @@ export function makeContext(config: Config, opts: { dir?: string; albumDebounceM
     }
     return base.handOn(items, commit);
   });
-  return { ...base, context, failNextSubmit: (error) => void (failure = error) };
+  const failNextSubmit = (error: Error) => {
+    failure = error;
+  };
+  return { ...base, context, failNextSubmit };
 }
 
 /** Poll until `probe` is truthy (the adapter runs its loop in the background). */

@@ -194,18 +194,21 @@ export class FakeRest {
     method: string,
     path: string,
   ): { api: string; channelId?: string; messageId?: string; emoji?: string; interactionId?: string; interactionToken?: string } {
-    let m: RegExpExecArray | null;
     if (method === "GET" && path === "/gateway/bot") return { api: "gateway.bot" };
-    if ((m = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(path)) && method === "POST")
-      return { api: "interactions.callback", interactionId: m[1]!, interactionToken: m[2]! };
-    if ((m = /^\/channels\/(\d+)\/messages$/.exec(path)) && method === "POST") return { api: "messages.create", channelId: m[1]! };
-    if ((m = /^\/channels\/(\d+)\/typing$/.exec(path)) && method === "POST") return { api: "typing", channelId: m[1]! };
-    if ((m = /^\/channels\/(\d+)\/messages\/(\d+)\/reactions\/([^/]+)\/@me$/.exec(path)) && method === "PUT") {
-      return { api: "reactions.add", channelId: m[1]!, messageId: m[2]!, emoji: decodeURIComponent(m[3]!) };
+    const interaction = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(path);
+    if (interaction && method === "POST") return { api: "interactions.callback", interactionId: interaction[1]!, interactionToken: interaction[2]! };
+    const messages = /^\/channels\/(\d+)\/messages$/.exec(path);
+    if (messages && method === "POST") return { api: "messages.create", channelId: messages[1]! };
+    const typing = /^\/channels\/(\d+)\/typing$/.exec(path);
+    if (typing && method === "POST") return { api: "typing", channelId: typing[1]! };
+    const reaction = /^\/channels\/(\d+)\/messages\/(\d+)\/reactions\/([^/]+)\/@me$/.exec(path);
+    if (reaction && method === "PUT") {
+      return { api: "reactions.add", channelId: reaction[1]!, messageId: reaction[2]!, emoji: decodeURIComponent(reaction[3]!) };
     }
-    if ((m = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path))) {
-      if (method === "PATCH") return { api: "messages.edit", channelId: m[1]!, messageId: m[2]! };
-      if (method === "DELETE") return { api: "messages.delete", channelId: m[1]!, messageId: m[2]! };
+    const message = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path);
+    if (message) {
+      if (method === "PATCH") return { api: "messages.edit", channelId: message[1]!, messageId: message[2]! };
+      if (method === "DELETE") return { api: "messages.delete", channelId: message[1]!, messageId: message[2]! };
     }
     return { api: `unknown ${method} ${path}` };
   }
