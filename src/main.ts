@@ -20,7 +20,11 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 // caught only once a command listens for it: for the others it still ends the process (a closed terminal).
 const reloadListeners = new Set<() => void>();
 const onReload = (listener: () => void) => {
-  if (reloadListeners.size === 0) process.on("SIGHUP", () => reloadListeners.forEach((l) => l()));
+  if (reloadListeners.size === 0) {
+    process.on("SIGHUP", () => {
+      for (const listener of reloadListeners) listener();
+    });
+  }
   reloadListeners.add(listener);
 };
 

@@ -154,6 +154,6 @@ export class Inbox {
       for (const p of batch) p.reject(error);
       return;
     }
-    batch.forEach((p, i) => p.resolve(results[i]!));
+    for (const [i, p] of batch.entries()) p.resolve(results[i]!);
   }
 }

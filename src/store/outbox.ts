@@ -171,7 +171,7 @@ export class Outbox {
     const now = this.now();
     const stored = (payload: OutboxPayload) => JSON.stringify(target.replyTo ? { payload, replyTo: target.replyTo } : { payload });
     this.db.transaction(() => {
-      payloads.forEach((payload, i) =>
+      for (const [i, payload] of payloads.entries()) {
         this.insertStmt.run(
           replyKey,
           start + i,
@@ -184,8 +184,8 @@ export class Outbox {
           options.notBefore ?? null,
           now,
           options.purpose ?? "reply",
-        ),
-      );
+        );
+      }
     })();
     return this.parts(replyKey).filter((p) => p.part >= start && p.part < start + payloads.length);
   }

@@ -45,7 +45,9 @@ export interface RecordedRequest {
 export async function parseRequest(req: Request, api: string): Promise<RecordedRequest> {
   const url = new URL(req.url);
   const headers: Record<string, string> = {};
-  req.headers.forEach((value, key) => (headers[key.toLowerCase()] = value));
+  req.headers.forEach((value, key) => {
+    headers[key.toLowerCase()] = value;
+  });
   const record: RecordedRequest = {
     api,
     method: req.method,

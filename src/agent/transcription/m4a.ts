@@ -180,7 +180,7 @@ function u32(value: number): Uint8Array {
 function u32s(values: readonly number[]): Uint8Array {
   const out = new Uint8Array(values.length * 4);
   const view = new DataView(out.buffer);
-  values.forEach((value, i) => view.setUint32(i * 4, value));
+  for (const [i, value] of values.entries()) view.setUint32(i * 4, value);
   return out;
 }
 

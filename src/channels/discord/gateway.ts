@@ -250,7 +250,10 @@ export class GatewayClient {
     switch (frame.op) {
       case GatewayOpcodes.Hello: {
         const interval = helloInterval(frame.d);
-        if (interval === null) return this.decide(conn, this.retryOutcome(), "Hello without a usable heartbeat_interval");
+        if (interval === null) {
+          this.decide(conn, this.retryOutcome(), "Hello without a usable heartbeat_interval");
+          return;
+        }
         for (const timer of conn.timers) clearTimeout(timer);
         conn.timers.clear();
         this.heartbeat(conn, interval);
@@ -273,10 +276,12 @@ export class GatewayClient {
         this.send(conn, { op: GatewayOpcodes.Heartbeat, d: this.session?.seq ?? null });
         return;
       case GatewayOpcodes.Reconnect:
-        return this.decide(conn, this.retryOutcome(), "the gateway asked to reconnect (op 7)");
+        this.decide(conn, this.retryOutcome(), "the gateway asked to reconnect (op 7)");
+        return;
       case GatewayOpcodes.InvalidSession:
-        if (frame.d === true && this.session) return this.decide(conn, { kind: "resume" }, "invalid session (op 9), resumable");
-        return this.decide(conn, { kind: "identify", waitMs: invalidSessionDelay(this.random) }, "invalid session (op 9): identifying anew");
+        if (frame.d === true && this.session) this.decide(conn, { kind: "resume" }, "invalid session (op 9), resumable");
+        else this.decide(conn, { kind: "identify", waitMs: invalidSessionDelay(this.random) }, "invalid session (op 9): identifying anew");
+        return;
       case GatewayOpcodes.Dispatch:
         conn.chain = conn.chain
           .then(() => this.dispatch(conn, frame))

@@ -40,8 +40,8 @@ export class OffsetStore {
 
   /** Put back an earlier offset (none: forget it), after a hand-off that failed past its commit. */
   restore(offset: number | undefined): void {
-    if (offset !== undefined) return this.save(offset);
-    this.settings.delete(this.key);
+    if (offset === undefined) this.settings.delete(this.key);
+    else this.save(offset);
   }
 
   /** Store the offset; runs inside the caller's transaction when there is one. */

@@ -174,7 +174,8 @@ export class FakeGateway {
     try {
       frame = JSON.parse(String(raw)) as GatewayFrame;
     } catch {
-      return this.serverClose(conn, GatewayCloseCodes.DecodeError, "Error while decoding payload.");
+      this.serverClose(conn, GatewayCloseCodes.DecodeError, "Error while decoding payload.");
+      return;
     }
     conn.received.push({ ...frame, at: Date.now() });
     switch (frame.op) {
@@ -182,11 +183,13 @@ export class FakeGateway {
         if (this.ackHeartbeats) this.send(conn, { op: GatewayOpcodes.HeartbeatAck, d: null });
         return;
       case GatewayOpcodes.Identify:
-        return this.identify(conn, frame.d as { token?: string; intents?: number });
+        this.identify(conn, frame.d as { token?: string; intents?: number });
+        return;
       case GatewayOpcodes.Resume:
-        return this.resume(conn, frame.d as { token?: string; session_id?: string; seq?: number });
+        this.resume(conn, frame.d as { token?: string; session_id?: string; seq?: number });
+        return;
       default:
-        return this.serverClose(conn, GatewayCloseCodes.UnknownOpcode, "Unknown opcode.");
+        this.serverClose(conn, GatewayCloseCodes.UnknownOpcode, "Unknown opcode.");
     }
   }
 
@@ -198,13 +201,10 @@ export class FakeGateway {
   }
 
   private identify(conn: FakeConnection, d: { token?: string; intents?: number }): void {
-    if (conn.session) return this.serverClose(conn, GatewayCloseCodes.AlreadyAuthenticated, "You sent more than one identify payload.");
-    if (d?.token !== this.token()) return this.serverClose(conn, GatewayCloseCodes.AuthenticationFailed, "Authentication failed.");
-    const scripted = this.identifyCloses.shift();
-    if (scripted) return this.serverClose(conn, scripted.code, scripted.reason);
-    if (typeof d.intents !== "number") return this.serverClose(conn, GatewayCloseCodes.InvalidIntents, "Invalid intent(s).");
-    if ((d.intents & GatewayIntentBits.MessageContent) !== 0 && !this.messageContentAllowed) {
-      return this.serverClose(conn, GatewayCloseCodes.DisallowedIntents, "Disallowed intent(s).");
+    const refusal = this.identifyRefusal(conn, d);
+    if (refusal) {
+      this.serverClose(conn, refusal.code, refusal.reason);
+      return;
     }
     this.sessionStartLimit.remaining = Math.max(0, this.sessionStartLimit.remaining - 1);
     const session: FakeSession = { id: crypto.randomUUID().replace(/-/g, ""), seq: 0, events: [], conn };
@@ -215,14 +215,33 @@ export class FakeGateway {
     this.dispatch("GUILD_CREATE", guildCreate());
   }
 
+  /** The close an identify gets instead of a session, in the order Discord checks (a scripted close is used up here); none when it is accepted. */
+  private identifyRefusal(conn: FakeConnection, d: { token?: string; intents?: number }): { code: number; reason: string } | undefined {
+    if (conn.session) return { code: GatewayCloseCodes.AlreadyAuthenticated, reason: "You sent more than one identify payload." };
+    if (d?.token !== this.token()) return { code: GatewayCloseCodes.AuthenticationFailed, reason: "Authentication failed." };
+    const scripted = this.identifyCloses.shift();
+    if (scripted) return scripted;
+    if (typeof d.intents !== "number") return { code: GatewayCloseCodes.InvalidIntents, reason: "Invalid intent(s)." };
+    if ((d.intents & GatewayIntentBits.MessageContent) !== 0 && !this.messageContentAllowed) {
+      return { code: GatewayCloseCodes.DisallowedIntents, reason: "Disallowed intent(s)." };
+    }
+    return undefined;
+  }
+
   private resume(conn: FakeConnection, d: { token?: string; session_id?: string; seq?: number }): void {
-    if (d?.token !== this.token()) return this.serverClose(conn, GatewayCloseCodes.AuthenticationFailed, "Authentication failed.");
+    if (d?.token !== this.token()) {
+      this.serverClose(conn, GatewayCloseCodes.AuthenticationFailed, "Authentication failed.");
+      return;
+    }
     const session = this.sessions.get(String(d.session_id));
     if (!session || this.invalidateResumes) {
       this.send(conn, { op: GatewayOpcodes.InvalidSession, d: false });
       return;
     }
-    if (typeof d.seq !== "number" || d.seq > session.seq) return this.serverClose(conn, GatewayCloseCodes.InvalidSeq, "Invalid seq.");
+    if (typeof d.seq !== "number" || d.seq > session.seq) {
+      this.serverClose(conn, GatewayCloseCodes.InvalidSeq, "Invalid seq.");
+      return;
+    }
     if (session.conn && !session.conn.closed) this.serverClose(session.conn, GatewayCloseCodes.SessionTimedOut, "Session resumed elsewhere.");
     session.conn = conn;
     conn.session = session;
