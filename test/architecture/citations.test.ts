@@ -63,6 +63,7 @@ describe("the check itself", () => {
     const source = [
       "/** Opening comment: see docs/http.md. */",
       'const a = "not // a comment, DESIGN.md";',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: source text for the tokenizer under test; its ${ is what it must read, not a placeholder
       "const b = `template ${c /* in a template: x.md */} // still the template`;",
       "const re = /\\/\\/ not a comment/g; // a comment after a regex",
       "const half = total / 2; // division, then a comment",
