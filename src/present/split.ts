@@ -204,8 +204,11 @@ function softBreak(text: string, pos: number): boolean {
 }
 
 const CJK_STOP = /[。！？｡]/;
-/** Code points that continue a grapheme cluster: nothing may be cut before them. */
-const CONTINUES = /^[\p{M}\u200d\ufe0f\u{1F3FB}-\u{1F3FF}]/u;
+/**
+ * Code points that continue a grapheme cluster: nothing may be cut before them.
+ * Marks (the emoji presentation selector U+FE0F among them), skin-tone modifiers, and the zero-width joiner.
+ */
+const CONTINUES = /^[\p{M}\p{Emoji_Modifier}\u200d]/u;
 
 const boundaries = new WeakMap<Unit, number[]>();
 

@@ -114,11 +114,11 @@ export function stringLiterals(source: string): StringLiteral[] {
       let inClass = false;
       while (i < n && source[i] !== "\n") {
         const r = source[i]!;
-        if (r === "\\") i += 2;
-        else if (r === "[") (inClass = true), i++;
-        else if (r === "]") (inClass = false), i++;
-        else if (r === "/" && !inClass) break;
-        else i++;
+        if (r === "/" && !inClass) break;
+        if (r === "[") inClass = true;
+        else if (r === "]") inClass = false;
+        // A backslash escapes the character after it.
+        i += r === "\\" ? 2 : 1;
       }
       i++;
       while (i < n && /[a-z]/i.test(source[i]!)) i++;

@@ -223,7 +223,10 @@ describe("saving", () => {
     const h = harness({
       checks: {
         provider: async () => undefined,
-        telegram: async (token) => (asked.push(token), "Telegram refused the bot token (check it with @BotFather)"),
+        telegram: async (token) => {
+          asked.push(token);
+          return "Telegram refused the bot token (check it with @BotFather)";
+        },
       },
     });
     const { cookie, csrf } = await h.open();
@@ -314,7 +317,10 @@ describe("Telegram pairing", () => {
           env: NOWHERE,
           pairTimeoutMs: () => 10_000,
           // The daemon does not poll this token: the page polls Telegram itself.
-          pairThroughDaemon: async (token) => (asked.push(token), { kind: "unavailable", why: "not polled here" }),
+          pairThroughDaemon: async (token) => {
+            asked.push(token);
+            return { kind: "unavailable", why: "not polled here" };
+          },
         },
       });
       const { cookie, csrf } = await h.open();

@@ -307,7 +307,10 @@ describe("routes come from the channels' profiles", () => {
       log: quiet,
       nowSeconds: () => NOW,
       submit: async (_channel, items) => void submitted.push(...items),
-      repliedInThread: (channel, chatId, threadId) => (asked.push(`${channel}/${chatId}/${threadId}`), threadId === "1699999999.000001"),
+      repliedInThread: (channel, chatId, threadId) => {
+        asked.push(`${channel}/${chatId}/${threadId}`);
+        return threadId === "1699999999.000001";
+      },
     });
     const reply = (threadTs: string) => {
       const raw = JSON.stringify(envelope(messageEvent({ thread_ts: threadTs, ts: `${threadTs}9` })));

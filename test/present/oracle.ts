@@ -104,8 +104,8 @@ export function skeleton(text: string): string {
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-/** Code points that continue a grapheme cluster and must never start a part's text. */
-const CONTINUES = /^[\p{M}\u200d\ufe0f\u{1F3FB}-\u{1F3FF}]/u;
+/** Code points that continue a grapheme cluster and must never start a part's text: marks (U+FE0F among them), skin-tone modifiers, the zero-width joiner. */
+const CONTINUES = /^[\p{M}\p{Emoji_Modifier}\u200d]/u;
 
 /** Problems with grapheme integrity in one part's visible text. */
 export function graphemeProblems(visible: string): string[] {

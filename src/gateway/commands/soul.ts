@@ -14,7 +14,7 @@ import { soulDiff } from "../../agent/soul/diff.ts";
 import { CONTEXT_CHARS, CONTEXT_MESSAGES, type NewProposal, type Persona, PersonaRefused, type Proposal, TokenRefused } from "../../agent/soul/persona.ts";
 import { DraftFailed } from "../../agent/soul/review.ts";
 import type { TokenRefusal } from "../../agent/soul/tokens.ts";
-import type { Revision, RevisionOrigin, RevisionSummary } from "../../store/soul.ts";
+import type { Revision, RevisionSummary } from "../../store/soul.ts";
 
 /** What `/soul` needs of the command context. */
 export interface SoulCommandContext {
@@ -97,14 +97,6 @@ export function spell(ms: number): string {
   const minutes = seconds / 60;
   return `${minutes} minute${minutes === 1 ? "" : "s"}`;
 }
-
-const ORIGIN_LABEL: Record<RevisionOrigin, string> = {
-  initial: "initial",
-  review: "review",
-  revert: "revert",
-  reset: "reset",
-  manual: "manual edit",
-};
 
 /** How a revision came about, in a few words. */
 function origin(r: RevisionSummary): string {

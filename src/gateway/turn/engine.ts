@@ -328,7 +328,11 @@ export class TurnEngine {
       if (agent) return agent;
       await new Promise((resolve) => {
         const timer = setTimeout(resolve, AGENT_POLL_MS);
-        signal.addEventListener("abort", () => (clearTimeout(timer), resolve(undefined)), { once: true });
+        const stop = () => {
+          clearTimeout(timer);
+          resolve(undefined);
+        };
+        signal.addEventListener("abort", stop, { once: true });
       });
     }
   }

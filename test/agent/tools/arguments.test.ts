@@ -82,7 +82,12 @@ function allTools(): Map<string, Tool> {
       outputLimit: 8192,
       fermixHome: m.fermixHome,
       workspace: m.workspace,
-      access: { request: async (request) => (happened.push(`ask ${request.path}`), "denied") },
+      access: {
+        request: async (request) => {
+          happened.push(`ask ${request.path}`);
+          return "denied";
+        },
+      },
       log: new Logger({ write: () => {} }, "error", new Redactor()),
       telemetry: new Telemetry(),
     },

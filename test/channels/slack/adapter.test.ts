@@ -228,11 +228,21 @@ describe("slack adapter", () => {
 
   test("a download redirected to another host follows without the token", async () => {
     const seen: Array<string | null> = [];
-    const cdn = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => (seen.push(req.headers.get("authorization")), new Response("cdn bytes")) });
+    const cdn = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (req) => {
+        seen.push(req.headers.get("authorization"));
+        return new Response("cdn bytes");
+      },
+    });
     const slackish = Bun.serve({
       hostname: "127.0.0.1",
       port: 0,
-      fetch: (req) => (seen.push(req.headers.get("authorization")), Response.redirect(`http://localhost:${cdn.port}/f`, 302)),
+      fetch: (req) => {
+        seen.push(req.headers.get("authorization"));
+        return Response.redirect(`http://localhost:${cdn.port}/f`, 302);
+      },
     });
     try {
       const api = new SlackApi({ token: "xoxb-redirect-test-token", apiUrl: `http://127.0.0.1:${slackish.port}/api/` });
