@@ -3,7 +3,7 @@
  * instance, the one place where errors become HTTP responses, and the one
  * check of who may ask (src/http/access.ts) before any route runs.
  */
-import { Elysia } from "elysia";
+import { type AnyElysia, Elysia } from "elysia";
 import { describeError } from "../kernel/errors.ts";
 import type { HealthReport } from "../kernel/health.ts";
 import type { Logger } from "../kernel/log.ts";
@@ -26,7 +26,7 @@ export interface AppDeps {
   metrics?: MetricsSource;
   log: Logger;
   /** Extra route groups (webhooks, dashboard) mounted by the composition root. */
-  mounts?: Elysia<any, any, any, any, any, any, any>[];
+  mounts?: AnyElysia[];
 }
 
 export function createApp(deps: AppDeps) {

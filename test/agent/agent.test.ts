@@ -15,9 +15,8 @@ afterEach(async () => {
 });
 
 /** The function_call_output items a request carried back to the model. */
-const toolOutputs = (request: RecordedRequest): string[] =>
-  (request.body.input as Array<{ type?: string; output?: string }>).filter((i) => i.type === "function_call_output").map((i) => i.output ?? "");
-const reactSpec = (request: RecordedRequest) => (request.body.tools ?? []).find((t: { name?: string }) => t.name === "react");
+const toolOutputs = (request: RecordedRequest): string[] => request.body.input!.filter((i) => i.type === "function_call_output").map((i) => i.output ?? "");
+const reactSpec = (request: RecordedRequest) => (request.body.tools ?? []).find((t) => t.name === "react");
 
 describe("the react tool", () => {
   test("offered with the channel's fixed emoji set where reactions are limited (Telegram, Slack)", async () => {
@@ -26,7 +25,7 @@ describe("the react tool", () => {
     await h.ingest({ text: "hi" });
     const spec = reactSpec(h.fake.requests[0]!);
     expect(spec).toBeDefined();
-    expect(spec.parameters.properties.emoji.enum).toEqual([...(TELEGRAM_LIKE.react as string[])]);
+    expect(spec!.parameters!.properties!.emoji!.enum).toEqual([...(TELEGRAM_LIKE.react as string[])]);
   });
 
   test("offered for any single emoji where the channel accepts any", async () => {
@@ -35,7 +34,7 @@ describe("the react tool", () => {
     await h.ingest({ text: "hi" });
     const spec = reactSpec(h.fake.requests[0]!);
     expect(spec).toBeDefined();
-    expect(spec.parameters.properties.emoji.enum).toBeUndefined();
+    expect(spec!.parameters!.properties!.emoji!.enum).toBeUndefined();
   });
 
   test("not offered where the channel has no reactions, and the model is told to acknowledge in text", async () => {

@@ -1,6 +1,6 @@
 /** `fermix ask` with the compiled binary: in-process with no daemon, through the control socket with one. */
 import { describe, expect, test } from "bun:test";
-import { type FakeModel, reply, userText } from "../fakes/model-server.ts";
+import { type FakeModel, reply, userText, userTexts } from "../fakes/model-server.ts";
 import { ensureBinary, runFermix } from "../helpers/binary.ts";
 import { CHANNELS_OFF, providerToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
@@ -11,9 +11,6 @@ const { defer, model, home, daemon } = e2eResources();
 const config = (fake: FakeModel) => providerToml(fake.url, { api: "responses", apiKey: "sk-fake-0000" }) + CHANNELS_OFF;
 
 /** Every user text the model was shown in one request. */
-const userTexts = (body: { input: Array<{ role?: string; content?: Array<{ text?: string }> }> }) =>
-  body.input.filter((i) => i.role === "user").map((i) => (i.content ?? []).map((p) => p.text ?? "").join(""));
-
 describe("fermix ask", () => {
   test("with no daemon it runs the turn in-process and prints the reply", async () => {
     const fake = await model();
@@ -57,7 +54,7 @@ describe("fermix ask", () => {
     expect(second.exitCode).toBe(0);
     expect(second.stdout).toContain("You are Ada.");
     expect(localModel.requests).toHaveLength(1);
-    expect(userTexts(localModel.requests[0]!.body)).toEqual(["my name is Ada", "what is my name?"]);
+    expect(userTexts(localModel.requests[0]!)).toEqual(["my name is Ada", "what is my name?"]);
   });
 
   test("a provider failure is printed and exits 1", async () => {

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type FakeModel, reply } from "../fakes/model-server.ts";
+import { type FakeModel, lastInputParts, reply } from "../fakes/model-server.ts";
 import { ensureBinary } from "../helpers/binary.ts";
 import { CHANNELS_OFF, providerToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
@@ -128,7 +128,7 @@ describe("fermix chat in a terminal", () => {
       term.key("Enter");
       await term.waitFor((s) => s.includes("Hello from the") && s.includes("fake model."), "the reply");
       expect(fake.requests).toHaveLength(1);
-      expect(fake.requests[0]!.body.input.at(-1).content[0].text).toBe("hi there");
+      expect(lastInputParts(fake.requests[0]!)[0]?.text).toBe("hi there");
       // Markdown is rendered, not shown raw; in colour only without NO_COLOR.
       expect(term.screen()).not.toContain("**fake**");
       const styled = term.styledScreen();

@@ -126,6 +126,6 @@ test("/compact summarises the conversation and leaves remembered facts alone: th
   expect(instructionsOf(asked!)).toContain(`## Summary of the earlier conversation\n${SUMMARY}`);
   expect(JSON.stringify(asked!.body.input)).not.toContain(FIRST.slice(0, 40));
   expect(instructionsOf(asked!)).toContain(`- ${CAT} (#1, learnt`);
-  const output = recalled!.body.input.find((item: { type: string }) => item.type === "function_call_output").output;
+  const output = recalled!.body.input!.find((item) => item.type === "function_call_output")!.output;
   expect(output).toContain(CAT);
 }, 60_000);

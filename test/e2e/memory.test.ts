@@ -15,11 +15,10 @@ const start = e2eResources();
 
 /** The instructions (system prompt) of a model request, in either wire format. */
 const instructionsOf = (request: RecordedRequest): string =>
-  String(request.body.instructions ?? request.body.messages?.find((m: { role: string }) => m.role === "system")?.content ?? "");
+  String(request.body.instructions ?? request.body.messages?.find((m) => m.role === "system")?.content ?? "");
 
 /** What a tool answered, as the model was given it in the request after the call. */
-const toolOutputOf = (request: RecordedRequest): string =>
-  String(request.body.input?.find((item: { type: string }) => item.type === "function_call_output")?.output ?? "");
+const toolOutputOf = (request: RecordedRequest): string => String(request.body.input?.find((item) => item.type === "function_call_output")?.output ?? "");
 
 async function setup(allowed: number[] = []) {
   const model = await start.model();

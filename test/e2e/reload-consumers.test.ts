@@ -18,8 +18,7 @@ import { e2eResources, until } from "../helpers/e2e.ts";
 const start = e2eResources();
 
 /** The description of one offered tool in a recorded request. */
-const described = (request: RecordedRequest, name: string): string =>
-  ((request.body.tools ?? []) as Array<{ name: string; description: string }>).find((t) => t.name === name)?.description ?? "";
+const described = (request: RecordedRequest, name: string): string => (request.body.tools ?? []).find((t) => t.name === name)?.description ?? "";
 
 test("after a reload: trust, the time zone, the sandbox settings, the default job target and streaming are the new ones", async () => {
   const model = await start.model();

@@ -24,9 +24,7 @@ const resources = e2eResources();
 
 /** Every user text the model was shown in one request. */
 const userTexts = (request: RecordedRequest): string[] =>
-  (request.body.messages as Array<{ role: string; content: unknown }>)
-    .filter((m) => m.role === "user")
-    .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
+  request.body.messages!.filter((m) => m.role === "user").map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
 
 async function setup() {
   const model = await resources.model();

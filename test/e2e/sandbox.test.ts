@@ -44,7 +44,7 @@ test("fermix ask: the model runs ls and reads a file in the workspace, gets the 
   const env = lastToolOutput(model.requests[3]!);
   expect(env).toContain(`HOME=${realpathSync(workspace)}`);
   for (const secret of ["sk-daemon-env-secret", "AAenvTokenNeverForCommands", "sk-config-secret"]) expect(env).not.toContain(secret);
-  expect(model.requests[0]!.body.tools.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(["read_file", "run_command", "request_access"]));
+  expect(model.requests[0]!.body.tools!.map((t) => t.name)).toEqual(expect.arrayContaining(["read_file", "run_command", "request_access"]));
 });
 
 /** The daemon polling the Telegram fake, Alice the owner and Bob an allowed user. */

@@ -117,7 +117,7 @@ describe("skills with the compiled binary", () => {
     const using = model.requests.at(-2)!;
     expect(String(using.body.instructions)).toContain("## Skills you have learnt");
     expect(String(using.body.instructions)).toContain("- weekly-report: Write the owner's weekly report from the notes in reports/.");
-    const output = (model.requests.at(-1)!.body.input as Array<{ type: string; output?: string }>).find((i) => i.type === "function_call_output")!;
+    const output = model.requests.at(-1)!.body.input!.find((i) => i.type === "function_call_output")!;
     expect(output.output).toContain("2. Group them by project; one bullet per outcome.");
     expect(await say("/skills")).toMatch(/Active \(1\)\s+\S+ weekly-report — used once/);
 

@@ -113,7 +113,7 @@ describe("/soul with the compiled binary", () => {
 
     model.reply(reply.text("Fermix."));
     await say("who are you?");
-    const next = model.requests[2]!.body.instructions as string;
+    const next = model.requests[2]!.body.instructions!;
     expect(next).toStartWith(BRIEF_SOUL.trim());
     expect(next).not.toContain("Be direct and useful");
 

@@ -14,7 +14,7 @@ import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { DISCORD_ALICE, DISCORD_DM, type DiscordFake } from "../fakes/discord.ts";
-import { type FakeModel, reply } from "../fakes/model-server.ts";
+import { type FakeModel, lastInputParts, reply } from "../fakes/model-server.ts";
 import { type RecordedSignalCall, SIGNAL_ALICE, type SignalFake } from "../fakes/signal.ts";
 import { SLACK_ALICE, SLACK_DM, type SlackFake } from "../fakes/slack.ts";
 import { ALICE, type TelegramFake } from "../fakes/telegram.ts";
@@ -168,7 +168,7 @@ function signalSurface(signal: SignalFake, committed: ReturnType<typeof committe
       return signal
         .calls("remoteDelete")
         .filter((c) => toAlice(c) && c.response?.result)
-        .map((c) => String(sent.find((s) => s.response!.result.timestamp === c.request.params?.targetTimestamp)?.request.params?.message ?? ""));
+        .map((c) => String(sent.find((s) => s.response!.result!.timestamp === c.request.params?.targetTimestamp)?.request.params?.message ?? ""));
     },
   };
 }
@@ -455,7 +455,7 @@ test("Telegram: an album sent during a running turn is still one later turn, and
   const answers = surface.visible().filter((t) => /Working|Two photos|About the text/.test(t));
   expect(answers.map((t) => t.split(" ")[0])).toEqual(["Working", "Two", "About"]);
   expect(model.requests).toHaveLength(3);
-  const album = model.requests[1]!.body.input.at(-1).content as Array<{ type: string; text?: string }>;
+  const album = lastInputParts(model.requests[1]!);
   expect(album.filter((c) => c.type === "input_image")).toHaveLength(2);
-  expect(JSON.stringify(model.requests[2]!.body.input.at(-1))).toContain("which one is better?");
+  expect(JSON.stringify(model.requests[2]!.body.input!.at(-1))).toContain("which one is better?");
 }, 60_000);

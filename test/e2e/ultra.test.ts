@@ -74,10 +74,10 @@ const statusMessages = (telegram: TelegramFake) =>
   telegram.botMessages(ALICE.id).filter((m) => [m.text ?? "", ...m.history].some((t) => t.includes("Ultra mode:")));
 
 /** The texts of a model request's input messages, in order. */
-const inputTexts = (request: RecordedRequest): string[] =>
-  (request.body.input as Array<{ role?: string; content?: string | Array<{ text?: string }> }>)
-    .filter((item) => item.role !== undefined)
-    .map((item) => `${item.role}: ${typeof item.content === "string" ? item.content : (item.content ?? []).map((c) => c.text ?? "").join("")}`);
+const inputTexts = (request: RecordedRequest): string[] => {
+  const messages = request.body.input!.filter((item) => item.role !== undefined);
+  return messages.map((item) => `${item.role}: ${typeof item.content === "string" ? item.content : (item.content ?? []).map((c) => c.text ?? "").join("")}`);
+};
 
 describe("/ultra with the compiled binary", () => {
   test("one planner request, the planned workers at once, one merge; one merged answer with the footer; the status goes; history keeps request and answer", async () => {
@@ -110,7 +110,7 @@ describe("/ultra with the compiled binary", () => {
     expect(Math.min(...workers.map((w) => w.receivedAt))).toBeGreaterThanOrEqual(planners[0]!.finishedAt!);
     expect(merges[0]!.receivedAt).toBeGreaterThanOrEqual(Math.max(...workers.map((w) => w.finishedAt!)));
     // The workers have the turn's tools; the planner and the merge have none.
-    expect((workers[0]!.body.tools as Array<{ name: string }>).length).toBeGreaterThan(0);
+    expect(workers[0]!.body.tools!.length).toBeGreaterThan(0);
     expect(planners[0]!.body.tools).toBeUndefined();
     expect(merges[0]!.body.tools).toBeUndefined();
     // The merge is told every part's result.
@@ -154,9 +154,7 @@ describe("/ultra with the compiled binary", () => {
       merge: reply.text("Merged answer: both axes read."),
     });
     const images = (request: RecordedRequest) =>
-      (request.body.input as Array<{ role?: string; content?: Array<{ type: string }> | string }>)
-        .filter((item) => item.role === "user" && Array.isArray(item.content))
-        .flatMap((item) => (item.content as Array<{ type: string }>).filter((c) => c.type === "input_image"));
+      request.body.input!.flatMap((item) => (item.role === "user" && Array.isArray(item.content) ? item.content.filter((c) => c.type === "input_image") : []));
 
     telegram.pushMessage(telegram.message.photo({ caption: "/ultra what does this chart say?" }));
     await telegram.waitForTexts(ALICE.id, (t) => t.some((x) => x.includes("Merged answer")), 20_000);

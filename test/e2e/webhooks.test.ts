@@ -5,7 +5,7 @@
  */
 import { expect, test } from "bun:test";
 import { dmEvent, envelope, USER } from "../channels/slack/fixtures.ts";
-import { reply } from "../fakes/model-server.ts";
+import { lastInputParts, reply } from "../fakes/model-server.ts";
 import type { RunningDaemon } from "../helpers/binary.ts";
 import { CHANNELS_OFF, OPENAI_TEST, providerToml, slackToml } from "../helpers/config.ts";
 import { e2eResources } from "../helpers/e2e.ts";
@@ -68,5 +68,5 @@ test("idempotency keys survive a restart: a redelivery after restart is not answ
   expect((await postSlack(second, dmEvent({ text: "something new", ts: "1700000200.000100" }))).status).toBe(200);
   await fake.waitForRequests(2);
   // The fresh message was processed after the redelivery was answered: had the redelivery become a turn, it would be request 2.
-  expect(fake.requests.map((r) => r.body.input.at(-1).content[0].text)).toEqual(["remember me", "something new"]);
+  expect(fake.requests.map((r) => lastInputParts(r)[0]?.text)).toEqual(["remember me", "something new"]);
 });

@@ -44,8 +44,10 @@ export interface RecordedRequest {
   api: "responses" | "chat" | "other";
   /** Header names in lower case. */
   headers: Record<string, string>;
-  /** The parsed JSON body (the raw text if it was not JSON). `any` so tests can reach in. */
-  body: any;
+  /** The parsed JSON body ({} when it was not a JSON object: `text` has what came). */
+  body: ModelRequestBody;
+  /** The body as it came. */
+  text: string;
   /** The client closed the connection before the reply was finished. */
   aborted: boolean;
   /** Resolves when the client closes the connection early (never, for a request that completed). */
@@ -57,6 +59,61 @@ export interface RecordedRequest {
   /** performance.now() when the request arrived and when its reply was written whole: for sub-millisecond latency figures (bench/turn.ts). */
   arrivedPerf: number;
   writtenPerf?: number;
+}
+
+/**
+ * A request body in either wire format: Responses (`instructions`, `input`)
+ * or chat completions (`messages`). The fake does not validate it (beyond a
+ * `model`): these are the fields Fermix sends, for tests to assert on.
+ */
+export interface ModelRequestBody {
+  model?: string;
+  instructions?: string;
+  input?: WireItem[];
+  messages?: WireItem[];
+  tools?: WireTool[];
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  max_output_tokens?: number;
+}
+
+/** A Responses `input` item or a chat message; which fields it has depends on its type and role. */
+export interface WireItem {
+  /** Responses: "message", "function_call" or "function_call_output". */
+  type?: string;
+  role?: string;
+  /** A user's parts in Responses; plain text from an assistant, and in chat messages. */
+  content?: string | WirePart[] | null;
+  call_id?: string;
+  name?: string;
+  arguments?: string;
+  output?: string;
+  /** Chat: an assistant's calls, and the call a tool message answers. */
+  tool_calls?: Array<{ id: string; type: string; function: { name: string; arguments: string } }>;
+  tool_call_id?: string;
+}
+
+/** A part of a user's message: `input_text`/`input_image` (Responses), `text`/`image_url` (chat). */
+export interface WirePart {
+  type: string;
+  text?: string;
+  image_url?: string | { url: string };
+}
+
+/** A tool offered: its name at the top (Responses) or under `function` (chat). */
+export interface WireTool {
+  type?: string;
+  name?: string;
+  description?: string;
+  parameters?: WireSchema;
+  function?: { name: string; description?: string; parameters?: WireSchema };
+}
+
+/** A tool's JSON Schema, as far as tests look into it. */
+export interface WireSchema {
+  type?: string;
+  properties?: Record<string, WireSchema & { enum?: string[]; description?: string }>;
+  required?: string[];
 }
 
 export interface ToolCallSpec {
@@ -187,21 +244,34 @@ export interface FakeModel {
 
 /** The output the model was handed for the latest tool call in a Responses request ("" when none). */
 export function lastToolOutput(request: RecordedRequest): string {
-  const items = (request.body?.input ?? []) as Array<{ type: string; output?: string }>;
+  const items = request.body.input ?? [];
   return items.filter((i) => i.type === "function_call_output").at(-1)?.output ?? "";
 }
 
 /** The text of the last user message of a recorded request, in either wire format. */
 export function userText(request: RecordedRequest): string {
-  const items: unknown[] = request.body?.input ?? request.body?.messages ?? [];
+  const items = request.body.input ?? request.body.messages ?? [];
   for (let i = items.length - 1; i >= 0; i--) {
-    const item = items[i] as { role?: string; content?: unknown };
-    if (item.role !== "user") continue;
-    if (typeof item.content === "string") return item.content;
-    if (!Array.isArray(item.content)) return "";
-    return item.content.map((p: { text?: unknown }) => (typeof p.text === "string" ? p.text : "")).join("");
+    const item = items[i]!;
+    if (item.role === "user") return textOf(item.content);
   }
   return "";
+}
+
+/** The text of every user message in a Responses request's input, in order. */
+export function userTexts(request: RecordedRequest): string[] {
+  return (request.body.input ?? []).filter((i) => i.role === "user").map((i) => textOf(i.content));
+}
+
+/** The parts of the latest item of a Responses request's input (the user's message: texts and images); [] when it has none. */
+export function lastInputParts(request: RecordedRequest): WirePart[] {
+  const content = request.body.input?.at(-1)?.content;
+  return Array.isArray(content) ? content : [];
+}
+
+function textOf(content: WireItem["content"]): string {
+  if (typeof content === "string") return content;
+  return (content ?? []).map((p) => p.text ?? "").join("");
 }
 
 /** Start a fake model server on 127.0.0.1 and a free port. */
@@ -228,7 +298,7 @@ export async function startFakeModel(): Promise<FakeModel> {
       requests.push(recorded);
       for (const wake of waiters) wake();
       if (recorded.api === "other") return Response.json({ error: { message: `fake model: no route ${req.method} ${url.pathname}` } }, { status: 404 });
-      if (typeof recorded.body?.model !== "string") {
+      if (typeof recorded.body.model !== "string") {
         return Response.json({ error: { message: "fake model: the body has no model", type: "invalid_request_error" } }, { status: 400 });
       }
       const next = resolve(queue.shift() ?? fallback ?? reply.status(400, `fake model: no scripted reply for request #${recorded.index}`), recorded);
@@ -304,12 +374,7 @@ function resolve(value: Reply, request: RecordedRequest): ScriptedReply {
 /** The request as recorded, and the function that marks it aborted. */
 async function record(req: Request, url: URL, index: number, arrivedPerf: number): Promise<[RecordedRequest, () => void]> {
   const text = await req.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // keep the raw text
-  }
+  const body = parseBody(text);
   const api = url.pathname.endsWith("/responses") ? "responses" : url.pathname.endsWith("/chat/completions") ? "chat" : "other";
   let markAborted = () => {};
   const untilAborted = new Promise<void>((resolve) => {
@@ -326,6 +391,7 @@ async function record(req: Request, url: URL, index: number, arrivedPerf: number
     api,
     headers: Object.fromEntries(req.headers),
     body,
+    text,
     aborted: false,
     untilAborted,
     receivedAt: Date.now(),
@@ -333,6 +399,17 @@ async function record(req: Request, url: URL, index: number, arrivedPerf: number
   };
   req.signal.addEventListener("abort", markAborted, { once: true });
   return [recorded, markAborted];
+}
+
+/** The JSON object a client sent, taken as the wire format says (unchecked: tests assert on it); {} for anything else. */
+function parseBody(text: string): ModelRequestBody {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return parsed as ModelRequestBody;
+  } catch {
+    // not JSON: `text` keeps it
+  }
+  return {};
 }
 
 /** Stream the writes, then finish as the spec says: close, drop, or hang until the client goes away. */
@@ -402,7 +479,7 @@ function argumentsOf(call: ToolCallSpec): string {
 const DEFAULT_USAGE = { input: 10, output: 5 };
 
 /** The Responses API event stream for a spec. */
-function responsesWrites(spec: StreamSpec, body: any, nextId: () => number): string[] {
+function responsesWrites(spec: StreamSpec, body: ModelRequestBody, nextId: () => number): string[] {
   const writes: string[] = [];
   let sequence = 0;
   const emit = (type: string, data: Record<string, unknown>) =>
@@ -477,7 +554,7 @@ function usageOf(u: { input: number; output: number }) {
 }
 
 /** The chat-completions chunk stream for a spec. */
-function chatWrites(spec: StreamSpec, body: any, nextId: () => number): string[] {
+function chatWrites(spec: StreamSpec, body: ModelRequestBody, nextId: () => number): string[] {
   const id = `chatcmpl-${nextId()}`;
   const writes: string[] = [];
   const send = (data: unknown) => writes.push(`data: ${JSON.stringify(data)}\n\n`);

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseCommand } from "../../src/gateway/commands/parse.ts";
-import { type RecordedRequest, reply, userText } from "../fakes/model-server.ts";
+import { type RecordedRequest, reply, userText, userTexts } from "../fakes/model-server.ts";
 import { type Harness, startHarness, TELEGRAM_FRIEND, TELEGRAM_OWNER, until, within } from "../helpers/gateway.ts";
 
 let h: Harness;
@@ -12,11 +12,6 @@ afterEach(async () => {
 });
 
 const echo = (request: RecordedRequest) => reply.text(`echo: ${userText(request)}`);
-/** Every user text the model was shown in one request, in order. */
-const userTexts = (request: RecordedRequest): string[] =>
-  (request.body.input as Array<{ role?: string; content?: Array<{ text?: string }> }>)
-    .filter((item) => item.role === "user")
-    .map((item) => (item.content ?? []).map((p) => p.text ?? "").join(""));
 
 describe("parsing", () => {
   test("commands, Telegram's /cmd@botname form, arguments; other text is not a command", () => {

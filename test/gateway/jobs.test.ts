@@ -16,8 +16,7 @@ afterEach(async () => {
 });
 
 /** The output the model was given for its tool call, from the request after it. */
-const toolOutput = (index: number): string =>
-  String(h.fake.requests[index]!.body.input.find((i: { type: string }) => i.type === "function_call_output")?.output ?? "");
+const toolOutput = (index: number): string => String(h.fake.requests[index]!.body.input!.find((i) => i.type === "function_call_output")?.output ?? "");
 
 test("a job scheduled in a chat delivers there when due; /tasks lists it until then; /stop keeps it", async () => {
   h = await startHarness();

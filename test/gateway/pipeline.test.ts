@@ -42,7 +42,7 @@ describe("short circuits", () => {
     expect(await h.ingest({ text: "", media: [image] })).toBe("answered");
     expect(h.telegram.fetched).toHaveLength(1);
     const [request] = await h.fake.waitForRequests(1);
-    const user = request!.body.input.at(-1);
+    const user = request!.body.input!.at(-1)!;
     expect(user.content).toContainEqual(expect.objectContaining({ type: "input_image" }));
     expect(JSON.stringify(user.content)).toContain(Buffer.from(h.telegram.mediaBytes).toString("base64"));
     expect(h.telegram.texts().join("\n")).toContain("A small test picture.");
@@ -58,7 +58,7 @@ describe("short circuits", () => {
 
   test("an empty completion is answered 'try again' and never written to history", async () => {
     h = await startHarness();
-    h.fake.reply(reply.empty(), (request) => reply.text(`history had ${request.body.input.length} items`));
+    h.fake.reply(reply.empty(), (request) => reply.text(`history had ${request.body.input!.length} items`));
     expect(await h.ingest({ text: "first question" })).toBe("empty_completion");
     expect(h.telegram.texts()).toHaveLength(1);
     expect(h.telegram.texts()[0]).toContain("try again");
@@ -66,7 +66,7 @@ describe("short circuits", () => {
 
     // The next turn's model input has no empty assistant message in it.
     expect(await h.ingest({ text: "second question" })).toBe("answered");
-    const second = h.fake.requests[1]!.body.input as Array<{ role?: string; content?: Array<{ text?: string }> }>;
+    const second = h.fake.requests[1]!.body.input!;
     const assistant = second.filter((item) => item.role === "assistant");
     expect(assistant).toEqual([]);
   });

@@ -5,7 +5,7 @@
  * need not be.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { reply, userText } from "../fakes/model-server.ts";
+import { lastInputParts, reply, userText } from "../fakes/model-server.ts";
 import { type OpenAiSttFake, speech, startOpenAiSttFake, stt } from "../fakes/transcription.ts";
 import { DEFAULT_CHANNELS_TOML, type Harness, RecordingChannel, startHarness, TELEGRAM_STRANGER } from "../helpers/gateway.ts";
 import { until } from "../helpers/wait.ts";
@@ -79,7 +79,7 @@ describe("the transcript becomes the message", () => {
     h.fake.reply(reply.text("nice"));
     const image = { kind: "image" as const, mime: "image/jpeg", declaredSize: 2048, ref: "photo-1" };
     expect(await h.ingest({ text: "", media: [image, voice] })).toBe("answered");
-    const content = h.fake.requests[0]!.body.input.at(-1).content as Array<{ type: string; text?: string }>;
+    const content = lastInputParts(h.fake.requests[0]!);
     expect(content.map((c) => c.type).sort()).toEqual(["input_image", "input_text"]);
     expect(content.find((c) => c.type === "input_text")!.text).toBe("book a table for two at eight");
   });

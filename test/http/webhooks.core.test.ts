@@ -2,7 +2,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { dmEvent, envelope, USER } from "../channels/slack/fixtures.ts";
 import { message, messagesPayload, SENDER } from "../channels/whatsapp/fixtures.ts";
-import { type FakeModel, reply, startFakeModel } from "../fakes/model-server.ts";
+import { type FakeModel, lastInputParts, reply, startFakeModel } from "../fakes/model-server.ts";
 import { CHANNELS_OFF, OPENAI_TEST, providerToml, slackToml, whatsappToml } from "../helpers/config.ts";
 import { nowSeconds, signSlack, signWhatsApp } from "../helpers/sign.ts";
 import { until } from "../helpers/wait.ts";
@@ -99,10 +99,10 @@ test("a WhatsApp album: images from one sender merge into one turn; a following 
   expect((await post(message("wamid.t1", "text", { text: { body: "which is better?" } }))).status).toBe(200);
   await until("both replies", () => harness.sent.length === 2);
   expect(harness.sent.map((s) => s.text)).toEqual(["two pictures", "and the text"]);
-  const first = fake.requests[0]!.body.input.at(-1).content;
-  expect(first.filter((c: { type: string }) => c.type === "input_image")).toHaveLength(2);
-  expect(first.find((c: { type: string }) => c.type === "input_text").text).toBe("left\nright");
-  expect(fake.requests[1]!.body.input.at(-1).content[0].text).toBe("which is better?");
+  const first = lastInputParts(fake.requests[0]!);
+  expect(first.filter((c) => c.type === "input_image")).toHaveLength(2);
+  expect(first.find((c) => c.type === "input_text")!.text).toBe("left\nright");
+  expect(lastInputParts(fake.requests[1]!)[0]?.text).toBe("which is better?");
 });
 
 test("a failed album dispatch forgets every part's key, so redelivery runs again", async () => {

@@ -29,7 +29,7 @@ const LIVE_POLL_EVERY_MS = 20;
 function toolOutputs(requests: RecordedRequest[]): Map<string, string> {
   const outputs = new Map<string, string>();
   for (const request of requests) {
-    for (const item of (request.body?.input ?? []) as Array<{ type: string; call_id?: string; output?: string }>) {
+    for (const item of request.body.input ?? []) {
       if (item.type === "function_call_output") outputs.set(item.call_id!, item.output ?? "");
     }
   }

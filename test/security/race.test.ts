@@ -64,7 +64,7 @@ function toolOutputs(requests: RecordedRequest[]): Map<string, { name: string; o
   const names = new Map<string, string>();
   const outputs = new Map<string, { name: string; output: string }>();
   for (const request of requests) {
-    for (const item of (request.body?.input ?? []) as Array<{ type: string; call_id?: string; name?: string; output?: string }>) {
+    for (const item of request.body.input ?? []) {
       if (item.type === "function_call") names.set(item.call_id!, item.name!);
       if (item.type === "function_call_output") outputs.set(item.call_id!, { name: names.get(item.call_id!) ?? "?", output: item.output ?? "" });
     }
@@ -115,7 +115,7 @@ test("thousands of file-tool calls while a folder is swapped with a link: nothin
 
   let calls = 0;
   model.fallback((request) => {
-    const rounds = ((request.body?.input ?? []) as Array<{ type: string }>).filter((i) => i.type === "function_call").length / BATCH;
+    const rounds = (request.body.input ?? []).filter((i) => i.type === "function_call").length / BATCH;
     if (rounds >= ROUNDS) return reply.text("race round done");
     const first = calls;
     calls += BATCH;

@@ -108,7 +108,7 @@ describe("UltraMode", () => {
     expect(workers.map(userText).sort()).toEqual(["task a", "task b", "task c", "- task d\n- task e"].sort());
     expect(mostAtOnce(workers)).toBe(2);
     // Workers get the turn's tools (an ultra part's, from the role table: test/gateway/roles.test.ts); planner and merge get none.
-    expect(workers[0]!.body.tools.map((t: { name: string }) => t.name)).toEqual(["echo"]);
+    expect(workers[0]!.body.tools!.map((t) => t.name)).toEqual(["echo"]);
     expect(progress).toEqual([
       { phase: "planning" },
       { phase: "working", done: 0, total: 4 },
