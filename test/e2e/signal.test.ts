@@ -145,7 +145,7 @@ test('/stop during a slow turn aborts it, and nothing of the stopped reply is se
 
   // Long enough for a block flush, a retry or a queued part to show up if anything leaked.
   await Bun.sleep(STRAY_PART_MS);
-  const after = signal.calls("send").filter((c) => c.at > stopped.at || (c.response?.result?.timestamp ?? 0) > stopped.response!.result.timestamp);
+  const after = signal.calls("send").filter((c) => c.at > stopped.at || (c.response?.result?.timestamp ?? 0) > stopped.response!.result!.timestamp!);
   expect(after.map((c) => c.request.params?.message)).toEqual([]);
   // The stopped turn had been speaking, and is not finished: its end never came.
   expect(textsTo(signal, SIGNAL_ALICE.uuid).some((t) => t.includes("Stopped"))).toBe(true);

@@ -6,7 +6,7 @@
  * buttons and the rules of answering a press.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { GatewayOpcodes } from "discord-api-types/v10";
+import { type APIMessageComponentInteraction, GatewayOpcodes } from "discord-api-types/v10";
 import { DISCORD_ALICE, DISCORD_BOB, DISCORD_CHANNEL, DISCORD_DM, DISCORD_GUILD, type DiscordFake, startDiscordFake } from "./discord.ts";
 
 let fake: DiscordFake;
@@ -169,7 +169,7 @@ describe("discord fake", () => {
 
       const first = fake.pressButton(inGuild.id, { user: DISCORD_BOB, customId: "n" });
       const frame = await c.next(GatewayOpcodes.Dispatch, "INTERACTION_CREATE");
-      const d = frame.d as Record<string, any>;
+      const d = frame.d as APIMessageComponentInteraction;
       expect(d).toMatchObject({
         id: first,
         type: 3,
@@ -180,7 +180,7 @@ describe("discord fake", () => {
       });
       expect(d.message.id).toBe(inGuild.id);
       expect(d.user).toBeUndefined();
-      const token = d.token as string;
+      const token = d.token;
 
       // Wrong token: unknown interaction. Type 4 with flags 64: only the presser sees it; no bot token needed.
       expect((await postAs(`/interactions/${first}/wrong-token/callback`, { type: 4, data: { content: "hi" } })).status).toBe(404);
@@ -195,7 +195,7 @@ describe("discord fake", () => {
       const second = fake.pressButton(inDm.id);
       const interactionFrame = () => c.frames.find((f) => f.t === "INTERACTION_CREATE" && (f.d as { id: string }).id === second);
       for (let i = 0; i < 400 && !interactionFrame(); i++) await Bun.sleep(5);
-      const dm = interactionFrame()!.d as Record<string, any>;
+      const dm = interactionFrame()!.d as APIMessageComponentInteraction;
       expect(dm).toMatchObject({ id: second, channel_id: DISCORD_DM, user: { id: DISCORD_ALICE.id } });
       expect(dm.guild_id).toBeUndefined();
       expect((await postAs(`/interactions/${second}/${dm.token}/callback`, { type: 7, data: { components: [], content: "ok?\n\nApproved." } })).status).toBe(

@@ -8,6 +8,7 @@ import { LogLevel, WebClient } from "@slack/web-api";
 import { Api, Bot, GrammyError, InputFile } from "grammy";
 import { SLACK_ALICE, SLACK_CHANNEL, SLACK_DM, type SlackFake, type SlackFile, startSlackFake } from "./slack.ts";
 import { ALICE, groupChat, parseTelegramHtml, startTelegramFake, type TelegramFake } from "./telegram.ts";
+import type { GraphErrorBody } from "./whatsapp/graph.ts";
 import { startWhatsAppFake, WA_USER, type WhatsAppFake } from "./whatsapp.ts";
 
 const stops: Array<() => Promise<void>> = [];
@@ -438,11 +439,23 @@ function whatsapp(opts?: Parameters<typeof startWhatsAppFake>[0]): WhatsAppFake 
   return wa;
 }
 
-async function graph(
+/** A Graph API answer's JSON, as these tests read it: an error, a send's ids, an upload's id, or media metadata. */
+interface GraphBody {
+  error?: GraphErrorBody["error"];
+  messaging_product?: string;
+  contacts?: Array<{ input: string; wa_id: string }>;
+  messages?: Array<{ id: string }>;
+  id?: string;
+  url?: string;
+  file_size?: number | string;
+}
+
+/** A call to the fake Graph API; its body is the JSON (as `T`), or the text when the answer is not JSON (a download: `graph<string>`). */
+async function graph<T = GraphBody>(
   wa: WhatsAppFake,
   path: string,
   init: RequestInit & { json?: unknown; token?: string | null } = {},
-): Promise<{ status: number; body: any }> {
+): Promise<{ status: number; body: T }> {
   const headers = new Headers(init.headers);
   const token = init.token === undefined ? wa.token : init.token;
   if (token !== null) headers.set("authorization", `Bearer ${token}`);
@@ -452,8 +465,27 @@ async function graph(
     body = JSON.stringify(init.json);
   }
   const res = await fetch(path.startsWith("http") ? path : `${wa.graphBase("v25.0")}${path}`, { ...init, headers, body });
-  return { status: res.status, body: res.headers.get("content-type")?.includes("json") ? await res.json() : await res.text() };
+  return { status: res.status, body: (res.headers.get("content-type")?.includes("json") ? await res.json() : await res.text()) as T };
 }
+
+/** A webhook body the fake built, as WhatsApp's reference shapes it: one entry, one change. */
+interface WebhookBody {
+  object: string;
+  entry: Array<{ changes: Array<{ field: string; value: { metadata: unknown; contacts?: unknown; messages?: WebhookMessage[]; statuses?: unknown[] } }> }>;
+}
+/** A message in a webhook: the fields these tests follow; the rest is compared whole. */
+interface WebhookMessage {
+  id: string;
+  type: string;
+  timestamp: string;
+  image?: { id: string; sha256: string };
+  sticker?: { mime_type: string };
+  document?: unknown;
+  reaction?: unknown;
+}
+// The builders return plain records; this is the shape they build (test/fakes/whatsapp/webhooks.ts).
+const changeOf = (payload: Record<string, unknown>) => (payload as unknown as WebhookBody).entry[0]!.changes[0]!;
+const firstMessage = (payload: Record<string, unknown>) => changeOf(payload).value.messages![0]!;
 
 describe("whatsapp fake", () => {
   const to = WA_USER.wa_id;
@@ -477,9 +509,9 @@ describe("whatsapp fake", () => {
       type: "OAuthException",
       error_data: { details: "Param text['body'] must be at most 4096 characters long." },
     });
-    expect((await send({ to, type: "text", text: { body: "x" } })).body.error.message).toBe("(#100) The parameter messaging_product is required.");
-    expect((await send({ messaging_product: "whatsapp", type: "text", text: { body: "x" } })).body.error.message).toBe("(#100) The parameter to is required.");
-    expect((await send({ messaging_product: "whatsapp", to, type: "image" })).body.error.message).toBe("(#100) The parameter image is required.");
+    expect((await send({ to, type: "text", text: { body: "x" } })).body.error!.message).toBe("(#100) The parameter messaging_product is required.");
+    expect((await send({ messaging_product: "whatsapp", type: "text", text: { body: "x" } })).body.error!.message).toBe("(#100) The parameter to is required.");
+    expect((await send({ messaging_product: "whatsapp", to, type: "image" })).body.error!.message).toBe("(#100) The parameter image is required.");
     expect((await send({ messaging_product: "whatsapp", to, type: "voice", voice: {} })).status).toBe(400);
     const wrongPhone = await graph(wa, `/999/messages`, { method: "POST", json: { messaging_product: "whatsapp", to, text: { body: "x" } } });
     expect(wrongPhone.body.error).toMatchObject({ code: 100, error_subcode: 33, type: "GraphMethodException" });
@@ -491,7 +523,7 @@ describe("whatsapp fake", () => {
       const res = await graph(wa, `/${wa.phoneNumberId}/messages`, { method: "POST", token, json: { messaging_product: "whatsapp", to, text: { body: "x" } } });
       expect(res.status).toBe(401);
       expect(res.body.error).toMatchObject({ type: "OAuthException", code: 190 });
-      expect(typeof res.body.error.fbtrace_id).toBe("string");
+      expect(typeof res.body.error!.fbtrace_id).toBe("string");
     }
     expect(wa.sent()).toHaveLength(0);
   });
@@ -504,7 +536,7 @@ describe("whatsapp fake", () => {
     form.append("file", new Blob([new Uint8Array([0x4f, 0x67, 0x67, 0x53, 9])], { type: "audio/ogg" }), "reply.ogg");
     const up = await graph(wa, `/${wa.phoneNumberId}/media`, { method: "POST", body: form });
     expect(up.status).toBe(200);
-    const id = up.body.id as string;
+    const id = up.body.id!;
     expect(id).toMatch(/^\d+$/);
     expect(wa.calls("media")[0]!.files[0]).toMatchObject({ field: "file", filename: "reply.ogg", type: "audio/ogg", size: 5 });
     expect(wa.calls("media")[0]!.body).toEqual({ messaging_product: "whatsapp", type: "audio/ogg" });
@@ -519,16 +551,15 @@ describe("whatsapp fake", () => {
       method: "POST",
       json: { messaging_product: "whatsapp", to, type: "image", image: { id: "42" } },
     });
-    expect(unknown.body.error.code).toBe(131009);
+    expect(unknown.body.error!.code).toBe(131009);
 
     // Inbound: a webhook references media the fake serves.
-    const payload = wa.webhook.image({ bytes: "JPEGDATA", caption: "look" }) as any;
-    const image = payload.entry[0].changes[0].value.messages[0].image;
+    const image = firstMessage(wa.webhook.image({ bytes: "JPEGDATA", caption: "look" })).image!;
     const meta = await graph(wa, `/${image.id}`);
     expect(meta.body).toMatchObject({ messaging_product: "whatsapp", mime_type: "image/jpeg", sha256: image.sha256, file_size: "8", id: image.id });
-    expect(meta.body.url.startsWith(wa.url)).toBe(true);
-    expect((await graph(wa, meta.body.url, { token: null })).status).toBe(401);
-    const bytes = await graph(wa, meta.body.url);
+    expect(meta.body.url!.startsWith(wa.url)).toBe(true);
+    expect((await graph(wa, meta.body.url!, { token: null })).status).toBe(401);
+    const bytes = await graph<string>(wa, meta.body.url!);
     expect(bytes).toEqual({ status: 200, body: "JPEGDATA" });
     expect(new Bun.CryptoHasher("sha256").update("JPEGDATA").digest("hex")).toBe(image.sha256);
 
@@ -536,12 +567,12 @@ describe("whatsapp fake", () => {
     tooBig.append("messaging_product", "whatsapp");
     tooBig.append("type", "image/png");
     tooBig.append("file", new Blob([new Uint8Array(5 * 1024 * 1024 + 1)]), "big.png");
-    expect((await graph(wa, `/${wa.phoneNumberId}/media`, { method: "POST", body: tooBig })).body.error.code).toBe(131053);
+    expect((await graph(wa, `/${wa.phoneNumberId}/media`, { method: "POST", body: tooBig })).body.error!.code).toBe(131053);
   });
 
   test("reactions: single emoji on an inbound message, empty to remove", async () => {
     const wa = whatsapp();
-    const inbound = (wa.webhook.text("hi") as any).entry[0].changes[0].value.messages[0];
+    const inbound = firstMessage(wa.webhook.text("hi"));
     const react = (emoji: string) =>
       graph(wa, `/${wa.phoneNumberId}/messages`, {
         method: "POST",
@@ -550,7 +581,7 @@ describe("whatsapp fake", () => {
     expect((await react("👀")).status).toBe(200);
     expect(wa.reactionOn(inbound.id)).toBe("👀");
     expect((await react("👍🏽")).status).toBe(200);
-    expect((await react("ok")).body.error.code).toBe(131009);
+    expect((await react("ok")).body.error!.code).toBe(131009);
     expect((await react("👀👀")).status).toBe(400);
     expect((await react("")).status).toBe(200);
     expect(wa.reactionOn(inbound.id)).toBeUndefined();
@@ -559,25 +590,25 @@ describe("whatsapp fake", () => {
 
   test("webhook builders follow the official example's shape", () => {
     const wa = whatsapp();
-    const text = wa.webhook.text("Does it come in another color?") as any;
+    const text = wa.webhook.text("Does it come in another color?");
     expect(text.object).toBe("whatsapp_business_account");
-    const value = text.entry[0].changes[0].value;
-    expect(text.entry[0].changes[0].field).toBe("messages");
+    const { value, field } = changeOf(text);
+    expect(field).toBe("messages");
     expect(value.metadata).toEqual({ display_phone_number: wa.displayPhoneNumber, phone_number_id: wa.phoneNumberId });
     expect(value.contacts).toEqual([{ profile: { name: WA_USER.name }, wa_id: WA_USER.wa_id }]);
-    expect(value.messages[0]).toMatchObject({ from: WA_USER.wa_id, type: "text", text: { body: "Does it come in another color?" } });
-    expect(value.messages[0].timestamp).toMatch(/^\d+$/);
-    const voice = (wa.webhook.audio({ voice: true }) as any).entry[0].changes[0].value.messages[0];
+    expect(value.messages![0]).toMatchObject({ from: WA_USER.wa_id, type: "text", text: { body: "Does it come in another color?" } });
+    expect(value.messages![0]!.timestamp).toMatch(/^\d+$/);
+    const voice = firstMessage(wa.webhook.audio({ voice: true }));
     expect(voice).toMatchObject({ type: "audio", audio: { voice: true, mime_type: "audio/ogg; codecs=opus" } });
-    const doc = (wa.webhook.document({ filename: "a.pdf", caption: "c" }) as any).entry[0].changes[0].value.messages[0];
+    const doc = firstMessage(wa.webhook.document({ filename: "a.pdf", caption: "c" }));
     expect(doc.document).toMatchObject({ filename: "a.pdf", caption: "c", mime_type: "application/pdf" });
-    expect((wa.webhook.video() as any).entry[0].changes[0].value.messages[0].type).toBe("video");
-    expect((wa.webhook.sticker() as any).entry[0].changes[0].value.messages[0].sticker.mime_type).toBe("image/webp");
-    const removed = (wa.webhook.reaction("wamid.X") as any).entry[0].changes[0].value.messages[0];
+    expect(firstMessage(wa.webhook.video()).type).toBe("video");
+    expect(firstMessage(wa.webhook.sticker()).sticker!.mime_type).toBe("image/webp");
+    const removed = firstMessage(wa.webhook.reaction("wamid.X"));
     expect(removed.reaction).toEqual({ message_id: "wamid.X" });
-    const status = (wa.webhook.status("wamid.Y", "read") as any).entry[0].changes[0].value;
+    const status = changeOf(wa.webhook.status("wamid.Y", "read")).value;
     expect(status.messages).toBeUndefined();
-    expect(status.statuses[0]).toMatchObject({ id: "wamid.Y", status: "read", recipient_id: WA_USER.wa_id });
+    expect(status.statuses![0]).toMatchObject({ id: "wamid.Y", status: "read", recipient_id: WA_USER.wa_id });
   });
 
   test("injected failures: 429 rate limit, then success; 500 on media", async () => {

@@ -64,6 +64,19 @@ if (account !== config.account) {
 stderrLine(`INFO  fake signal-cli started for ${account}`);
 
 type RpcError = { code: number; message: string };
+/** What test/fakes/signal.ts posts to the control server (each path reads its own fields). */
+interface ControlBody {
+  params?: unknown;
+  line?: string;
+  method?: string;
+  error?: RpcError;
+  times?: number;
+  code?: number;
+  stderr?: string;
+}
+/** A JSON-RPC request or its params: any JSON object (Fermix's, or a test's deliberately broken one). */
+type JsonObject = Record<string, unknown>;
+const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
 const failures = new Map<string, RpcError[]>();
 const held = new Map<string, number>();
 let lastTimestamp = 0;
@@ -74,7 +87,7 @@ const controlServer = Bun.serve({
   port: 0,
   async fetch(req) {
     const path = new URL(req.url).pathname;
-    const body = req.method === "POST" ? ((await req.json()) as Record<string, any>) : {};
+    const body = req.method === "POST" ? ((await req.json()) as ControlBody) : {};
     switch (path) {
       case "/ping":
         return Response.json({ pid: process.pid });
@@ -85,14 +98,17 @@ const controlServer = Bun.serve({
         stdoutLine(String(body.line));
         return Response.json({ ok: true });
       case "/fail": {
-        const list = failures.get(body.method) ?? [];
-        for (let i = 0; i < (body.times ?? 1); i++) list.push(body.error);
-        failures.set(body.method, list);
+        const method = String(body.method);
+        const list = failures.get(method) ?? [];
+        for (let i = 0; i < (body.times ?? 1); i++) list.push(body.error!);
+        failures.set(method, list);
         return Response.json({ ok: true });
       }
-      case "/hold":
-        held.set(body.method, (held.get(body.method) ?? 0) + 1);
+      case "/hold": {
+        const method = String(body.method);
+        held.set(method, (held.get(method) ?? 0) + 1);
         return Response.json({ ok: true });
+      }
       case "/exit":
         if (body.stderr) stderrLine(String(body.stderr));
         forgetControl();
@@ -124,15 +140,21 @@ const results = (recipients: unknown) => {
   return list.map((r) => ({ recipientAddress: { number: String(r).startsWith("+") ? r : null, uuid: String(r).startsWith("+") ? null : r }, type: "SUCCESS" }));
 };
 
+/** The files a request names: `attachments` (a list) or `attachment` (one). */
+function attachmentPaths(params: JsonObject): string[] {
+  if (Array.isArray(params.attachments)) return params.attachments.map(String);
+  return params.attachment ? [String(params.attachment)] : [];
+}
+
 /** The answer signal-cli would give, or an error. */
-function answer(method: string, params: Record<string, any>): { result: unknown } | { error: RpcError } {
+function answer(method: string, params: JsonObject): { result: unknown } | { error: RpcError } {
   const hasTarget = params.recipient !== undefined || params.groupId !== undefined;
   switch (method) {
     case "version":
       return { result: { version: "0.14.7-fake" } };
     case "send": {
       if (!hasTarget) return { error: { code: -1, message: "No recipients given" } };
-      const attachments: string[] = params.attachments ?? (params.attachment ? [params.attachment] : []);
+      const attachments = attachmentPaths(params);
       for (const path of attachments) {
         if (!existsSync(path))
           return { error: { code: -32603, message: `Failed to send message: ${path} (No such file or directory) (AttachmentInvalidException)` } };
@@ -160,9 +182,11 @@ function answer(method: string, params: Record<string, any>): { result: unknown 
 }
 
 function handle(line: string): void {
-  let request: Record<string, any>;
+  let request: JsonObject;
   try {
-    request = JSON.parse(line);
+    const parsed: unknown = JSON.parse(line);
+    // JSON that is not an object names no method either: answered below as signal-cli answers that.
+    request = isObject(parsed) ? parsed : {};
   } catch {
     stdoutLine({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error" }, id: null });
     return;
@@ -182,9 +206,9 @@ function handle(line: string): void {
     record(null);
     return;
   }
-  const params = (request.params ?? {}) as Record<string, any>;
+  const params = isObject(request.params) ? request.params : {};
   // The files as signal-cli would read them now: name and size of what each path points at.
-  const paths: string[] = params.attachments ?? (params.attachment ? [params.attachment] : []);
+  const paths = attachmentPaths(params);
   const files = paths.length ? paths.map((path) => ({ path, name: basename(path), size: existsSync(path) ? statSync(path).size : -1 })) : undefined;
   const injected = failures.get(method)?.shift();
   const outcome = injected ? { error: injected } : answer(method, params);

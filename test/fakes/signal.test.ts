@@ -4,12 +4,22 @@
  * adapter tests rest on a fake that answers what the real one answers.
  */
 import { afterEach, expect, test } from "bun:test";
-import { type SignalFake, startSignalFake } from "./signal.ts";
+import { type SignalFake, type SignalResult, startSignalFake } from "./signal.ts";
 
 let fake: SignalFake | undefined;
 afterEach(async () => {
   await fake?.stop();
 });
+
+/** A line the fake printed: a response (a result or an error) or a notification. */
+interface RpcLine {
+  jsonrpc: string;
+  id?: number | string | null;
+  result?: SignalResult;
+  error?: { code: number; message: string; data?: unknown };
+  method?: string;
+  params?: unknown;
+}
 
 /** Start the fake's wrapper as a user would, and read its stdout as lines. */
 function run(f: SignalFake, args: string[]) {
@@ -27,7 +37,7 @@ function run(f: SignalFake, args: string[]) {
   const next = async (n: number) => {
     const deadline = Date.now() + 5000;
     while (lines.length < n && Date.now() < deadline) await Bun.sleep(10);
-    return JSON.parse(lines[n - 1]!) as Record<string, any>;
+    return JSON.parse(lines[n - 1]!) as RpcLine;
   };
   const send = (line: string) => {
     proc.stdin.write(`${line}\n`);
@@ -42,11 +52,11 @@ test("the man page's exchanges: send by recipient and by group, a request withou
   send('{"jsonrpc":"2.0","method":"send","params":{"recipient":["+YYY"],"message":"MESSAGE"},"id":4}');
   expect(await next(1)).toEqual({ jsonrpc: "2.0", result: { timestamp: expect.any(Number), results: expect.any(Array) }, id: 4 });
   send('{"jsonrpc":"2.0","method":"send","params":{"groupId":"GROUP_ID_BASE64","message":"MESSAGE"},"id":"g"}');
-  expect((await next(2)).result.timestamp).toBeGreaterThan((await next(1)).result.timestamp);
+  expect((await next(2)).result!.timestamp).toBeGreaterThan((await next(1)).result!.timestamp!);
   send('{"jsonrpc":"2.0"}');
   expect(await next(3)).toEqual({ jsonrpc: "2.0", error: { code: -32600, message: "method field must be set", data: null }, id: null });
   send('{"jsonrpc":"2.0","method":"listGroupz","id":7}');
-  expect((await next(4)).error.code).toBe(-32601);
+  expect((await next(4)).error!.code).toBe(-32601);
   send('{"jsonrpc":"2.0","method":"send","params":{"recipient":"+YYY"},"id":8}');
   expect((await next(5)).error).toEqual({ code: -1, message: expect.stringContaining("Sending empty message is not allowed") });
 

@@ -31,12 +31,36 @@ export const SIGNAL_GROUP = "Pmpi+EfPWmsxiomLe9Nx2XF9HOE483p6iKiFj65iMwI=";
 
 const SCRIPT = resolve(import.meta.dir, "signal-cli.ts");
 
+/** A request's params as Fermix sends them (src/channels/signal/outbound.ts), read back from the fake's record. */
+export interface SignalCallParams {
+  /** A person's UUID or number, or several. */
+  recipient?: string | string[];
+  groupId?: string;
+  message?: string;
+  attachment?: string;
+  attachments?: string[];
+  /** Sent (true) for a message that should not notify. */
+  noUrgent?: boolean;
+  emoji?: string;
+  remove?: boolean;
+  targetAuthor?: string;
+  targetTimestamp?: number;
+}
+
+/** signal-cli's result: `send`, `sendReaction`, `remoteDelete` give { timestamp, results }, `version` { version }, `sendTyping` {}. */
+export interface SignalResult {
+  timestamp?: number;
+  results?: Array<{ recipientAddress: { number: string | null; uuid: string | null }; type: string }>;
+  version?: string;
+}
+
 export interface RecordedSignalCall {
   pid: number;
   at: number;
-  request: { jsonrpc: string; method: string; params?: Record<string, any>; id?: number | string };
+  /** As Fermix sent it (the fake records only requests that name a method). */
+  request: { jsonrpc: string; method: string; params?: SignalCallParams; id?: number | string };
   /** What the fake answered; null when it was told to hold the request. */
-  response: { result?: any; error?: { code: number; message: string } } | null;
+  response: { result?: SignalResult; error?: { code: number; message: string } } | null;
   files?: Array<{ path: string; name: string; size: number }>;
 }
 
@@ -166,7 +190,7 @@ export function startSignalFake(options: { account?: string } = {}): SignalFake 
 
   let attachmentCount = 0;
   const requests = () => readJsonl<RecordedSignalCall>("requests.jsonl");
-  const toOf = (params: Record<string, any>): string[] => {
+  const toOf = (params: SignalCallParams): string[] => {
     if (params.groupId !== undefined) return [`group:${params.groupId}`];
     const list = Array.isArray(params.recipient) ? params.recipient : [params.recipient];
     return list.map(String);
@@ -248,12 +272,12 @@ export function startSignalFake(options: { account?: string } = {}): SignalFake 
       const deleted = new Set(
         all
           .filter((c) => c.request.method === "remoteDelete" && c.response?.result && toOf(c.request.params ?? {}).includes(chatId))
-          .map((c) => c.request.params!.targetTimestamp as number),
+          .map((c) => c.request.params!.targetTimestamp!),
       );
       return all
         .filter((c) => c.request.method === "send" && c.response?.result && toOf(c.request.params ?? {}).includes(chatId))
         .map((c) => ({
-          timestamp: c.response!.result.timestamp as number,
+          timestamp: c.response!.result!.timestamp!,
           text: String(c.request.params?.message ?? ""),
           notified: c.request.params?.noUrgent !== true,
           files: (c.files ?? []).map((f) => ({ name: f.name, size: f.size })),
@@ -264,8 +288,9 @@ export function startSignalFake(options: { account?: string } = {}): SignalFake 
       return requests()
         .filter((c) => c.request.method === "sendReaction" && c.response?.result)
         .map((c) => {
+          // The fake answers a reaction only when it names all three (test/fakes/signal-cli.ts).
           const p = c.request.params!;
-          return { emoji: p.emoji, targetAuthor: p.targetAuthor, targetTimestamp: p.targetTimestamp, to: toOf(p)[0]! };
+          return { emoji: p.emoji!, targetAuthor: p.targetAuthor!, targetTimestamp: p.targetTimestamp!, to: toOf(p)[0]! };
         });
     },
     async stop() {

@@ -105,7 +105,7 @@ describe("signal adapter", () => {
     const [a, b] = fake.calls("send");
     expect(a!.request.params).toEqual({ recipient: [SIGNAL_ALICE.uuid], message: "Hello Alice" });
     expect(b!.request.params).toEqual({ recipient: [SIGNAL_ALICE.uuid], message: "and more", noUrgent: true });
-    expect(first.id).toBe(String(a!.response!.result.timestamp));
+    expect(first.id).toBe(String(a!.response!.result!.timestamp));
   });
 
   test("a group message is answered in the group, by groupId; reactions there name the author", async () => {
@@ -190,7 +190,7 @@ describe("signal adapter", () => {
     const [call] = fake.calls("send");
     expect(call!.request.params).toMatchObject({ recipient: [SIGNAL_ALICE.uuid], message: "Your report" });
     expect(call!.files).toEqual([{ path: expect.stringContaining("report.pdf"), name: "report.pdf", size: 15 }]);
-    expect(sent.id).toBe(String(call!.response!.result.timestamp));
+    expect(sent.id).toBe(String(call!.response!.result!.timestamp));
     // The named link lived only for the request.
     expect(await Bun.file(call!.files![0]!.path).exists()).toBe(false);
     // A file whose name is already right goes as it is.
