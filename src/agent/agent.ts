@@ -11,7 +11,7 @@ import { type MessageSender, spokenText } from "../message/untrusted.ts";
 import type { ConversationStore, HistoryMessage } from "../store/conversations.ts";
 import { buildInstructions } from "./prompt.ts";
 import { type ContentPart, type ModelInput, type Provider, ProviderError, type ProviderEvent, type ProviderFault, type Usage } from "./providers/types.ts";
-import { type Tool, type ToolContext, ToolError, type TurnEffects } from "./tools/types.ts";
+import { type Tool, type ToolContext, ToolError, type ToolResult, type TurnEffects } from "./tools/types.ts";
 
 export const MAX_STEPS = 8;
 
@@ -151,7 +151,12 @@ export class MainAgent {
         if (calls.length === 0) return result("ok");
         for (const call of calls) {
           input.push({ type: "function_call", callId: call.callId, name: call.name, arguments: call.arguments });
-          input.push({ type: "function_call_output", callId: call.callId, output: await runTool(tools, call, context) });
+          const result = await runTool(tools, call, context);
+          input.push(
+            typeof result === "string"
+              ? { type: "function_call_output", callId: call.callId, output: result }
+              : { type: "function_call_output", callId: call.callId, output: result.text, images: result.images },
+          );
         }
       }
       return result("step_limit");
@@ -163,7 +168,7 @@ export class MainAgent {
   }
 }
 
-async function runTool(tools: Map<string, Tool>, call: { name: string; arguments: string }, context: ToolContext): Promise<string> {
+async function runTool(tools: Map<string, Tool>, call: { name: string; arguments: string }, context: ToolContext): Promise<ToolResult> {
   const tool = tools.get(call.name);
   if (!tool) return `error: there is no tool named ${call.name}`;
   let args: unknown;

@@ -14,6 +14,7 @@ import type { TurnRequest } from "../../src/agent/agent.ts";
 import { MEMORY_HEADING, memorySection } from "../../src/agent/memory/section.ts";
 import { memoryTools } from "../../src/agent/memory/tools.ts";
 import type { ToolContext } from "../../src/agent/tools/types.ts";
+import { resultText } from "../../src/agent/tools/types.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { ftsQuery, searchTerms } from "../../src/store/fts.ts";
 import { MemoryStore, memoryScope, OWNER_SCOPE } from "../../src/store/memory.ts";
@@ -165,7 +166,7 @@ describe("the memory tools", () => {
     expect(await tool("recall").run({ query: "" }, bob)).not.toContain("Alice");
     expect(await tool("recall").run({ query: "nothing like it" }, alice)).toBe('nothing remembered matches "nothing like it"');
 
-    const bobsId = Number((await tool("recall").run({ query: "Clara" }, bob)).match(/#(\d+)/)![1]);
+    const bobsId = Number(resultText(await tool("recall").run({ query: "Clara" }, bob)).match(/#(\d+)/)![1]);
     expect(tool("forget").run({ id: bobsId }, alice)).rejects.toThrow(`no remembered fact #${bobsId}`);
     expect(await tool("forget").run({ id: bobsId }, bob)).toContain("forgot 1 fact");
     expect(await tool("recall").run({ query: "sister" }, bob)).toBe('nothing remembered matches "sister"');

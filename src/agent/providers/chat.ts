@@ -49,9 +49,18 @@ export function chatBody(request: ModelRequest, config: Pick<ProviderConfig, "mo
 export function chatMessages(request: ModelRequest): ChatMessage[] {
   const messages: ChatMessage[] = [];
   if (request.instructions) messages.push({ role: "system", content: request.instructions });
+  // A tool message carries text only: images tools answered with follow the step's tool messages as one user message.
+  let shown: ContentPart[] = [];
+  const showImages = () => {
+    if (shown.length === 0) return;
+    messages.push({ role: "user", content: userContent([{ type: "text", text: "(images the tools above answered with)" }, ...shown]) });
+    shown = [];
+  };
   for (const item of request.input) {
+    if (item.type !== "function_call_output") showImages();
     if (item.type === "function_call_output") {
       messages.push({ role: "tool", tool_call_id: item.callId, content: item.output });
+      for (const image of item.images ?? []) shown.push({ type: "image", ...image });
     } else if (item.type === "function_call") {
       const call = { id: item.callId, type: "function", function: { name: item.name, arguments: item.arguments } };
       const last = messages.at(-1);
@@ -66,6 +75,7 @@ export function chatMessages(request: ModelRequest): ChatMessage[] {
       messages.push({ role: "user", content: userContent(item.content) });
     }
   }
+  showImages();
   return messages;
 }
 

@@ -52,7 +52,13 @@ function inputItem(item: ModelInput): Json {
     case "function_call":
       return { type: "function_call", call_id: item.callId, name: item.name, arguments: item.arguments };
     case "function_call_output":
-      return { type: "function_call_output", call_id: item.callId, output: item.output };
+      // With images (a screenshot), the output is content parts: the text, then each image.
+      if (!item.images?.length) return { type: "function_call_output", call_id: item.callId, output: item.output };
+      return {
+        type: "function_call_output",
+        call_id: item.callId,
+        output: [{ type: "input_text", text: item.output }, ...item.images.map((image) => userPart({ type: "image", ...image }))],
+      };
     case "message":
       // The API takes input_text/input_image only from the user; an assistant turn goes back as plain text.
       if (item.role === "assistant") return { type: "message", role: "assistant", content: textOf(item.content) };

@@ -18,7 +18,8 @@ export type ContentPart =
 export type ModelInput =
   | { type: "message"; role: "user" | "assistant"; content: ContentPart[] }
   | { type: "function_call"; callId: string; name: string; arguments: string }
-  | { type: "function_call_output"; callId: string; output: string };
+  /** A tool's answer; `images` are what it showed (a screenshot), seen by the model beside the text. */
+  | { type: "function_call_output"; callId: string; output: string; images?: ReadonlyArray<{ mime: string; data: string }> };
 
 export interface ToolSpec {
   name: string;

@@ -39,10 +39,22 @@ export interface ToolContext {
   say(markdown: string, buttons?: ReplyButton[]): Promise<void>;
 }
 
+/** An image a tool answers with, inline: base64 data with its MIME type. */
+export interface ToolImage {
+  mime: string;
+  data: string;
+}
+
+/** What a tool answers: text, or text with images the model sees (a screenshot, a picture a tool server returned). */
+export type ToolResult = string | { text: string; images: readonly ToolImage[] };
+
+/** The text of a result, whichever form it took. */
+export const resultText = (result: ToolResult): string => (typeof result === "string" ? result : result.text);
+
 export interface Tool {
   spec: ToolSpec;
-  /** Run with the parsed arguments; the string is what the model sees as the result. Throwing ToolError tells the model why. */
-  run(args: Record<string, unknown>, ctx: ToolContext): Promise<string>;
+  /** Run with the parsed arguments; the result is what the model sees. Throwing ToolError tells the model why. */
+  run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult>;
 }
 
 /** A tool as it is written: the schema of its arguments once, and a runner that gets them checked and typed. */
@@ -51,7 +63,7 @@ export interface ToolDefinition<P extends TObject> {
   description: string;
   /** `Type.Object({...}, { additionalProperties: false })`: sent to the model as is, and the check of what it sends. */
   parameters: P;
-  run(args: Static<P>, ctx: ToolContext): Promise<string>;
+  run(args: Static<P>, ctx: ToolContext): Promise<ToolResult>;
 }
 
 /** The tool for a definition: arguments that do not fit its schema are refused with a ToolError before `run`. */

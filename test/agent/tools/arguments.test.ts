@@ -18,7 +18,7 @@ import { skillTools } from "../../../src/agent/skills/tools.ts";
 import { allowedFor, checkArguments, StringEnum } from "../../../src/agent/tools/arguments.ts";
 import { reactTool } from "../../../src/agent/tools/react.ts";
 import { sendAttachmentTool } from "../../../src/agent/tools/send_attachment.ts";
-import { type Tool, type ToolContext, ToolError } from "../../../src/agent/tools/types.ts";
+import { resultText, type Tool, type ToolContext, ToolError } from "../../../src/agent/tools/types.ts";
 import { workspaceTools } from "../../../src/agent/tools/workspace/index.ts";
 import { Logger, Redactor } from "../../../src/kernel/log.ts";
 import { Telemetry } from "../../../src/kernel/telemetry.ts";
@@ -108,7 +108,7 @@ async function call(name: string, args: Record<string, unknown>): Promise<string
   const tool = allTools().get(name);
   if (!tool) throw new Error(`${name} is not built`);
   try {
-    return await tool.run(args, context());
+    return resultText(await tool.run(args, context()));
   } catch (error) {
     if (error instanceof ToolError) return `error: ${error.message}`;
     throw error;

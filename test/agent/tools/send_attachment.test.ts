@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sendAttachmentTool, spoolFor } from "../../../src/agent/tools/send_attachment.ts";
 import type { ToolContext } from "../../../src/agent/tools/types.ts";
+import { resultText } from "../../../src/agent/tools/types.ts";
 import type { OutboundMedia, ReplyPort } from "../../../src/message/index.ts";
 import { openDatabase } from "../../../src/store/db.ts";
 import { IdempotencyStore } from "../../../src/store/idempotency.ts";
@@ -61,7 +62,7 @@ function context(): ToolContext {
 /** Run the tool as the agent does: a thrown error is what the model reads. */
 async function send(args: Record<string, unknown>): Promise<string> {
   try {
-    return await sendAttachmentTool.run(args, context());
+    return resultText(await sendAttachmentTool.run(args, context()));
   } catch (error) {
     return `error: ${(error as Error).message}`;
   }

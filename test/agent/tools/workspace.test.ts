@@ -3,6 +3,7 @@
  * refuse (`..`, symbolic links that point out, read-only parts, paths never
  * granted), what a refusal tells the model, and who is offered them.
  */
+
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,6 +11,7 @@ import { detectBackend } from "../../../src/agent/sandbox/detect.ts";
 import { usableGrants } from "../../../src/agent/sandbox/policy.ts";
 import { SandboxRunner } from "../../../src/agent/sandbox/runner.ts";
 import type { Tool, ToolContext } from "../../../src/agent/tools/types.ts";
+import { resultText } from "../../../src/agent/tools/types.ts";
 import { type AccessBroker, type AccessRequest, type WorkspaceDeps, workspaceTools } from "../../../src/agent/tools/workspace/index.ts";
 import { Logger, Redactor } from "../../../src/kernel/log.ts";
 import { Telemetry, type TelemetryEvent } from "../../../src/kernel/telemetry.ts";
@@ -89,7 +91,7 @@ async function call(name: string, args: Record<string, unknown>, set = tools()):
   const tool = set.get(name);
   if (!tool) throw new Error(`${name} is not offered`);
   try {
-    return await tool.run(args, context());
+    return resultText(await tool.run(args, context()));
   } catch (error) {
     return `error: ${(error as Error).message}`;
   }

@@ -9,7 +9,7 @@
 
 import { describeError } from "../../../kernel/errors.ts";
 import { PathRefused } from "../../sandbox/paths.ts";
-import { type Tool, ToolError } from "../types.ts";
+import { resultText, type Tool, ToolError } from "../types.ts";
 import { requestAccessTool } from "./access.ts";
 import { runCommandTool } from "./command.ts";
 import type { WorkspaceDeps, WorkspaceScope } from "./deps.ts";
@@ -52,7 +52,7 @@ function logged(tool: Tool, deps: WorkspaceDeps): Tool {
       let outcome: "ok" | "refused" | "error" = "ok";
       try {
         const output = await tool.run(args, ctx);
-        deps.log.info("tool call", { ...fields, outcome, duration_ms: Math.round(performance.now() - started), result_chars: output.length });
+        deps.log.info("tool call", { ...fields, outcome, duration_ms: Math.round(performance.now() - started), result_chars: resultText(output).length });
         return output;
       } catch (error) {
         outcome = error instanceof PathRefused ? "refused" : "error";

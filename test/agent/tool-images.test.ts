@@ -1,0 +1,83 @@
+/**
+ * A tool that answers with an image (a screenshot, a picture a tool server
+ * returned): the model sees it beside the text, on both wire formats — in the
+ * Responses API as the function call output's content parts, in chat
+ * completions (whose tool messages carry text only) as a user message right
+ * after the tool messages of its step.
+ */
+import type { Database } from "bun:sqlite";
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Type } from "@sinclair/typebox";
+import { MainAgent } from "../../src/agent/agent.ts";
+import { createProvider } from "../../src/agent/providers/index.ts";
+import { defineTool, type ToolContext } from "../../src/agent/tools/types.ts";
+import { ConversationStore } from "../../src/store/conversations.ts";
+import { openDatabase } from "../../src/store/db.ts";
+import { type FakeModel, reply, startFakeModel } from "../fakes/model-server.ts";
+
+let root: string;
+let db: Database;
+let fake: FakeModel;
+beforeEach(async () => {
+  root = mkdtempSync(join(tmpdir(), "fermix-tool-images-"));
+  db = openDatabase(join(root, "fermix.db"));
+  fake = await startFakeModel();
+});
+afterEach(async () => {
+  await fake.stop();
+  db.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+const look = defineTool({
+  name: "look",
+  description: "take a look",
+  parameters: Type.Object({}, { additionalProperties: false }),
+  run: async () => ({ text: "the screen now", images: [{ mime: "image/png", data: PIXEL }] }),
+});
+
+async function turnWith(api: "responses" | "chat"): Promise<void> {
+  const provider = createProvider("fake", { api, base_url: fake.url, model: "fake-model" } as never, { limits: { maxRetries: 0 } });
+  const agent = new MainAgent({ provider, model: "fake-model", conversations: new ConversationStore(db), soul: () => "You are a test." });
+  fake.reply(reply.toolCalls({ name: "look", arguments: {}, callId: "c1" }, { name: "look", arguments: {}, callId: "c2" }), reply.text("I see it."));
+  const result = await agent.runTurn({
+    conversation: "cli:local:",
+    channel: "cli",
+    text: "what is on the screen?",
+    images: [],
+    tools: [look],
+    toolContext: { senderId: "me", role: "operator" } as unknown as Omit<ToolContext, "effects" | "signal">,
+    signal: new AbortController().signal,
+  });
+  expect(result.text).toBe("I see it.");
+}
+
+test("Responses: the image is part of the function call's output", async () => {
+  await turnWith("responses");
+  const outputs = (fake.requests[1]!.body.input ?? []).filter((item) => item.type === "function_call_output");
+  expect(outputs).toHaveLength(2);
+  for (const output of outputs) {
+    expect(output.output).toEqual([
+      { type: "input_text", text: "the screen now" },
+      { type: "input_image", image_url: `data:image/png;base64,${PIXEL}`, detail: "auto" },
+    ] as unknown as string);
+  }
+});
+
+test("chat completions: the text in the tool message, its image in a user message right after the step's tool messages", async () => {
+  await turnWith("chat");
+  const messages = fake.requests[1]!.body.messages ?? [];
+  const tools = messages.flatMap((m, i) => (m.role === "tool" ? [i] : []));
+  expect(tools).toHaveLength(2);
+  for (const at of tools) {
+    expect(messages[at]).toMatchObject({ role: "tool", content: "the screen now" });
+    const next = messages[at + 1]!;
+    expect(next.role).toBe("user");
+    const parts = next.content as unknown as Array<{ type: string; image_url?: { url: string } }>;
+    expect(parts.filter((part) => part.type === "image_url").map((part) => part.image_url!.url)).toEqual([`data:image/png;base64,${PIXEL}`]);
+  }
+});
