@@ -34,7 +34,9 @@ import { Scheduler, targetConversation } from "../gateway/jobs/scheduler.ts";
 import { targetResolver } from "../gateway/jobs/targets.ts";
 import { presenterFor, streamFactory } from "../gateway/presenter.ts";
 import { ConversationQueue, ShutdownInterrupt } from "../gateway/queue.ts";
+import { StrangerTally } from "../gateway/strangers.ts";
 import { TaskSupervisor } from "../gateway/supervisor.ts";
+import { standingFor } from "../gateway/trust.ts";
 import { TurnEngine } from "../gateway/turn/engine.ts";
 import { describeError } from "../kernel/errors.ts";
 import type { Logger } from "../kernel/log.ts";
@@ -281,7 +283,16 @@ export function buildCore(options: CoreOptions): Core {
     telemetry,
     log: log.child({ component: "gateway" }),
   });
+  // A stranger's message is refused before it is recorded (the dispatcher's admit) or, replayed, by the gateway: counted here.
+  const strangers = new StrangerTally(log.child({ component: "gateway" }));
+  const admitted = (channel: GatewayChannel, message: InboundMessage) => {
+    if (standingFor(live.config, profileOf(channel), message.senderId, message.senderAliases) !== null) return true;
+    strangers.drop(channel, message.senderId);
+    options.onUnknownSender?.(message);
+    return false;
+  };
   const gateway = new Gateway({
+    strangers,
     // Trust, the provider's vision and model and the transcription backend: read from what is in force, message by message.
     config: () => live.config,
     channel: (name) => channels.get(name),
@@ -325,6 +336,7 @@ export function buildCore(options: CoreOptions): Core {
       telegram: config.fermix_channels.telegram.album_debounce_ms,
     },
     viaWebhook: (channel) => profileOf(channel).mode === "webhook",
+    admit: admitted,
     telemetry,
     log: log.child({ component: "dispatch" }),
   });
@@ -367,6 +379,7 @@ export function buildCore(options: CoreOptions): Core {
       if (closed) return;
       closed = true;
       clearInterval(sweeper);
+      strangers.close();
       // First the scheduler, so the runs the stop cuts short stay claimed (they run again at the next start).
       scheduler.stop();
       const retriers = delivery.close();
