@@ -16,6 +16,7 @@ import { skillsSection, skillTools } from "../agent/skills/tools.ts";
 import { Persona } from "../agent/soul/persona.ts";
 import { AgentSupervisor } from "../agent/supervisor.ts";
 import type { Tool } from "../agent/tools/types.ts";
+import { webTools } from "../agent/tools/web/index.ts";
 import { createTranscription } from "../agent/transcription/index.ts";
 import { UltraMode } from "../agent/ultra/engine.ts";
 import { profileOf } from "../channels/registry.ts";
@@ -23,6 +24,7 @@ import type { LoadedConfig } from "../config/index.ts";
 import { LiveConfig } from "../config/live.ts";
 import { ownerTimeZone } from "../config/timezone.ts";
 import { transcriptionSettings } from "../config/transcription.ts";
+import { webSettings } from "../config/web.ts";
 import { BackgroundWork } from "../gateway/background.ts";
 import { startBackgroundTurn } from "../gateway/background-turn.ts";
 import { Delivery, type Presenter } from "../gateway/delivery.ts";
@@ -248,8 +250,10 @@ export function buildCore(options: CoreOptions): Core {
     ? streamFactory({ channels: () => live.config.fermix_channels, facts: profileOf, telemetry, log, maxParts: () => live.config.fermix_core.max_reply_parts })
     : undefined;
   const resolveTarget = targetResolver({ config: () => live.config, channels: profileOf, conversations, running: (channel) => channels.has(channel) });
+  const webLog = log.child({ component: "web" });
   // Tools each feature offers a turn, one line per feature.
   const features: Array<(scope: ToolScope) => Tool[]> = [
+    () => webTools({ settings: () => webSettings(live.config), log: webLog, telemetry }),
     (scope) => sandbox.tools(scope),
     () => skillTools(skills),
     () => (live.config.fermix_core.memory.enabled ? memoryTools(memory) : []),
