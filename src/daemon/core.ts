@@ -7,6 +7,7 @@ import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import type { TurnRequest } from "../agent/agent.ts";
 import { jobTools } from "../agent/jobs/tools.ts";
+import { McpHub } from "../agent/mcp/hub.ts";
 import { memorySection } from "../agent/memory/section.ts";
 import { memoryTools } from "../agent/memory/tools.ts";
 import type { ProviderDeps } from "../agent/providers/index.ts";
@@ -112,6 +113,8 @@ export interface Core {
   reconfigure(next: LoadedConfig): void;
   /** The workspace sandbox: its state, codes and tools; `sandbox.press` answers button presses. */
   sandbox: Sandbox;
+  /** The owner's MCP servers and their tools; started by the daemon (and by `fermix ask` without one), following reloads. */
+  mcp: McpHub;
   /** Replay the inbox and resume the outbox: what a crash left behind. */
   recover(): Promise<void>;
   /** Stop background work, wait briefly for turns in flight, close the database. */
@@ -251,9 +254,11 @@ export function buildCore(options: CoreOptions): Core {
     : undefined;
   const resolveTarget = targetResolver({ config: () => live.config, channels: profileOf, conversations, running: (channel) => channels.has(channel) });
   const webLog = log.child({ component: "web" });
+  const mcp = new McpHub({ servers: () => live.config.fermix_core.mcp.servers, home: paths.home, log: log.child({ component: "mcp" }), telemetry });
   // Tools each feature offers a turn, one line per feature.
   const features: Array<(scope: ToolScope) => Tool[]> = [
     () => webTools({ settings: () => webSettings(live.config), log: webLog, telemetry }),
+    () => mcp.tools(),
     (scope) => sandbox.tools(scope),
     () => skillTools(skills),
     () => (live.config.fermix_core.memory.enabled ? memoryTools(memory) : []),
@@ -277,6 +282,11 @@ export function buildCore(options: CoreOptions): Core {
     idempotency,
     workspace: paths.workspace,
     extraTools: (scope) => features.flatMap((offer) => offer(scope)),
+    // The role table's rule for MCP tools reads each server's roles in force; a disabled server's tools go to nobody.
+    mcpRoles: (server) => {
+      const configured = live.config.fermix_core.mcp.servers[server];
+      return configured?.enabled ? configured.roles : undefined;
+    },
     sharedToolsOn: (channel, chatId) => sandbox.control.store.sharedToolsOn(channel, chatId),
     profiles: profileOf,
     ...(stream ? { stream } : {}),
@@ -359,9 +369,11 @@ export function buildCore(options: CoreOptions): Core {
     background,
     channels,
     sandbox,
+    mcp,
     reconfigure(next) {
       live.replace(next);
       agents.reconfigure(next.config);
+      mcp.apply();
     },
     async recover() {
       delivery.resume();
@@ -380,6 +392,8 @@ export function buildCore(options: CoreOptions): Core {
       await Promise.race([supervisor.whenIdle(), Bun.sleep(graceMs)]);
       queue.stopAll(new ShutdownInterrupt());
       await Promise.race([Promise.all([supervisor.whenIdle(), retriers]), Bun.sleep(500)]);
+      // A stdio server's program is ended with its connection.
+      await Promise.race([mcp.stop(), Bun.sleep(graceMs)]);
       stopCheckpoints();
       db.close();
     },
