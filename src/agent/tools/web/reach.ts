@@ -59,15 +59,23 @@ export interface ReachPolicy {
 /** The system resolver (getaddrinfo: /etc/hosts, then DNS), every answer. */
 export const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
 
-/** Bun's fetch to the checked address: Host header and TLS server name set to the name asked for. */
-export const bunTransport: Transport = (target, init) =>
-  fetch(target.connectUrl, {
-    method: "GET",
-    headers: { ...init.headers, host: target.host },
-    redirect: "manual",
-    signal: init.signal,
-    ...(target.serverName ? { tls: { serverName: target.serverName } } : {}),
-  });
+/**
+ * Bun's fetch to the checked address: the Host header and TLS's server name
+ * (SNI, and the name the certificate is verified against) set to the name
+ * asked for. `ca` adds a trusted certificate authority (tests).
+ */
+export function bunTransport(options: { ca?: string } = {}): Transport {
+  return (target, init) =>
+    fetch(target.connectUrl, {
+      method: "GET",
+      headers: { ...init.headers, host: target.host },
+      redirect: "manual",
+      signal: init.signal,
+      ...(target.serverName || options.ca
+        ? { tls: { ...(target.serverName ? { serverName: target.serverName } : {}), ...(options.ca ? { ca: options.ca } : {}) } }
+        : {}),
+    });
+}
 
 const bare = (hostname: string) => hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase();
 
@@ -142,7 +150,7 @@ const HEADERS = {
 export async function guardedFetch(url: URL, limits: FetchLimits, policy: ReachPolicy & { transport?: Transport; signal?: AbortSignal }): Promise<Fetched> {
   const deadline = AbortSignal.timeout(limits.timeoutMs);
   const signal = policy.signal ? AbortSignal.any([policy.signal, deadline]) : deadline;
-  const transport = policy.transport ?? bunTransport;
+  const transport = policy.transport ?? bunTransport();
   let current = url;
   try {
     for (let hop = 0; ; hop++) {

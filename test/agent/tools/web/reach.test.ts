@@ -10,8 +10,10 @@
  * second lookup.
  */
 import { afterEach, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { nonPublicKind } from "../../../../src/agent/tools/web/address.ts";
-import { guardedFetch, reach, type Target, type Transport, WebRefused } from "../../../../src/agent/tools/web/reach.ts";
+import { bunTransport, guardedFetch, reach, type Target, type Transport, WebRefused } from "../../../../src/agent/tools/web/reach.ts";
 import { recordConnections } from "../../../fakes/web.ts";
 
 const LIMITS = { maxBytes: 100_000, maxRedirects: 5, timeoutMs: 5000 };
@@ -241,5 +243,26 @@ describe("against real listeners on loopback", () => {
     expect(new TextDecoder().decode(fetched.body)).toBe("pinned");
     expect(seen).toEqual([`pinned.test:${server.port}`]);
     expect(lookups).toBe(1);
+  });
+
+  test("https to a checked address verifies the certificate against the name asked for, not the address", async () => {
+    const tls = join(import.meta.dir, "../../../fakes/tls");
+    const cert = readFileSync(join(tls, "secure-test.crt"), "utf8");
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      tls: { cert, key: readFileSync(join(tls, "secure-test.key"), "utf8") },
+      fetch: (req) => new Response(`over tls for ${req.headers.get("host")}`, { headers: { "content-type": "text/plain" } }),
+    });
+    stops.push(() => server.stop(true));
+    // secure.test's certificate, at 127.0.0.1: verified against the name, so it is accepted.
+    const resolve = async (host: string) => (host === "secure.test" || host === "other.test" ? ["127.0.0.1"] : []);
+    const policy = { allowHosts: ["secure.test", "other.test"], resolve, transport: bunTransport({ ca: cert }) };
+    const fetched = await guardedFetch(new URL(`https://secure.test:${server.port}/`), LIMITS, policy);
+    expect(new TextDecoder().decode(fetched.body)).toBe(`over tls for secure.test:${server.port}`);
+    // Another name served by the same address and certificate is refused by TLS: the name, not the address, is checked.
+    const other = await guardedFetch(new URL(`https://other.test:${server.port}/`), LIMITS, policy).catch((e: Error) => e);
+    expect((other as Error).message).toContain("could not fetch https://other.test");
+    expect((other as Error).message).toContain("CERT_ALTNAME_INVALID");
   });
 });
