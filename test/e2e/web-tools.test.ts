@@ -95,7 +95,10 @@ test("with no allow-list, every address only the daemon can reach is refused, an
   telegram.pushMessage(telegram.message.text("read these for me"));
   await telegram.waitForTexts(ALICE.id, (texts) => texts.includes("None of those could be read."), 15_000);
 
-  expect(toolOutputs(model.requests[1]!)).toEqual([
+  const outputs = toolOutputs(model.requests[1]!);
+  // How localhost resolves depends on the machine's hosts file: 127.0.0.1 or ::1, loopback either way.
+  outputs[5] = outputs[5]!.replace(/^error: localhost resolves to ::1,/, "error: localhost resolves to 127.0.0.1,");
+  expect(outputs).toEqual([
     "error: 127.0.0.1 is a loopback address: web_fetch reaches only public addresses (the owner can allow a host of their own network in [fermix_core.web] allow_hosts)",
     "error: 10.0.0.1 is a private address: web_fetch reaches only public addresses (the owner can allow a host of their own network in [fermix_core.web] allow_hosts)",
     "error: 169.254.169.254 is a cloud metadata address: web_fetch reaches only public addresses (the owner can allow a host of their own network in [fermix_core.web] allow_hosts)",
