@@ -74,6 +74,9 @@ export function planProvider(home: OpenClawHome, source: OpenClawSource, fermixC
     return { items: [], rows };
   }
   const what = `provider ${primary.provider}`;
+  for (const profile of home.authProfiles.filter((p) => p.provider !== primary.provider)) {
+    rows.push(row("skipped", `auth profile ${profile.id}`, `for ${profile.provider}, not the primary model's provider: only that one is imported`));
+  }
   const custom = objectOf(objectAt(home.config, "models.providers")?.[primary.provider]);
   const builtIn = BUILT_IN[primary.provider];
   const baseUrl = settingText(source, custom?.baseUrl) ?? builtIn?.baseUrl;
