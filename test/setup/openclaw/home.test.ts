@@ -35,6 +35,7 @@ describe("reading a home", () => {
   test("JSON5 with comments, trailing commas and an $include reads like JSON; .env and the env block are its variables", () => {
     const home = readOpenClawHome(diskFiles, join(FIXTURES, "json5"), ENV);
     expect(home.config.models).toEqual({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: OpenClaw's own variable reference, read as written; the import substitutes it later
       providers: { openai: { baseUrl: "https://api.openai.com/v1", api: "openai-responses", apiKey: "${OPENAI_API_KEY}" } },
     });
     expect(home.vars.OPENAI_API_KEY).toBe("sk-fixture-json5-openai-0003");
