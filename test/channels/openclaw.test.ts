@@ -27,12 +27,16 @@ describe("Telegram", () => {
     expect(chat("telegram:group:-1001234567890:topic:123")).toEqual({ chatId: "-1001234567890", threadId: "123" });
     expect(typeof chat("@channelname")).toBe("string");
   });
-  test("the token from botToken, else the token file, else TELEGRAM_BOT_TOKEN; none leaves the channel off", () => {
+  test("the token from botToken, else the token file, else TELEGRAM_BOT_TOKEN; none, or something that is not a token, leaves the channel off", () => {
     const t = oc("telegram").translate;
-    expect(t({ botToken: "a" }, source()).values).toEqual({ bot_token: "a" });
-    expect(t({ tokenFile: "/t" }, source({}, { "/t": "b\n" })).values).toEqual({ bot_token: "b" });
-    expect(t({}, source({ TELEGRAM_BOT_TOKEN: "c" })).values).toEqual({ bot_token: "c" });
+    const [a, b, c] = ["1:AAaaaaaaaaaaaaaaaaaaaaaaaaa", "2:AAbbbbbbbbbbbbbbbbbbbbbbbbb", "3:AAccccccccccccccccccccccccc"];
+    expect(t({ botToken: a }, source()).values).toEqual({ bot_token: a });
+    expect(t({ tokenFile: "/t" }, source({}, { "/t": `${b}\n` })).values).toEqual({ bot_token: b });
+    expect(t({}, source({ TELEGRAM_BOT_TOKEN: c })).values).toEqual({ bot_token: c });
     expect(t({}, source()).off).toContain("no bot token");
+    const notToken = t({ tokenFile: "/t" }, source({}, { "/t": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blb\n" }));
+    expect(notToken.values).toEqual({});
+    expect(notToken.off).toContain("not one");
   });
 });
 

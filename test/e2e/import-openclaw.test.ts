@@ -177,7 +177,9 @@ test("the full home, into a running daemon: it reloads and serves the imported b
   expect(skills).toContain("weekly-report");
   expect(skills).toContain("tidy-downloads");
   expect(skills).not.toContain("Bad_Name");
-  expect(readFileSync(join(home.home, "workspace", "skills", "weekly-report", "scripts", "collect.sh"), "utf8")).toContain("cat reports/*.md");
+  const script = join(home.home, "workspace", "skills", "weekly-report", "scripts", "collect.sh");
+  expect(readFileSync(script, "utf8")).toContain("cat reports/*.md");
+  expect(statSync(script).mode & 0o777).toBe(0o700);
   const tasks = await say("/tasks");
   expect(tasks).toContain("Summarize overnight updates.");
   expect(tasks).toContain("Remind me to renew the passport.");

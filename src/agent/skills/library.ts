@@ -200,7 +200,13 @@ export class SkillLibrary {
    * (paths relative to it, never outside), active from now, and recorded
    * with `note` as the owner's change.
    */
-  install(name: string, content: string, files: ReadonlyArray<{ path: string; bytes: Uint8Array }>, by: SkillActor, note: string): { created: boolean } {
+  install(
+    name: string,
+    content: string,
+    files: ReadonlyArray<{ path: string; bytes: Uint8Array; executable?: boolean }>,
+    by: SkillActor,
+    note: string,
+  ): { created: boolean } {
     const problem = nameProblem(name);
     if (problem) throw new SkillRefused(problem);
     const parsed = parseSkill(content);
@@ -222,7 +228,7 @@ export class SkillLibrary {
         store.setState(name, "active", now);
       }
       this.record(name, existed ? "edited" : "found", "owner", `${by.channel}:${by.senderId}`, null, note, now);
-      for (const file of files) writeFileAtomically(join(folder, file.path), file.bytes);
+      for (const file of files) writeFileAtomically(join(folder, file.path), file.bytes, file.executable ? 0o700 : 0o600);
       this.file(name).write(content);
     });
     this.deps.log?.info("skill installed", { skill: name });

@@ -11,14 +11,22 @@ import { type OpenClawChannel, type OpenClawChannelImport, textAt } from "../ope
 
 const PREFIX = /^(?:telegram|tg):/i;
 const CHAT = /^-?\d+$/;
+/** A Bot API token as @BotFather issues them; anything else read from a file is not sent on. */
+const TOKEN = /^\d+:[A-Za-z0-9_-]{20,}$/;
 
 export const telegramOpenClaw: OpenClawChannel = {
   translate(section, source) {
     const result: OpenClawChannelImport = { values: {}, skipped: [], manual: [] };
     const tokenFile = textAt(section, "tokenFile");
-    const token =
-      source.secret(section.botToken) ?? (tokenFile ? source.readFile(tokenFile)?.trim() || undefined : undefined) ?? source.env("TELEGRAM_BOT_TOKEN");
-    if (token) result.values.bot_token = token;
+    const fromFile = tokenFile ? source.readFile(tokenFile)?.trim() || undefined : undefined;
+    const token = source.secret(section.botToken) ?? fromFile ?? source.env("TELEGRAM_BOT_TOKEN");
+    if (tokenFile && !fromFile) {
+      result.skipped.push({ what: "Telegram tokenFile", why: "it cannot be read: it must be a regular file inside the OpenClaw home" });
+    }
+    if (token && !TOKEN.test(token)) {
+      result.off = "what OpenClaw holds as the bot token is not one (@BotFather's are <digits>:<letters>)";
+      result.manual.push("Give the Telegram bot token: fermix setup --yes --reconfigure --telegram-bot-token <token> --telegram-enabled true");
+    } else if (token) result.values.bot_token = token;
     else {
       result.off = "no bot token was found (botToken, tokenFile or TELEGRAM_BOT_TOKEN)";
       result.manual.push("Give the Telegram bot token: fermix setup --yes --reconfigure --telegram-bot-token <token> --telegram-enabled true");

@@ -12,6 +12,7 @@
 import type { OpenClawChannel, OpenClawSource } from "../../channels/openclaw.ts";
 import { profileOf } from "../../channels/registry.ts";
 import { CHANNEL_NAMES, type ChannelName } from "../../config/schema.ts";
+import { valueProblem } from "../validate.ts";
 import type { OpenClawHome } from "./home.ts";
 import type { ConfigItem } from "./items.ts";
 import { objectAt, objectOf } from "./json5.ts";
@@ -97,6 +98,14 @@ function planChannel(
   const owner = operators.length === 1 ? operators[0] : senders.length === 1 ? senders[0] : undefined;
   const others = senders.filter((s) => s !== owner);
 
+  // Each value checked as the config loader will check it: one it refuses is listed, not written.
+  for (const [key, value] of Object.entries(translated.values)) {
+    const problem = valueProblem(at(key), value);
+    if (problem) {
+      plan.rows.push(row("skipped", `${title} ${key.replaceAll("_", " ")}`, problem));
+      delete translated.values[key];
+    }
+  }
   const credentials = Object.keys(translated.values);
   if (credentials.length > 0) {
     plan.items.push({

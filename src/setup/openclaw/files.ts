@@ -12,7 +12,7 @@ import { describeError } from "../../kernel/errors.ts";
 /** The largest file read (bytes): a workspace file, a skill's script, a token file. */
 export const MAX_FILE_BYTES = 1024 * 1024;
 
-export type FileRead = { kind: "ok"; bytes: Uint8Array } | { kind: "missing" } | { kind: "unreadable"; reason: string };
+export type FileRead = { kind: "ok"; bytes: Uint8Array; executable?: boolean } | { kind: "missing" } | { kind: "unreadable"; reason: string };
 
 export interface HomeFiles {
   read(path: string): FileRead;
@@ -33,7 +33,7 @@ export const diskFiles: HomeFiles = {
       if (stat.isSymbolicLink()) return { kind: "unreadable", reason: "it is a symbolic link" };
       if (!stat.isFile()) return { kind: "unreadable", reason: "it is not a regular file" };
       if (stat.size > MAX_FILE_BYTES) return { kind: "unreadable", reason: `it is larger than ${MAX_FILE_BYTES / 1024 / 1024} MB` };
-      return { kind: "ok", bytes: new Uint8Array(readFileSync(path)) };
+      return { kind: "ok", bytes: new Uint8Array(readFileSync(path)), executable: (stat.mode & 0o100) !== 0 };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing" };
       return { kind: "unreadable", reason: describeError(error) };

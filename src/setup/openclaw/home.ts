@@ -86,6 +86,12 @@ export function homePath(path: string, dir: string, env: Env): string {
   return absolute;
 }
 
+/** Whether `path` is `dir` or inside it. */
+export function insideDir(dir: string, path: string): boolean {
+  const inside = relative(dir, path);
+  return !inside.startsWith("..") && !isAbsolute(inside);
+}
+
 /** Read the home at `dir`; throws OpenClawFileError when openclaw.json does not parse. */
 export function readOpenClawHome(files: HomeFiles, dir: string, env: Env): OpenClawHome {
   const problems: OpenClawNote[] = [];
@@ -104,7 +110,11 @@ export function readOpenClawHome(files: HomeFiles, dir: string, env: Env): OpenC
   }
 
   const agent = defaultAgent(config);
-  const agentDir = typeof agent?.agentDir === "string" ? homePath(agent.agentDir, dir, env) : join(dir, "agents", agentId(agent), "agent");
+  // The auth profiles hold keys: read only from inside the home, as every file the config names that holds a credential.
+  const namedAgentDir = typeof agent?.agentDir === "string" ? homePath(agent.agentDir, dir, env) : undefined;
+  if (namedAgentDir && !insideDir(dir, namedAgentDir))
+    problems.push({ what: "agents.list[].agentDir", why: `${namedAgentDir} is outside ${dir}: its auth profiles are not read` });
+  const agentDir = namedAgentDir && insideDir(dir, namedAgentDir) ? namedAgentDir : join(dir, "agents", agentId(agent), "agent");
   const auth = jsonFile(files, dir, join(agentDir, "auth-profiles.json"), problems);
   const authProfiles: AuthProfile[] = Object.entries(objectOf(objectOf(auth)?.profiles) ?? {}).flatMap(([id, raw]) => {
     const p = objectOf(raw);

@@ -10,7 +10,7 @@
 import type { OpenClawSource } from "../../channels/openclaw.ts";
 import type { Env } from "../../config/load.ts";
 import { type HomeFiles, textOf } from "./files.ts";
-import { homePath, type OpenClawHome } from "./home.ts";
+import { homePath, insideDir, type OpenClawHome } from "./home.ts";
 import { objectOf } from "./json5.ts";
 
 const VARIABLE = /(\$?)\$\{([A-Z_][A-Z0-9_]*)\}/g;
@@ -38,7 +38,11 @@ export function openClawSource(home: OpenClawHome, files: HomeFiles, env: Env): 
       if (ref?.source === "env" && typeof ref.id === "string") return variable(ref.id);
       return undefined;
     },
-    readFile: (path) => textOf(files.read(homePath(path, home.dir, env))),
+    // Only inside the OpenClaw home: a home copied from elsewhere must not send this machine's files (~/.ssh/…) on as a token.
+    readFile: (path) => {
+      const absolute = homePath(path, home.dir, env);
+      return insideDir(home.dir, absolute) ? textOf(files.read(absolute)) : undefined;
+    },
   };
 }
 

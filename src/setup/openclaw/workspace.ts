@@ -31,6 +31,8 @@ export interface WorkspaceFile {
   /** Relative to Fermix's workspace. */
   path: string;
   bytes: Uint8Array;
+  /** A script its owner could run (kept executable, for the owner only). */
+  executable?: boolean;
 }
 
 export interface SkillImport {
@@ -192,7 +194,7 @@ function skillFiles(files: HomeFiles, dir: string, prefix: string, depth: number
   for (const name of names) {
     if (name.startsWith(".") || (prefix === "" && name === "SKILL.md")) continue;
     const read = files.read(join(dir, name));
-    if (read.kind === "ok") found.push({ path: join(prefix, name), bytes: read.bytes });
+    if (read.kind === "ok") found.push({ path: join(prefix, name), bytes: read.bytes, ...(read.executable ? { executable: true } : {}) });
   }
   if (depth < MAX_SKILL_DEPTH) {
     for (const sub of dirs) {

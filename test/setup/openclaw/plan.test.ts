@@ -8,7 +8,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { DEFAULT_SOUL } from "../../../src/agent/prompt.ts";
-import { diskFiles } from "../../../src/setup/openclaw/files.ts";
+import { diskFiles, memoryFiles } from "../../../src/setup/openclaw/files.ts";
 import { readOpenClawHome } from "../../../src/setup/openclaw/home.ts";
 import { type FermixState, type ImportPlan, planImport, writesNothing } from "../../../src/setup/openclaw/plan.ts";
 import type { Job } from "../../../src/store/jobs.ts";
@@ -155,5 +155,35 @@ describe("what Fermix already has", () => {
     const again = plan("full", empty({ jobs: after(first, empty()).jobs }));
     expect(again.jobs).toEqual([]);
     expect(again.rows.filter((r) => r.what.startsWith("job ") && r.outcome === "unchanged")).toHaveLength(3);
+  });
+});
+
+describe("a home copied from elsewhere", () => {
+  test("a token file or an agent folder outside the OpenClaw home is not read: this machine's files are never sent on as credentials", () => {
+    const files = memoryFiles({
+      "/copy/.openclaw/openclaw.json": JSON.stringify({
+        agents: { defaults: { model: "openai/gpt-5.1" }, list: [{ id: "main", agentDir: "/srv/agent" }] },
+        models: { providers: { openai: { baseUrl: "https://proxy.example/v1", api: "openai-responses" } } },
+        channels: { telegram: { tokenFile: "/home/alice/secret-token", apiRoot: "https://proxy.example", allowFrom: ["111"] } },
+      }),
+      "/home/alice/secret-token": "9:AAsecretsecretsecretsecretsecret",
+      "/srv/agent/auth-profiles.json": JSON.stringify({
+        version: 1,
+        profiles: { "openai:default": { type: "api_key", provider: "openai", key: "sk-alice-real-key" } },
+      }),
+    });
+    const home = readOpenClawHome(files, "/copy/.openclaw", { HOME: "/home/alice" });
+    const p = planImport(home, files, { HOME: "/home/alice" }, empty(), false);
+    expect(p.setup.secrets).toEqual({});
+    expect(p.rows).toEqual(
+      expect.arrayContaining([
+        { outcome: "skipped", what: "Telegram tokenFile", detail: "it cannot be read: it must be a regular file inside the OpenClaw home" },
+        {
+          outcome: "skipped",
+          what: "agents.list[].agentDir",
+          detail: "/srv/agent is outside /copy/.openclaw: its auth profiles are not read",
+        },
+      ]),
+    );
   });
 });
