@@ -24,6 +24,9 @@
  *   `command_allowlist` too: they get the owner's tools only in a direct
  *   chat) — their own memory, reactions.
  *
+ * A tool may also be the owner's alone (`ownerOnly`): the `owner` row, and the owner in it, not an
+ * operator (the desktop: `computer`).
+ *
  * A tool missing from the table is offered to no one: a new tool is
  * reachable only once its row is written here (and in docs/security.md).
  */
@@ -61,10 +64,15 @@ export function trustedWords(audience: Pick<Audience, "standing" | "direct" | "s
   return OWNER_READS.includes(trustRow(audience));
 }
 
-/** One line of the table: the rows that get a tool, and in which kinds of turn (all when absent). */
+/**
+ * One line of the table: the rows that get a tool, in which kinds of turn (all when absent), and
+ * whether the row's audience must be the owner themself (`owner_only`: an operator by
+ * `command_allowlist`, who reads the `owner` row in a direct chat, does not get it).
+ */
 export interface ToolRule {
   rows: readonly TrustRow[];
   modes?: readonly TurnMode[];
+  ownerOnly?: boolean;
 }
 
 const OWNER_READS: readonly TrustRow[] = ["owner", "owner_shared", "owner_shared_on"];
@@ -90,6 +98,9 @@ export const TOOL_TABLE: Readonly<Record<string, ToolRule>> = {
   cancel_job: { rows: EVERYONE },
   use_skill: { rows: OWNER_READS },
   propose_skill: { rows: OWNER_ACTS },
+  // The owner's own desktop, driven live: in a conversation, where /pause and /stop reach it (not
+  // background or scheduled work nobody watches, nor ultra parts, which would drive one screen at once).
+  computer: { rows: ["owner"], modes: ["foreground"], ownerOnly: true },
 };
 
 /** Whether a tool of this name is offered to this audience. */
@@ -97,6 +108,7 @@ export function mayUse(name: string, audience: Audience): boolean {
   const rule = TOOL_TABLE[name];
   if (!rule) return false;
   if (rule.modes && !rule.modes.includes(audience.mode)) return false;
+  if (rule.ownerOnly && audience.standing !== "owner") return false;
   return rule.rows.includes(trustRow(audience));
 }
 
