@@ -5,9 +5,10 @@
  */
 import type { ProviderConfig } from "../../config/schema.ts";
 import { type FaultClass, statusFault } from "../../kernel/fault-line.ts";
-import type { ProviderEvent } from "../../message/stream.ts";
+import type { SafetyCheck } from "../../message/desktop.ts";
+import type { NativeComputerCall, ProviderEvent } from "../../message/stream.ts";
 
-export type { ProviderEvent, Usage } from "../../message/stream.ts";
+export type { NativeComputerCall, ProviderEvent, Usage } from "../../message/stream.ts";
 
 export type ContentPart =
   | { type: "text"; text: string }
@@ -17,15 +18,31 @@ export type ContentPart =
 /** One item of model input: conversation messages and the tool-call round trip. */
 export type ModelInput =
   | { type: "message"; role: "user" | "assistant"; content: ContentPart[] }
-  | { type: "function_call"; callId: string; name: string; arguments: string }
-  /** A tool's answer; `images` are what it showed (a screenshot), seen by the model beside the text. */
-  | { type: "function_call_output"; callId: string; output: string; images?: ReadonlyArray<{ mime: string; data: string }> };
+  /** `computer`: the call was the provider's own computer call, given back as the provider sent it. */
+  | { type: "function_call"; callId: string; name: string; arguments: string; computer?: NativeComputerCall }
+  /**
+   * A tool's answer; `images` are what it showed (a screenshot), seen by the model beside the text.
+   * `computer`: the answer to a native computer call — its screenshot is `images[0]`; without one
+   * nothing was done, and `output` says why; `acknowledged` are the safety checks the owner approved.
+   */
+  | {
+      type: "function_call_output";
+      callId: string;
+      output: string;
+      images?: ReadonlyArray<{ mime: string; data: string }>;
+      computer?: { acknowledged: SafetyCheck[] };
+    };
 
 export interface ToolSpec {
   name: string;
   description: string;
   /** JSON Schema of the arguments object. */
   parameters: Record<string, unknown>;
+  /**
+   * The tool is also a provider's own tool where the model has it (the Responses `computer` tool):
+   * a provider that offers it sends that instead of the function, with the size of the screenshots.
+   */
+  native?: { kind: "computer"; width: number; height: number };
 }
 
 export interface ModelRequest {

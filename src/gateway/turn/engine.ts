@@ -203,7 +203,33 @@ export class TurnEngine {
     }
     stopTyping();
     await silence?.close();
+    try {
+      return await this.conclude(spec, result, { stream, shown, started, log, fault, reconcile, earlier });
+    } finally {
+      // What the tools asked to do once the turn is over (a desktop's last screenshot), whatever its end.
+      for (const after of result.effects.after ?? []) {
+        await after().catch((error: unknown) => log.warn("a step after the turn failed", { error: describeError(error) }));
+      }
+    }
+  }
 
+  /** Deliver, or report, what the agent came back with. */
+  private async conclude(
+    spec: TurnSpec,
+    result: TurnResult,
+    turn: {
+      stream: TurnStream | null;
+      shown: boolean;
+      started: number;
+      log: Logger;
+      fault: (kind: TurnFaultClass, shownAnything?: boolean) => Promise<void>;
+      reconcile: boolean;
+      earlier: OutboxPart[];
+    },
+  ): Promise<TurnOutcome> {
+    const { services } = this;
+    const channel = spec.asker.channel;
+    const { stream, shown, started, log, fault, reconcile, earlier } = turn;
     switch (result.status) {
       case "cancelled":
         await stream?.stop();
@@ -243,7 +269,8 @@ export class TurnEngine {
       metadata: { channel, kind: spec.kind, outcome: result.status },
     });
 
-    const text = result.status === "step_limit" ? `${result.text}\n\n${STEP_LIMIT_NOTE}`.trim() : result.text;
+    const note = result.status === "step_limit" ? STEP_LIMIT_NOTE : result.note;
+    const text = note ? `${result.text}\n\n${note}`.trim() : result.text;
     if (text === "") {
       // Only reactions or attachments, delivered as they went: nothing more to say or keep.
       await stream?.stop();
