@@ -292,6 +292,44 @@ const SandboxSchema = Type.Object(
   { default: {} },
 );
 
+export const COMPUTER_DISPLAYS = ["virtual", "host"] as const;
+export type ComputerDisplay = (typeof COMPUTER_DISPLAYS)[number];
+
+const ComputerSchema = Type.Object(
+  {
+    enabled: Type.Boolean({
+      default: false,
+      description:
+        "Computer use: the owner's assistant may drive a desktop (the `computer` tool), in the owner's direct chats only. Off: the tool is offered to nobody and no display is started.",
+    }),
+    display: literals(COMPUTER_DISPLAYS, {
+      default: "virtual",
+      description:
+        "virtual: a private X display started for each session (Xvfb on a Unix socket with its own auth cookie, never TCP), with a window manager and the `start` programs; host: the display already running where the daemon runs (X11 through DISPLAY; Wayland and macOS are refused).",
+    }),
+    width: Type.Integer({ minimum: 320, maximum: 7680, default: 1280, description: "Width of the virtual display, in pixels." }),
+    height: Type.Integer({ minimum: 240, maximum: 4320, default: 800, description: "Height of the virtual display, in pixels." }),
+    max_actions: Type.Integer({
+      minimum: 1,
+      maximum: 1000,
+      default: 50,
+      description: "At most this many desktop actions in one turn; past it the turn ends and says so.",
+    }),
+    idle_minutes: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 24 * 60,
+      default: 15,
+      description: "A desktop session nobody used for this long is torn down (display and programs); fractions of a minute are allowed.",
+    }),
+    start: Type.Array(Type.String({ minLength: 1 }), {
+      default: ["xterm", "chromium"],
+      description:
+        "The programs opened on a virtual display when its session starts, one command line each (split on spaces, no shell); one that is not installed is skipped. Chromium is given the sandbox's network setting.",
+    }),
+  },
+  { default: {} },
+);
+
 const SoulSchema = Type.Object(
   {
     confirm_ttl_seconds: Type.Integer({
@@ -469,6 +507,7 @@ export const ConfigSchema = Type.Object({
       skills: SkillsSchema,
       sandbox: SandboxSchema,
       soul: SoulSchema,
+      computer: ComputerSchema,
       http: HttpSchema,
     },
     { default: {} },

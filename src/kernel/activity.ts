@@ -114,6 +114,8 @@ function safeFields(event: TelemetryEvent): Fields | undefined {
       return { channel, detail: words(text(m.kind), text(m.outcome)) };
     case "job.run":
       return { channel, durationMs: ms(d.duration_ms), detail: words(text(m.kind), text(m.outcome)) };
+    case "computer.action":
+      return { channel, durationMs: ms(d.duration_ms), detail: words(text(m.action), text(m.outcome)) };
     default:
       return undefined;
   }

@@ -75,6 +75,11 @@ export interface TelemetryEvents {
     measurements: { duration_ms: number; input_tokens: number; output_tokens: number };
     metadata: { channel: ChannelName; kind: string; outcome: string };
   };
+  /** One desktop action (computer use): its kind, and whether it was done, refused (paused, over the limit) or failed. */
+  "computer.action": {
+    measurements: { duration_ms: number };
+    metadata: { channel: ChannelName; action: string; outcome: "ok" | "refused" | "error" };
+  };
   /** One run of a scheduled job: how it ended, how late it started (0 on time), where its result went. */
   "job.run": {
     measurements: { duration_ms: number; late_ms: number };
