@@ -6,6 +6,8 @@
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import type { TurnRequest } from "../agent/agent.ts";
+import { ComputerDesk } from "../agent/computer/desk.ts";
+import { computerTool } from "../agent/computer/tool.ts";
 import { jobTools } from "../agent/jobs/tools.ts";
 import { memorySection } from "../agent/memory/section.ts";
 import { memoryTools } from "../agent/memory/tools.ts";
@@ -110,6 +112,8 @@ export interface Core {
   reconfigure(next: LoadedConfig): void;
   /** The workspace sandbox: its state, codes and tools; `sandbox.press` answers button presses. */
   sandbox: Sandbox;
+  /** The owner's desktop (computer use): its session, if one runs. */
+  desk: ComputerDesk;
   /** Replay the inbox and resume the outbox: what a crash left behind. */
   recover(): Promise<void>;
   /** Stop background work, wait briefly for turns in flight, close the database. */
@@ -247,12 +251,40 @@ export function buildCore(options: CoreOptions): Core {
   const stream = options.streaming
     ? streamFactory({ channels: () => live.config.fermix_channels, facts: profileOf, telemetry, log, maxParts: () => live.config.fermix_core.max_reply_parts })
     : undefined;
+  // The owner's desktop: nothing runs until the computer tool's first action; settings are read when a session starts.
+  const computerSettings = () => live.config.fermix_core.computer;
+  const desk = new ComputerDesk({
+    settings: () => {
+      const settings = computerSettings();
+      return { display: settings.display, width: settings.width, height: settings.height, start: settings.start, idleMs: settings.idle_minutes * 60_000 };
+    },
+    dir: join(paths.home, "desktop"),
+    env: options.env ?? process.env,
+    launch: () => ({ ...sandbox.programs(), root: process.getuid?.() === 0 }),
+    telemetry,
+    log: log.child({ component: "computer" }),
+  });
   const resolveTarget = targetResolver({ config: () => live.config, channels: profileOf, conversations, running: (channel) => channels.has(channel) });
   // Tools each feature offers a turn, one line per feature.
   const features: Array<(scope: ToolScope) => Tool[]> = [
     (scope) => sandbox.tools(scope),
     () => skillTools(skills),
     () => (live.config.fermix_core.memory.enabled ? memoryTools(memory) : []),
+    (scope) =>
+      computerSettings().enabled
+        ? [
+            computerTool({
+              desk,
+              settings: () => {
+                const settings = computerSettings();
+                return { maxActions: settings.max_actions, display: settings.display, width: settings.width, height: settings.height };
+              },
+              approve: (ask, ctx) => sandbox.approve(ask, ctx),
+              direct: scope.audience.direct,
+              telemetry,
+            }),
+          ]
+        : [],
     () =>
       jobTools({
         store: jobs,
@@ -301,6 +333,8 @@ export function buildCore(options: CoreOptions): Core {
       skills,
       sandbox: sandbox.control,
       upcomingJobs,
+      desk,
+      spoolDir: join(paths.home, "spool"),
     },
     onActivity: createSettler(),
     ...(options.onUnknownSender ? { onUnknownSender: options.onUnknownSender } : {}),
@@ -355,6 +389,7 @@ export function buildCore(options: CoreOptions): Core {
     background,
     channels,
     sandbox,
+    desk,
     reconfigure(next) {
       live.replace(next);
       agents.reconfigure(next.config);
@@ -376,6 +411,8 @@ export function buildCore(options: CoreOptions): Core {
       await Promise.race([supervisor.whenIdle(), Bun.sleep(graceMs)]);
       queue.stopAll(new ShutdownInterrupt());
       await Promise.race([Promise.all([supervisor.whenIdle(), retriers]), Bun.sleep(500)]);
+      // No display or program of a desktop session outlives the daemon.
+      await desk.close();
       stopCheckpoints();
       db.close();
     },

@@ -4,6 +4,7 @@
  * gateway pipeline") in order: convert (done by the adapter), authorize,
  * media, reply port, commands, queue, and the one turn engine.
  */
+import { sendScreenshot as sendDesktopScreenshot } from "../agent/computer/tool.ts";
 import type { TranscriptionEngine } from "../agent/transcription/index.ts";
 import type { Config } from "../config/schema.ts";
 import { describeError } from "../kernel/errors.ts";
@@ -291,7 +292,8 @@ export class Gateway {
     target: ReplyTarget,
     rawPort: ReplyPort,
   ): CommandContext {
-    const { commands, queue } = this.services;
+    const { commands, queue, delivery } = this.services;
+    let shots = 0;
     return {
       message,
       role,
@@ -308,6 +310,14 @@ export class Gateway {
       upcomingJobs: () => commands.upcomingJobs?.(conversation) ?? [],
       skills: commands.skills ?? null,
       sandbox: commands.sandbox ?? null,
+      desk: commands.desk ?? null,
+      standing,
+      // A photo through the outbox, under the command message's key like its replies.
+      sendScreenshot: async (png, caption) => {
+        if (!commands.spoolDir) return;
+        const port = delivery.durablePort(message.channel, target, `${message.channel}:${message.chatId}:${message.messageId}:shot${shots++}`, rawPort);
+        await sendDesktopScreenshot(port, commands.spoolDir, png, caption);
+      },
     };
   }
 }

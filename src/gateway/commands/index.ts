@@ -16,6 +16,7 @@ import type { BackgroundWork } from "../background.ts";
 import type { Stopped } from "../queue.ts";
 import type { SandboxControl } from "../sandbox-control.ts";
 import type { Role, Standing } from "../trust.ts";
+import { type DesktopControl, describeDesk, notOwner, PAUSE_COMMAND, RESUME_COMMAND } from "./desktop.ts";
 import { SANDBOX_COMMAND } from "./sandbox.ts";
 import { SKILLS_COMMAND } from "./skills.ts";
 import { SOUL_COMMAND } from "./soul.ts";
@@ -55,11 +56,17 @@ export interface CommandServices {
   sandbox?: SandboxControl | null;
   /** Scheduled jobs still to run that were made in, or deliver to, a conversation (/tasks, /stop). */
   upcomingJobs?(conversation: string): Job[];
+  /** The owner's desktop (/pause, /resume, /stop, /tasks); absent: there is none. */
+  desk?: DesktopControl | null;
+  /** Where a screenshot sent as a photo is copied first (`<home>/spool`); absent: none is sent. */
+  spoolDir?: string;
 }
 
 export interface CommandContext {
   message: InboundMessage;
   role: Role;
+  /** Where the sender stands: the owner, an operator, an allowed sender (the desktop's commands are the owner's alone). */
+  standing: Standing;
   args: string;
   conversation: string;
   reply(markdown: string): Promise<void>;
@@ -86,6 +93,10 @@ export interface CommandContext {
   ultraTurn?(prompt: string): Promise<void>;
   /** The skills the assistant learns (/skills); null where the gateway was built without them. */
   skills?: SkillLibrary | null;
+  /** The owner's desktop; null where there is none. */
+  desk?: DesktopControl | null;
+  /** Send a screenshot as a photo in this conversation, where the channel takes files. */
+  sendScreenshot(png: Uint8Array, caption: string): Promise<void>;
 }
 
 export interface CommandSpec {
@@ -182,6 +193,9 @@ export const COMMANDS: readonly CommandSpec[] = [
       const tasks = ctx.background.list(ctx.conversation);
       const jobs = ctx.upcomingJobs();
       const sections: string[] = [];
+      // The desktop is the owner's: only they see it listed, with a screenshot of where it stands.
+      const desktop = ctx.standing === "owner" ? (ctx.desk?.status() ?? null) : null;
+      if (desktop) sections.push(`**Desktop**\n\n${describeDesk(desktop, Date.now())}`);
       if (tasks.length > 0) {
         const lines = tasks.map((t) => `- #${t.id} ${t.state}: ${t.prompt.length > 60 ? `${t.prompt.slice(0, 57)}…` : t.prompt}`);
         sections.push(`**Background tasks** (${ctx.background.active} of ${ctx.background.limit} slots in use)\n\n${lines.join("\n")}`);
@@ -191,13 +205,15 @@ export const COMMANDS: readonly CommandSpec[] = [
         sections.push(`**Scheduled jobs**\n\n${jobs.map((job) => `- ${describeJob(job, now)}`).join("\n")}`);
       }
       await ctx.reply(sections.length > 0 ? sections.join("\n\n") : "No background tasks and no scheduled jobs in this conversation.");
+      const png = desktop ? await ctx.desk!.screenshot() : null;
+      if (png) await ctx.sendScreenshot(png, "🖥️ The desktop now.");
     },
   },
   {
     name: "stop",
     aliases: [],
     usage: "/stop",
-    summary: "stop everything now: the running reply, queued messages and background work",
+    summary: "stop everything now: the running reply, queued messages, background work and the desktop session",
     operator: true,
     immediate: true,
     async run(ctx) {
@@ -206,13 +222,17 @@ export const COMMANDS: readonly CommandSpec[] = [
       const work = ctx.stopBackground();
       const { cancelled, dropped } = turns;
       const background = work.stopped;
+      // The owner's desktop goes with it: its display and every program on it (another's /stop leaves it be).
+      const desktop = notOwner(ctx, "stop") === null && ctx.desk ? ctx.desk.stop() : Promise.resolve(false);
       // "Stopped" is the last word: the stopped reply winds down first (its live card deleted, its
       // unsent parts cancelled), so nothing of it can arrive after this reply.
       await Promise.race([Promise.all([turns.settled, work.settled]), sleep(STOP_GRACE_MS)]);
+      const closed = await desktop;
       const parts = [
         cancelled ? plural(cancelled, "running reply") : "",
         dropped ? plural(dropped, "queued message") : "",
         background ? plural(background, "background task") : "",
+        closed ? "the desktop session" : "",
       ].filter(Boolean);
       const jobs = ctx.upcomingJobs().length;
       const kept = jobs > 0 ? ` Scheduled jobs are kept (${plural(jobs, "job")} still to run: /tasks lists them).` : "";
@@ -223,6 +243,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   SANDBOX_COMMAND,
   ULTRA_COMMAND,
   SKILLS_COMMAND,
+  PAUSE_COMMAND,
+  RESUME_COMMAND,
 ];
 
 /** The command for a name or alias. */
