@@ -118,6 +118,24 @@ ${num(queues.outboxPending, "replies unsent")}
 </dl></article>`;
 }
 
+/** The desktop card: only where computer use is on; idle until a session starts. */
+function desktopCard(view: DashboardView): Html {
+  const { desktop } = view;
+  if (!desktop?.enabled) return html``;
+  const session = desktop.session;
+  const state = session ? session.state : "idle";
+  return html`<article class="card desktop" data-state="${state}">
+<h3>Desktop <span class="pill s-${session ? (session.state === "paused" ? "degraded" : "ready") : "disabled"}">${session ? (session.state === "paused" ? "Paused" : "Running") : "Idle"}</span></h3>
+<dl>
+<dt>Display</dt><dd>${session ? `${session.display} (${desktop.display})` : desktop.display}</dd>
+<dt>Started</dt><dd>${session ? html`<time>${clock(session.startedAt)}</time> <span class="muted">(${span(view.now - session.startedAt)})</span>` : html`<span class="muted">no session</span>`}</dd>
+<dt>Actions</dt><dd>${session ? session.actions : 0}</dd>
+<dt>Last action</dt><dd>${session ? ago(session.lastUsedAt, view.now) : html`<span class="muted">—</span>`}</dd>
+</dl>
+${session?.state === "paused" ? html`<p class="muted">Paused by the owner: /resume hands it back, /stop closes it.</p>` : ""}
+</article>`;
+}
+
 const EVENT_WORDS: Record<string, string> = {
   "channel.message": "message",
   "channel.reply": "reply sent",
@@ -135,6 +153,7 @@ const EVENT_WORDS: Record<string, string> = {
   "tool.call": "tool",
   "sandbox.decision": "sandbox",
   "job.run": "scheduled job",
+  "computer.action": "desktop",
 };
 
 function activityItem(entry: ActivityEntry): Html {
@@ -181,7 +200,7 @@ export function renderLive(view: DashboardView): Html {
 <p class="meta"><span>v${view.process.version}</span><span>up ${span(view.now - view.process.startedAt)}</span><span>memory ${megabytes(view.process.rssBytes)} (heap ${megabytes(view.process.heapBytes)})</span></p>
 ${why(view)}
 <section aria-label="Channels and agent"><h2>Channels and agent</h2>
-<div class="grid">${enabled.map((c) => channelCard(c, view))}${providerCard(view)}${queuesCard(view)}</div>
+<div class="grid">${enabled.map((c) => channelCard(c, view))}${providerCard(view)}${queuesCard(view)}${desktopCard(view)}</div>
 <p class="off">${enabled.length === 0 ? "No channel is turned on. " : ""}${off.length > 0 ? `Off: ${off.map((c) => channelTitle(c.name)).join(", ")}.` : ""}</p>
 </section>
 <section aria-label="Last hour"><h2>Last hour</h2><div class="card">${hourChart(view.activity.chart)}</div></section>

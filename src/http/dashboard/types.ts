@@ -22,6 +22,13 @@ export interface JobsView {
   nextDueAt: number | null;
 }
 
+/** The owner's desktop (computer use): off, or its session (none: idle). */
+export interface DesktopView {
+  enabled: boolean;
+  display: "virtual" | "host";
+  session: { state: "running" | "paused"; display: string; startedAt: number; actions: number; lastUsedAt: number } | null;
+}
+
 export interface DashboardView {
   /** Epoch ms the view was taken. */
   now: number;
@@ -32,6 +39,8 @@ export interface DashboardView {
   provider: { name: string; model: string; api: string } | null;
   queues: QueueView;
   jobs: JobsView;
+  /** Absent: no desktop card (computer use off). */
+  desktop?: DesktopView;
   process: { version: string; startedAt: number; rssBytes: number; heapBytes: number };
 }
 
