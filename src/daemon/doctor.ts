@@ -19,6 +19,7 @@ import { formatMb } from "../kernel/sizes.ts";
 import { defaultServiceContext, servicePlatform, serviceStatus } from "../setup/service.ts";
 import { openDatabaseReadOnly, schemaVersion } from "../store/db.ts";
 import { MIGRATIONS } from "../store/migrations.ts";
+import { computerDoctorRows } from "./doctor-computer.ts";
 import { discordDoctorRows } from "./doctor-discord.ts";
 import { bindDoctorRow } from "./doctor-http.ts";
 import { memoryAndJobRows } from "./doctor-memory.ts";
@@ -102,6 +103,7 @@ export async function runDoctor({ env, probeDaemon = isFermixListening }: Doctor
     rows.push(...discordDoctorRows(loaded.config, paths.database));
     rows.push(transcriptionRow(loaded));
     rows.push(...memoryAndJobRows(loaded.config, paths.database));
+    rows.push(...computerDoctorRows(loaded.config, env));
   }
 
   rows.push(sandboxRow(env));
