@@ -79,7 +79,7 @@ export interface ModelRequestBody {
 
 /** A Responses `input` item or a chat message; which fields it has depends on its type and role. */
 export interface WireItem {
-  /** Responses: "message", "function_call" or "function_call_output". */
+  /** Responses: "message", "function_call", "function_call_output", "computer_call" or "computer_call_output". */
   type?: string;
   role?: string;
   /** A user's parts in Responses; plain text from an assistant, and in chat messages. */
@@ -87,7 +87,12 @@ export interface WireItem {
   call_id?: string;
   name?: string;
   arguments?: string;
+  /** A tool's text (with images it is content parts, and a computer call's is its screenshot: see toolImages). */
   output?: string;
+  /** A computer call's actions, as the model sent them (given back in the next request). */
+  actions?: Array<Record<string, unknown>>;
+  /** computer_call_output: the safety checks acknowledged. */
+  acknowledged_safety_checks?: Array<{ id: string; code?: string; message?: string }>;
   /** Chat: an assistant's calls, and the call a tool message answers. */
   tool_calls?: Array<{ id: string; type: string; function: { name: string; arguments: string } }>;
   tool_call_id?: string;
@@ -155,13 +160,29 @@ export interface StreamSpec {
   silent?: boolean;
   /** Chat only: the delta field that carries reasoning (default "reasoning_content"; Ollama/OpenRouter use "reasoning"). */
   reasoningField?: "reasoning_content" | "reasoning";
+  /** Responses only: native computer calls (OpenAI's `computer` tool), after any function calls. */
+  computerCalls?: ComputerCallSpec[];
+}
+
+/**
+ * A native computer call as the Responses API sends it: a `computer_call` item with an ordered
+ * `actions` list (`{type: "click", button, x, y}`, `{type: "type", text}`, `{type: "keypress", keys}`…)
+ * or, as the preview model did, one `action`; and the safety checks it raises.
+ */
+export interface ComputerCallSpec {
+  actions?: Array<Record<string, unknown>>;
+  /** The preview's single action (sent instead of `actions`). */
+  action?: Record<string, unknown>;
+  callId?: string;
+  safetyChecks?: Array<{ id: string; code: string; message: string }>;
 }
 
 /** What `reply.*` builds. */
 export type ScriptedReply =
   | { kind: "stream"; spec: StreamSpec }
   | { kind: "status"; status: number; body: unknown; headers?: Record<string, string> }
-  | { kind: "stall" };
+  | { kind: "stall" }
+  | { kind: "after"; until: Promise<unknown>; then: Reply };
 
 /** A scripted reply, a string (its text), or a function that picks the reply from the request. */
 export type Reply = ScriptedReply | string | ((request: RecordedRequest) => Reply);
@@ -220,6 +241,10 @@ export const reply = {
   }),
   /** These text chunks, then the response ends incomplete (max_output_tokens). */
   incomplete: (...text: string[]): ScriptedReply => ({ kind: "stream", spec: { text, end: "incomplete" } }),
+  /** Responses: one native computer call (OpenAI's `computer` tool); optional text before it. */
+  computerCall: (call: ComputerCallSpec, text?: string[]): ScriptedReply => ({ kind: "stream", spec: { text, computerCalls: [call] } }),
+  /** Nothing at all (no headers) until `until` settles, then `then`: a model that answers when the test says so. */
+  after: (until: Promise<unknown>, then: Reply): ScriptedReply => ({ kind: "after", until, then }),
 };
 
 export interface FakeModel {
@@ -246,6 +271,30 @@ export interface FakeModel {
 export function lastToolOutput(request: RecordedRequest): string {
   const items = request.body.input ?? [];
   return items.filter((i) => i.type === "function_call_output").at(-1)?.output ?? "";
+}
+
+/**
+ * The images a Responses request gave the model as tool answers, in order, as data URLs: a function
+ * call's output parts (`input_image`) and a native computer call's screenshot (`computer_call_output`).
+ */
+export function toolImages(request: RecordedRequest): Array<{ callId: string; url: string; native: boolean }> {
+  const images: Array<{ callId: string; url: string; native: boolean }> = [];
+  for (const item of request.body.input ?? []) {
+    const output = item.output as unknown;
+    if (item.type === "computer_call_output" && output && typeof output === "object" && "image_url" in output)
+      images.push({ callId: item.call_id ?? "", url: String(output.image_url), native: true });
+    if (item.type === "function_call_output" && Array.isArray(output))
+      for (const part of output as WirePart[])
+        if (part.type === "input_image") images.push({ callId: item.call_id ?? "", url: String(part.image_url), native: false });
+  }
+  return images;
+}
+
+/** The text of a function call's output in a Responses request, whether plain or in parts. */
+export function toolOutputText(item: WireItem): string {
+  const output = item.output as unknown;
+  if (typeof output === "string") return output;
+  return Array.isArray(output) ? (output as WirePart[]).map((p) => p.text ?? "").join("") : "";
 }
 
 /** The text of the last user message of a recorded request, in either wire format. */
@@ -301,7 +350,12 @@ export async function startFakeModel(): Promise<FakeModel> {
       if (typeof recorded.body.model !== "string") {
         return Response.json({ error: { message: "fake model: the body has no model", type: "invalid_request_error" } }, { status: 400 });
       }
-      const next = resolve(queue.shift() ?? fallback ?? reply.status(400, `fake model: no scripted reply for request #${recorded.index}`), recorded);
+      let next = resolve(queue.shift() ?? fallback ?? reply.status(400, `fake model: no scripted reply for request #${recorded.index}`), recorded);
+      while (next.kind === "after") {
+        const { until, then } = next;
+        await until.catch(() => undefined);
+        next = resolve(then, recorded);
+      }
       if (next.kind === "status") {
         recorded.finishedAt = Date.now();
         return Response.json(next.body, { status: next.status, headers: next.headers });
@@ -527,6 +581,19 @@ function responsesWrites(spec: StreamSpec, body: ModelRequestBody, nextId: () =>
     }
     emit("response.function_call_arguments.done", { item_id: id, output_index: output.length, arguments: args });
     done({ ...item, status: "completed", arguments: args });
+  }
+  for (const call of spec.computerCalls ?? []) {
+    const id = `cu_${nextId()}`;
+    const item = {
+      id,
+      type: "computer_call",
+      call_id: call.callId ?? `call_${nextId()}`,
+      ...(call.action ? { action: call.action } : { actions: call.actions ?? [] }),
+      pending_safety_checks: call.safetyChecks ?? [],
+      status: "in_progress",
+    };
+    add(item);
+    done({ ...item, status: "completed" });
   }
   const usage = spec.usage === null ? null : usageOf(spec.usage ?? DEFAULT_USAGE);
   const end = spec.end ?? "complete";
