@@ -1,9 +1,10 @@
 /**
- * The interactive face of setup: provider, channels, transcription, then
- * the service. Each step shows what is configured and can be skipped; the
+ * The interactive face of setup: provider, channels, transcription,
+ * computer use, then the service. Each step shows what is configured and can be skipped; the
  * answers become changes that src/setup/ validates and writes, exactly as
  * the flags and the web page do.
  */
+import { desktopNeeds, INSTALL_DESKTOP } from "../agent/computer/requirements.ts";
 import { ConfigError } from "../config/errors.ts";
 import { parseConfigText, type Resolved } from "../config/load.ts";
 import type { Config, ProviderConfig } from "../config/schema.ts";
@@ -14,7 +15,7 @@ import { isSecretPath, SETUP_CHANNELS } from "../setup/fields.ts";
 import { planSetup, type SetupChange } from "../setup/plan.ts";
 import { type LocalServer, probeLocalServers, probeTargets } from "../setup/probe.ts";
 import { defaultServiceContext, installService, servicePlatform, serviceStatus } from "../setup/service.ts";
-import { describeChannel, describeProvider, describeTranscription } from "../setup/summary.ts";
+import { describeChannel, describeComputer, describeProvider, describeTranscription } from "../setup/summary.ts";
 import { applySetup, type CurrentSetup } from "../setup/write.ts";
 import type { CliContext } from "./context.ts";
 import { PAIR_TIMEOUT_SECONDS, type SetupArgs } from "./setup-args.ts";
@@ -54,9 +55,9 @@ export async function runWizard({ ctx, current, args, terminal }: WizardInput): 
       }
     }
     const changes: SetupChange[] = [...presets];
-    ask.log.step(`1/4 Model provider — now: ${describeProvider(start.config)}`);
+    ask.log.step(`1/5 Model provider — now: ${describeProvider(start.config)}`);
     changes.push(...(await providerStep(ask, start.config, file, ctx.env)));
-    ask.log.step("2/4 Channels");
+    ask.log.step("2/5 Channels");
     changes.push(
       ...(await channelsStep({
         ask,
@@ -66,8 +67,10 @@ export async function runWizard({ ctx, current, args, terminal }: WizardInput): 
         pairTimeoutMs: (args.pairTimeoutSeconds ?? PAIR_TIMEOUT_SECONDS) * 1000,
       })),
     );
-    ask.log.step(`3/4 Voice notes — now: ${describeTranscription(start.config)}`);
+    ask.log.step(`3/5 Voice notes — now: ${describeTranscription(start.config)}`);
     changes.push(...(await transcriptionStep(ask, start.config)));
+    ask.log.step(`4/5 Computer use — now: ${describeComputer(start.config)}`);
+    changes.push(...(await computerStep(ask, start.config, ctx.env)));
     const decision = await review(ask, current, changes);
     if (decision === "declined") {
       ask.outro("Nothing was written.");
@@ -86,7 +89,7 @@ export async function runWizard({ ctx, current, args, terminal }: WizardInput): 
         spin.stop(describeReload(result).trimEnd());
       }
     }
-    ask.log.step("4/4 Background service");
+    ask.log.step("5/5 Background service");
     const service = args.noService ? "skipped" : await serviceStep(ask, ctx);
     ask.outro(nextStep(running, service));
     return 0;
@@ -109,6 +112,7 @@ function summary(config: Config): string {
     `provider       ${describeProvider(config)}`,
     ...SETUP_CHANNELS.map((name) => `${name.padEnd(15)}${describeChannel(config, name)}`),
     `transcription  ${describeTranscription(config)}`,
+    `computer use   ${describeComputer(config)}`,
   ].join("\n");
 }
 
@@ -238,6 +242,31 @@ async function transcriptionStep(ask: Prompts, config: Config): Promise<SetupCha
     { path: at("backend"), value: backend },
     { path: at("model"), value: model === "" ? undefined : model },
     ...(key ? [{ path: at("api_key"), value: key }] : []),
+  ];
+}
+
+/** Computer use: on or off, and which display; what the desktop needs that is not installed is said, not refused. */
+async function computerStep(ask: Prompts, config: Config, env: Record<string, string | undefined>): Promise<SetupChange[]> {
+  const now = config.fermix_core.computer;
+  const on = await ask.confirm(
+    "Let the assistant drive a desktop (computer use: it sees the screen, clicks and types; yours alone, in your direct chats)?",
+    now.enabled,
+  );
+  if (!on) return now.enabled ? [{ path: "fermix_core.computer.enabled", value: false }] : [];
+  const display = await ask.select<"virtual" | "host">(
+    "Which display?",
+    [
+      { value: "virtual", label: "A private virtual display (Xvfb), started for each session", hint: "works on a server" },
+      { value: "host", label: "This machine's own X11 display (DISPLAY)", hint: "everything on your desktop" },
+    ],
+    now.display,
+  );
+  const needs = desktopNeeds({ display, start: now.start }, (command) => Bun.which(command, { PATH: env.PATH ?? "" }), { platform: process.platform, env });
+  if (needs.hostProblem) ask.log.warn(`The host display cannot be driven here: ${needs.hostProblem}.`);
+  if (needs.missing.length > 0) ask.log.warn(`Missing ${needs.missing.join(", ")}: ${INSTALL_DESKTOP}. \`fermix doctor\` checks again.`);
+  return [
+    ...(now.enabled ? [] : [{ path: "fermix_core.computer.enabled", value: true }]),
+    ...(display === now.display ? [] : [{ path: "fermix_core.computer.display", value: display }]),
   ];
 }
 

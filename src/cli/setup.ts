@@ -14,7 +14,7 @@ import { changesFromFlags, UnknownFlag } from "../setup/changes.ts";
 import { checkProvider } from "../setup/check.ts";
 import { ALL_FIELDS, PROVIDER_SLOT, SETUP_CHANNELS } from "../setup/fields.ts";
 import { planSetup, type SetupChange } from "../setup/plan.ts";
-import { describeChannel, describeProvider, describeTranscription } from "../setup/summary.ts";
+import { describeChannel, describeComputer, describeProvider, describeTranscription } from "../setup/summary.ts";
 import { type AppliedSetup, applySetup, type CurrentSetup, readCurrentSetup } from "../setup/write.ts";
 import { type CliContext, UsageError } from "./context.ts";
 import { parseSetupArgs } from "./setup-args.ts";
@@ -151,5 +151,6 @@ export function writtenReport(applied: AppliedSetup): string {
   lines.push(`provider:      ${describeProvider(config)}`);
   for (const name of SETUP_CHANNELS) lines.push(`${`${name}:`.padEnd(15)}${describeChannel(config, name)}`);
   lines.push(`transcription: ${describeTranscription(config)}`);
+  lines.push(`computer use:  ${describeComputer(config)}`);
   return `${lines.join("\n")}\n`;
 }

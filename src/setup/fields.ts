@@ -71,7 +71,23 @@ export const HTTP_FIELDS: readonly SetupField[] = [
   { flag: "http-port", path: "fermix_core.http.port", kind: "integer", help: "port to listen on (default 4030); needs a restart" },
 ];
 
-export const ALL_FIELDS: readonly SetupField[] = [...PROVIDER_FIELDS, ...CHANNEL_FIELDS, ...TRANSCRIPTION_FIELDS, ...HTTP_FIELDS];
+/** Computer use: the assistant drives a desktop (docs/computer-use.md). */
+export const COMPUTER_FIELDS: readonly SetupField[] = [
+  {
+    flag: "computer-enabled",
+    path: "fermix_core.computer.enabled",
+    kind: "boolean",
+    help: "let the assistant drive a desktop, the owner's alone (true/false)",
+  },
+  {
+    flag: "computer-display",
+    path: "fermix_core.computer.display",
+    kind: "string",
+    help: "virtual (a private Xvfb display) or host (this machine's X11 DISPLAY)",
+  },
+];
+
+export const ALL_FIELDS: readonly SetupField[] = [...PROVIDER_FIELDS, ...CHANNEL_FIELDS, ...TRANSCRIPTION_FIELDS, ...COMPUTER_FIELDS, ...HTTP_FIELDS];
 
 /** The channels setup asks about (those with wizard questions), in the order it asks. */
 export const SETUP_CHANNELS: readonly ChannelName[] = CHANNEL_NAMES.filter((name) => profileOf(name).setup?.ask !== undefined);

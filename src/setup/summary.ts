@@ -38,6 +38,12 @@ export function describeTranscription(config: Config): string {
   return `${t.backend ?? "openai"}${t.model ? `, ${t.model}` : ""}, ${t.api_key ? "key set" : "no key of its own"}`;
 }
 
+export function describeComputer(config: Config): string {
+  const c = config.fermix_core.computer;
+  if (!c.enabled) return "off";
+  return c.display === "virtual" ? `on, a virtual display ${c.width}×${c.height}` : "on, this machine's display (DISPLAY)";
+}
+
 /** Where a webhook channel's platform must send events (its route, `path`): the local address, and the public one to register. */
 export function webhookHint(config: Config, env: Env, path: string): string {
   const { hostname, port } = resolveHttp(env, config.fermix_core.http);

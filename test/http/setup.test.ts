@@ -240,6 +240,26 @@ describe("saving", () => {
     expect(h.reloads).toHaveLength(0);
   });
 
+  test("computer use: ticked, it is written with its display and shown ticked after; a display that is not one is refused on its field", async () => {
+    const h = harness();
+    const first = await h.open();
+    expect(first.form).toContain("Computer use");
+    expect(first.form).toMatch(/name="fermix_core.computer.enabled" value="on">/);
+    const res = await h.post(first.cookie, filled(first.csrf, { "fermix_core.computer.enabled": "on", "fermix_core.computer.display": "host" }));
+    expect(await res.text()).toContain("Saved and applied");
+    expect(Bun.TOML.parse(readFileSync(join(h.home.home, "config.toml"), "utf8"))).toMatchObject({
+      fermix_core: { computer: { enabled: true, display: "host" } },
+    });
+    const again = await h.open();
+    expect(again.form).toMatch(/name="fermix_core.computer.enabled" value="on" checked>/);
+    expect(again.form).toContain('<option value="host" selected>');
+    const bad = await h.post(again.cookie, filled(again.csrf, { "fermix_core.computer.enabled": "on", "fermix_core.computer.display": "wayland" }));
+    const page = await bad.text();
+    expect(page).toContain("Nothing was saved.");
+    expect(page).toContain("fermix_core.computer.display");
+    expect(Bun.TOML.parse(readFileSync(join(h.home.home, "config.toml"), "utf8"))).toMatchObject({ fermix_core: { computer: { display: "host" } } });
+  });
+
   test("the form shows what is configured, with stored secrets only said to be there", async () => {
     const h = harness();
     const first = await h.open();

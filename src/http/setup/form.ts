@@ -44,6 +44,10 @@ export interface FormState {
   notes: Record<string, { text: string; tone: "ok" | "warn" }>;
 }
 
+/** Computer use's keys on the page: a switch and the display. */
+export const COMPUTER_ENABLED = "fermix_core.computer.enabled";
+export const COMPUTER_DISPLAY = "fermix_core.computer.display";
+
 /** The form name of a local server's choice. */
 export const LOCAL_CHOICE = "provider.local";
 
@@ -134,6 +138,8 @@ export function initialForm(ctx: FormContext): FormState {
       if (ctx.secrets[field.path]) secretsSet.add(field.path);
     } else values[field.path] = display(getPath(ctx.file, field.path));
   }
+  checked[COMPUTER_ENABLED] = ctx.config.fermix_core.computer.enabled;
+  values[COMPUTER_DISPLAY] = ctx.config.fermix_core.computer.display;
   return { values, checked, secretsSet, errors: {}, general: [], notes: {} };
 }
 
@@ -242,6 +248,17 @@ export function submittedForm(input: Readonly<Record<string, string>>, ctx: Form
     if (value === KEEP) continue;
     if (value !== undefined) check(field.path, field.path, value);
     changes.push({ path: field.path, value });
+  }
+
+  // Step 4: computer use — written only where it changes what is in force.
+  const computer = ctx.config.fermix_core.computer;
+  const computerOn = input[COMPUTER_ENABLED] !== undefined;
+  form.checked[COMPUTER_ENABLED] = computerOn;
+  form.values[COMPUTER_DISPLAY] = text(COMPUTER_DISPLAY) || computer.display;
+  if (computerOn !== computer.enabled) changes.push({ path: COMPUTER_ENABLED, value: computerOn });
+  if (form.values[COMPUTER_DISPLAY] !== computer.display) {
+    check(COMPUTER_DISPLAY, COMPUTER_DISPLAY, form.values[COMPUTER_DISPLAY]);
+    changes.push({ path: COMPUTER_DISPLAY, value: form.values[COMPUTER_DISPLAY] });
   }
   return { changes, form, typed, providerChanged, channelsChanged };
 }

@@ -13,10 +13,10 @@ import type { Config } from "../../config/schema.ts";
 import type { ReloadResult } from "../../kernel/health.ts";
 import { isSecretPath, PROVIDER_FIELDS, SETUP_CHANNELS, type SetupChannel, type SetupField, TRANSCRIPTION_FIELDS } from "../../setup/fields.ts";
 import type { LocalServer } from "../../setup/probe.ts";
-import { describeChannel, describeProvider, describeTranscription } from "../../setup/summary.ts";
+import { describeChannel, describeComputer, describeProvider, describeTranscription } from "../../setup/summary.ts";
 import { channelTitle, explainFailure } from "../dashboard/remedies.ts";
 import { type Html, html } from "../html.ts";
-import { channelFields, type FormState, LOCAL_CHOICE, localChoiceValue, TRANSCRIPTION_BACKEND_CHOICES } from "./form.ts";
+import { COMPUTER_DISPLAY, COMPUTER_ENABLED, channelFields, type FormState, LOCAL_CHOICE, localChoiceValue, TRANSCRIPTION_BACKEND_CHOICES } from "./form.ts";
 
 const providerHelp = (key: string) => PROVIDER_FIELDS.find((f) => f.path.endsWith(`.${key}`))?.help ?? "";
 
@@ -162,7 +162,7 @@ const checkedTokens = () =>
     .map((name) => `the ${profileOf(name).displayName} token`)
     .join(" and ");
 
-/** The form: three steps and a save button. */
+/** The form: four steps and a save button. */
 export function renderWizard({ form, config, csrf, configPath, servers, pairing }: WizardPage): Html {
   const transcriptionBackend = TRANSCRIPTION_FIELDS.find((f) => f.path.endsWith(".backend"))!;
   const others = TRANSCRIPTION_FIELDS.filter((f) => f !== transcriptionBackend);
@@ -198,6 +198,20 @@ ${select(form, transcriptionBackend.path, labelFor(transcriptionBackend.path), t
   ...TRANSCRIPTION_BACKEND_CHOICES.map((b) => [b, b === "openai" ? "OpenAI" : b === "xai" ? "xAI" : "Deepgram"] as const),
 ])}
 ${others.map((f) => fieldInput(form, f))}
+</section>
+<section class="step" aria-labelledby="step-computer"><h2 id="step-computer"><span class="n">4</span>Computer use</h2>
+<p class="muted">Now: ${describeComputer(config)}. The assistant sees a desktop and clicks and types on it — yours alone, in your direct chats; <code>/pause</code> takes it back. A virtual display needs Xvfb, xdotool and ImageMagick; <code>fermix doctor</code> checks.</p>
+${checkbox(form, COMPUTER_ENABLED, "Let the assistant drive a desktop")}
+${select(
+  form,
+  COMPUTER_DISPLAY,
+  "Display",
+  "virtual: a private display started for each session (works on a server); host: this machine's own X11 display, with everything on it",
+  [
+    ["virtual", "A private virtual display (Xvfb)"],
+    ["host", "This machine's own display (X11)"],
+  ],
+)}
 </section>
 ${checkbox(form, "check", `Check the provider${checkedTokens() ? ` and ${checkedTokens()}` : ""} before saving`)}
 <div class="actions"><button type="submit" name="save" value="1">Save and apply</button><a href="/">Status page</a></div>
