@@ -35,15 +35,16 @@ const NOTHING_TYPED_MS = 1000;
 /** While a safety check waits: an action that went on anyway would have written the file, and the model would have been asked again, within a second. */
 const WAITING_MS = 1000;
 
-async function computerDaemon(options: { model?: string; idleMinutes?: number } = {}) {
+async function computerDaemon(options: { model?: string; idleMinutes?: number; maxActions?: number; display?: "host"; env?: Record<string, string> } = {}) {
   const model = await start.model();
   const telegram = start.telegram();
-  const home = start.home();
+  const home = start.home(options.env);
   home.writeConfig(
     providerToml(model.url, { model: options.model ?? "fake-model" }) +
       telegramToml({ botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) +
       ACP_OFF +
-      computerToml({ idleMinutes: options.idleMinutes }),
+      computerToml({ idleMinutes: options.idleMinutes, maxActions: options.maxActions }) +
+      (options.display ? `display = "${options.display}"\n` : ""),
   );
   const daemon = await start.daemon(home);
   const data = start.dataFolder();
@@ -218,4 +219,70 @@ test("a session nobody uses for idle_minutes is torn down", async () => {
   await until("the idle session is gone", () => desktopProcesses(home.home).length === 0, 15_000);
   await say(telegram, "/tasks");
   await telegram.waitForTexts(ALICE.id, (texts) => texts.some((t) => t.startsWith("No background tasks")), 5000);
+}, 40_000);
+
+test("past max_actions the turn ends and says so; a display that dies is reported once and cleaned up, and the next action starts a new one", async () => {
+  const { model, telegram, home, daemon } = await computerDaemon({ maxActions: 2 });
+  model.reply(
+    reply.toolCall("computer", { action: "screenshot" }),
+    reply.toolCall("computer", { action: "wait", ms: 10 }),
+    reply.toolCall("computer", { action: "screenshot" }),
+    reply.text("That is all I may do for now."),
+  );
+  await say(telegram, "Look at the screen three times");
+  await telegram.waitForTexts(ALICE.id, (texts) => texts.some((t) => t.includes("That is all I may do for now.") && t.includes("max_actions")), 20_000);
+  expect(lastOutput(model.requests[3]!)).toContain("refused: this turn has done 2 desktop actions");
+  // Each action is counted by kind and outcome.
+  const metrics = await (await fetch(new URL("/metrics", daemon.url))).text();
+  expect(metrics).toContain('fermix_computer_actions_total{action="screenshot",outcome="ok"} 1');
+  expect(metrics).toContain('fermix_computer_actions_total{action="wait",outcome="ok"} 1');
+  expect(metrics).toContain('fermix_computer_actions_total{action="screenshot",outcome="refused"} 1');
+
+  // The X server dies (killed from outside): the owner is told once, and nothing of the session is left.
+  const server = desktopProcesses(home.home).find((p) => p.command.endsWith("Xvfb"))!;
+  process.kill(server.pid, "SIGKILL");
+  await telegram.waitForTexts(ALICE.id, (texts) => texts.some((t) => t.includes("ended unexpectedly")), 10_000);
+  await until("nothing of the dead session is left", () => desktopProcesses(home.home).length === 0, 10_000);
+  expect(telegram.visibleTexts(ALICE.id).filter((t) => t.includes("ended unexpectedly"))).toHaveLength(1);
+
+  model.reply(reply.toolCall("computer", { action: "screenshot" }), reply.text("A fresh desktop."));
+  await say(telegram, "Look again");
+  await telegram.waitForTexts(ALICE.id, (texts) => texts.includes("A fresh desktop."), 20_000);
+  expect(desktopProcesses(home.home).filter((p) => p.command.endsWith("Xvfb"))).toHaveLength(1);
+  expect(photos(telegram).filter((p) => p.caption.includes("Desktop session started"))).toHaveLength(2);
+}, 60_000);
+
+test("display = host drives the display DISPLAY names, and /stop leaves it running: Fermix started nothing there", async () => {
+  // The owner's "own" display: an Xvfb this test starts, with its cookie.
+  const dir = start.dataFolder();
+  const cookie = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("hex");
+  const authority = join(dir, "Xauthority");
+  const display = `:${170 + Math.floor(Math.random() * 20)}`;
+  expect(Bun.spawnSync(["xauth", "-q", "-f", authority, "add", display, ".", cookie]).exitCode).toBe(0);
+  const x = Bun.spawn(["Xvfb", display, "-auth", authority, "-nolisten", "tcp", "-screen", "0", "800x600x24"], { stdout: "ignore", stderr: "ignore" });
+  start.defer(() => {
+    x.kill("SIGKILL");
+    return x.exited;
+  });
+  const env = { DISPLAY: display, XAUTHORITY: authority };
+  await until(
+    "the test's own display answers",
+    () => Bun.spawnSync(["xdotool", "getdisplaygeometry"], { env: { ...env, PATH: process.env.PATH ?? "" } }).exitCode === 0,
+    10_000,
+  );
+
+  const { model, telegram } = await computerDaemon({ display: "host", env });
+  model.reply(reply.toolCall("computer", { action: "screenshot" }), reply.text("Your screen is empty."));
+  await say(telegram, "What is on my screen?");
+  await telegram.waitForTexts(ALICE.id, (texts) => texts.includes("Your screen is empty."), 20_000);
+  // The model saw the host display at its own size.
+  expect(screenshots(model.requests[1]!, 800, 600)).toHaveLength(1);
+  await say(telegram, "/stop");
+  await telegram.waitForTexts(ALICE.id, (texts) => texts.some((t) => t.startsWith("Stopped") && t.includes("the desktop session")), 10_000);
+  expect(x.exitCode).toBeNull();
+  expect(
+    Bun.spawnSync(["xdotool", "getdisplaygeometry"], { env: { ...env, PATH: process.env.PATH ?? "" } })
+      .stdout.toString()
+      .trim(),
+  ).toBe("800 600");
 }, 40_000);

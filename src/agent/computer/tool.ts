@@ -176,7 +176,7 @@ export function computerTool(deps: ComputerToolDeps): Tool {
 
   return {
     ...tool,
-    spec: { ...tool.spec, ...(shot ? { native: { kind: "computer" as const, width: shot.width, height: shot.height } } : {}) },
+    spec: { ...tool.spec, native: { kind: "computer" as const, ...(shot ? { width: shot.width, height: shot.height } : {}) } },
     async computer(call: NativeComputerCall, ctx: ToolContext): Promise<ComputerCallResult> {
       if (call.unsupported) return { note: `error: ${call.unsupported}; nothing was done.`, acknowledged: [] };
       if (deps.desk.session?.paused) {

@@ -28,9 +28,10 @@ export function nativeComputer(model: string): NativeForm | null {
   return null;
 }
 
-/** The native tool, as the request offers it. */
-export function computerToolFor(form: NativeForm, native: NonNullable<ToolSpec["native"]>): Json {
+/** The native tool, as the request offers it; null where it cannot be (the preview needs the screen's size up front). */
+export function computerToolFor(form: NativeForm, native: NonNullable<ToolSpec["native"]>): Json | null {
   if (form === "computer") return { type: "computer" };
+  if (native.width === undefined || native.height === undefined) return null;
   return { type: "computer_use_preview", display_width: native.width, display_height: native.height, environment: "linux" };
 }
 

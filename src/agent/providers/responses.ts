@@ -44,9 +44,10 @@ export function responsesBody(request: ModelRequest, config: Pick<ProviderConfig
     store: false,
   };
   if (request.instructions) body.instructions = request.instructions;
-  if (request.tools?.length) body.tools = request.tools.map((spec) => (spec.native && native ? computerToolFor(native, spec.native) : tool(spec)));
+  const nativeTool = (spec: ToolSpec) => (spec.native && native ? computerToolFor(native, spec.native) : null);
+  if (request.tools?.length) body.tools = request.tools.map((spec) => nativeTool(spec) ?? tool(spec));
   // The preview computer model takes requests only with truncation on.
-  if (native === "preview" && request.tools?.some((spec) => spec.native)) body.truncation = "auto";
+  if (native === "preview" && request.tools?.some((spec) => nativeTool(spec))) body.truncation = "auto";
   if (request.maxOutputTokens) body.max_output_tokens = request.maxOutputTokens;
   if (options.reasoningSummary) body.reasoning = { summary: options.reasoningSummary };
   return body;

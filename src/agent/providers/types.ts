@@ -40,9 +40,10 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
   /**
    * The tool is also a provider's own tool where the model has it (the Responses `computer` tool):
-   * a provider that offers it sends that instead of the function, with the size of the screenshots.
+   * a provider that offers it sends that instead of the function, with the size of the screenshots
+   * when it is known before the display opens (a virtual one's).
    */
-  native?: { kind: "computer"; width: number; height: number };
+  native?: { kind: "computer"; width?: number; height?: number };
 }
 
 export interface ModelRequest {

@@ -44,6 +44,12 @@ describe("which models get the native tool", () => {
     const preview = responsesBody({ ...request, model: "computer-use-preview" }, { model: "x" });
     expect(preview.tools).toEqual([{ type: "computer_use_preview", display_width: 1280, display_height: 800, environment: "linux" }]);
     expect(preview.truncation).toBe("auto");
+    // On a host display the size is known only once it opens: the later tool does without it, the preview cannot.
+    const sizeless = { ...computer, native: { kind: "computer" as const } };
+    expect(responsesBody({ model: "gpt-5.4", input: [], tools: [sizeless] }, { model: "x" }).tools).toEqual([{ type: "computer" }]);
+    const previewHost = responsesBody({ model: "computer-use-preview", input: [], tools: [sizeless] }, { model: "x" });
+    expect(previewHost.tools).toEqual([expect.objectContaining({ type: "function", name: "computer" })]);
+    expect(previewHost.truncation).toBeUndefined();
     const other = responsesBody({ ...request, model: "gpt-5.1" }, { model: "x" });
     expect(other.tools).toEqual([{ type: "function", name: "computer", description: "Use the desktop.", parameters: { type: "object" }, strict: false }]);
     expect(other.truncation).toBeUndefined();
