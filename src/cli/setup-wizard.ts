@@ -1,5 +1,5 @@
 /**
- * The interactive face of setup: provider, channels, transcription,
+ * The interactive face of setup: provider, channels, transcription, web search,
  * computer use, then the service. Each step shows what is configured and can be skipped; the
  * answers become changes that src/setup/ validates and writes, exactly as
  * the flags and the web page do.
@@ -15,13 +15,14 @@ import { isSecretPath, SETUP_CHANNELS } from "../setup/fields.ts";
 import { planSetup, type SetupChange } from "../setup/plan.ts";
 import { type LocalServer, probeLocalServers, probeTargets } from "../setup/probe.ts";
 import { defaultServiceContext, installService, servicePlatform, serviceStatus } from "../setup/service.ts";
-import { describeChannel, describeComputer, describeProvider, describeTranscription } from "../setup/summary.ts";
+import { describeChannel, describeComputer, describeProvider, describeTranscription, describeWebSearch } from "../setup/summary.ts";
 import { applySetup, type CurrentSetup } from "../setup/write.ts";
 import type { CliContext } from "./context.ts";
 import { PAIR_TIMEOUT_SECONDS, type SetupArgs } from "./setup-args.ts";
 import { channelsStep } from "./setup-channels.ts";
 import { daemonRunning, describeReload, reloadDaemon } from "./setup-daemon.ts";
 import { type Io, loaderCheck, type Prompts, prompts, WizardCancelled } from "./setup-prompts.ts";
+import { webSearchStep } from "./setup-web.ts";
 
 export interface WizardInput {
   ctx: CliContext;
@@ -55,9 +56,9 @@ export async function runWizard({ ctx, current, args, terminal }: WizardInput): 
       }
     }
     const changes: SetupChange[] = [...presets];
-    ask.log.step(`1/5 Model provider — now: ${describeProvider(start.config)}`);
+    ask.log.step(`1/6 Model provider — now: ${describeProvider(start.config)}`);
     changes.push(...(await providerStep(ask, start.config, file, ctx.env)));
-    ask.log.step("2/5 Channels");
+    ask.log.step("2/6 Channels");
     changes.push(
       ...(await channelsStep({
         ask,
@@ -67,9 +68,11 @@ export async function runWizard({ ctx, current, args, terminal }: WizardInput): 
         pairTimeoutMs: (args.pairTimeoutSeconds ?? PAIR_TIMEOUT_SECONDS) * 1000,
       })),
     );
-    ask.log.step(`3/5 Voice notes — now: ${describeTranscription(start.config)}`);
+    ask.log.step(`3/6 Voice notes — now: ${describeTranscription(start.config)}`);
     changes.push(...(await transcriptionStep(ask, start.config)));
-    ask.log.step(`4/5 Computer use — now: ${describeComputer(start.config)}`);
+    ask.log.step(`4/6 Web search — now: ${describeWebSearch(start.config)}`);
+    changes.push(...(await webSearchStep(ask, start.config)));
+    ask.log.step(`5/6 Computer use — now: ${describeComputer(start.config)}`);
     changes.push(...(await computerStep(ask, start.config, ctx.env)));
     const decision = await review(ask, current, changes);
     if (decision === "declined") {
@@ -89,7 +92,7 @@ export async function runWizard({ ctx, current, args, terminal }: WizardInput): 
         spin.stop(describeReload(result).trimEnd());
       }
     }
-    ask.log.step("5/5 Background service");
+    ask.log.step("6/6 Background service");
     const service = args.noService ? "skipped" : await serviceStep(ask, ctx);
     ask.outro(nextStep(running, service));
     return 0;
@@ -112,6 +115,7 @@ function summary(config: Config): string {
     `provider       ${describeProvider(config)}`,
     ...SETUP_CHANNELS.map((name) => `${name.padEnd(15)}${describeChannel(config, name)}`),
     `transcription  ${describeTranscription(config)}`,
+    `web search     ${describeWebSearch(config)}`,
     `computer use   ${describeComputer(config)}`,
   ].join("\n");
 }

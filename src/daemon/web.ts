@@ -171,6 +171,7 @@ export function buildWeb(deps: WebDeps): Web {
         },
         jobs: core.scheduler.status(),
         desktop: desktopView(deps.loaded().config.fermix_core.computer, core.desk.status()),
+        toolServers: core.mcp.status(),
         process: { version: VERSION, startedAt: metrics.started, rssBytes: memory.rss, heapBytes: memory.heapUsed },
       };
     },

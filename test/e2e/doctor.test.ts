@@ -58,6 +58,8 @@ describe("fermix doctor", () => {
       "scheduler",
       "jobs",
       "memory",
+      "web fetch",
+      "web search",
       "computer use",
       "sandbox",
       "user",

@@ -78,6 +78,8 @@ test("the wizard: provider, Telegram paired by a message, transcription; then th
   await see(w, "API key (leave empty to use the openai provider's key");
   w.type(TRANSCRIPTION_KEY);
   w.keys("Enter");
+  await see(w, "Web search for the assistant?");
+  w.keys("Enter");
   await see(w, "Let the assistant drive a desktop");
   w.keys("Left", "Enter");
   await see(w, "Which display?");
@@ -149,6 +151,8 @@ test("the wizard: provider, Telegram paired by a message, transcription; then th
   await see(r, named);
   r.keys("Enter");
   await see(r, /Which speech-to-text backend[\s\S]*Keep openai, gpt-4o-mini-transcribe, key set/);
+  r.keys("Enter");
+  await see(r, /Web search for the assistant\?[\s\S]*No web search for now/);
   r.keys("Enter");
   // Computer use is on now: keeping it asks which display, and keeping that changes nothing.
   await see(r, "Let the assistant drive a desktop");
@@ -246,6 +250,8 @@ test("the wizard's channel steps: Telegram pairing that hears nothing says so an
   expect(notes).toContain("The daemon listens on 127.0.0.1; set FERMIX_HTTP_BIND (or [fermix_core.http] bind) to an address the proxy reaches.");
   expect(notes).toContain("Subscribe to message.im and app_mention.");
   w.keys("Down", "Down", "Down", "Enter");
+  await w.waitFor("Web search for the assistant?");
+  w.keys("Enter");
   await w.waitFor("Let the assistant drive a desktop");
   w.keys("Enter");
   const review = await w.waitFor("Write them?");
@@ -331,6 +337,8 @@ test("--reconfigure keeping every answer writes nothing, and the last step insta
   await w.waitFor("Slack Events API");
   await w.waitFor("Which speech-to-text backend transcribes voice notes?");
   w.keys("Down", "Down", "Down");
+  w.keys("Enter");
+  await w.waitFor("Web search for the assistant?");
   w.keys("Enter");
   await w.waitFor("Let the assistant drive a desktop");
   w.keys("Enter");

@@ -4,7 +4,7 @@
  * The HTTP layer never reaches into the daemon for more.
  */
 import type { ActivitySnapshot } from "../../kernel/activity.ts";
-import type { HealthReport } from "../../kernel/health.ts";
+import type { HealthReport, McpServerHealth } from "../../kernel/health.ts";
 import type { MessageTotals } from "../../kernel/metrics.ts";
 
 export interface QueueView {
@@ -41,6 +41,8 @@ export interface DashboardView {
   jobs: JobsView;
   /** Absent: no desktop card (computer use off). */
   desktop?: DesktopView;
+  /** The owner's MCP servers: each one's state and how many tools it offers (none configured: empty). */
+  toolServers?: readonly McpServerHealth[];
   process: { version: string; startedAt: number; rssBytes: number; heapBytes: number };
 }
 

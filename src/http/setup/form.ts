@@ -19,7 +19,16 @@
 import { getPath } from "../../config/load.ts";
 import type { Config } from "../../config/schema.ts";
 import { apiFor, channelChanges, OPENAI_BASE_URL, primaryProviderName, providerChanges, providerNameFor } from "../../setup/changes.ts";
-import { CHANNEL_FIELDS, coerceValue, isSecretPath, SETUP_CHANNELS, type SetupChannel, type SetupField, TRANSCRIPTION_FIELDS } from "../../setup/fields.ts";
+import {
+  CHANNEL_FIELDS,
+  coerceValue,
+  isSecretPath,
+  SETUP_CHANNELS,
+  type SetupChannel,
+  type SetupField,
+  TRANSCRIPTION_FIELDS,
+  WEB_FIELDS,
+} from "../../setup/fields.ts";
 import type { SetupChange } from "../../setup/plan.ts";
 import { type LocalServer, serverKindFor } from "../../setup/probe.ts";
 import { valueProblem } from "../../setup/validate.ts";
@@ -29,6 +38,12 @@ type Table = Record<string, unknown>;
 /** The provider keys the page asks for, in order. */
 export const PROVIDER_KEYS = ["base_url", "api", "model", "api_key", "vision", "context_window"] as const;
 export const TRANSCRIPTION_BACKEND_CHOICES = ["openai", "deepgram", "xai"] as const;
+/** web_search's backends as the page offers them; "" is off. */
+export const SEARCH_BACKEND_CHOICES = [
+  ["", "Off (web_fetch still reads links)"],
+  ["brave", "Brave Search API"],
+  ["searxng", "A SearXNG instance"],
+] as const;
 
 export interface FormState {
   /** Text inputs and selects, by form name (never a secret). */
@@ -133,7 +148,7 @@ export function initialForm(ctx: FormContext): FormState {
       } else values[field.path] = display(getPath(ctx.file, field.path));
     }
   }
-  for (const field of TRANSCRIPTION_FIELDS) {
+  for (const field of [...TRANSCRIPTION_FIELDS, ...WEB_FIELDS]) {
     if (isSecretPath(field.path)) {
       if (ctx.secrets[field.path]) secretsSet.add(field.path);
     } else values[field.path] = display(getPath(ctx.file, field.path));
@@ -242,8 +257,8 @@ export function submittedForm(input: Readonly<Record<string, string>>, ctx: Form
     changes.push(...keyChanges);
   }
 
-  // Step 3: voice notes.
-  for (const field of TRANSCRIPTION_FIELDS) {
+  // Step 3: voice notes; step 4: web search.
+  for (const field of [...TRANSCRIPTION_FIELDS, ...WEB_FIELDS]) {
     const value = fieldValue(field, input, ctx, form, secret);
     if (value === KEEP) continue;
     if (value !== undefined) check(field.path, field.path, value);

@@ -11,12 +11,21 @@
 import { profileOf } from "../../channels/registry.ts";
 import type { Config } from "../../config/schema.ts";
 import type { ReloadResult } from "../../kernel/health.ts";
-import { isSecretPath, PROVIDER_FIELDS, SETUP_CHANNELS, type SetupChannel, type SetupField, TRANSCRIPTION_FIELDS } from "../../setup/fields.ts";
+import { isSecretPath, PROVIDER_FIELDS, SETUP_CHANNELS, type SetupChannel, type SetupField, TRANSCRIPTION_FIELDS, WEB_FIELDS } from "../../setup/fields.ts";
 import type { LocalServer } from "../../setup/probe.ts";
-import { describeChannel, describeComputer, describeProvider, describeTranscription } from "../../setup/summary.ts";
+import { describeChannel, describeComputer, describeProvider, describeTranscription, describeWebSearch } from "../../setup/summary.ts";
 import { channelTitle, explainFailure } from "../dashboard/remedies.ts";
 import { type Html, html } from "../html.ts";
-import { COMPUTER_DISPLAY, COMPUTER_ENABLED, channelFields, type FormState, LOCAL_CHOICE, localChoiceValue, TRANSCRIPTION_BACKEND_CHOICES } from "./form.ts";
+import {
+  COMPUTER_DISPLAY,
+  COMPUTER_ENABLED,
+  channelFields,
+  type FormState,
+  LOCAL_CHOICE,
+  localChoiceValue,
+  SEARCH_BACKEND_CHOICES,
+  TRANSCRIPTION_BACKEND_CHOICES,
+} from "./form.ts";
 
 const providerHelp = (key: string) => PROVIDER_FIELDS.find((f) => f.path.endsWith(`.${key}`))?.help ?? "";
 
@@ -29,6 +38,9 @@ const LABELS: Record<string, string> = {
   vision: "The model understands images",
   context_window: "Context window (tokens)",
   backend: "Backend",
+  search_backend: "Search backend",
+  brave_api_key: "Brave Search API key",
+  searxng_url: "SearXNG URL",
 };
 
 const labelFor = (path: string) => LABELS[path.split(".").at(-1)!] ?? path.split(".").at(-1)!;
@@ -162,10 +174,11 @@ const checkedTokens = () =>
     .map((name) => `the ${profileOf(name).displayName} token`)
     .join(" and ");
 
-/** The form: four steps and a save button. */
+/** The form: five steps and a save button. */
 export function renderWizard({ form, config, csrf, configPath, servers, pairing }: WizardPage): Html {
   const transcriptionBackend = TRANSCRIPTION_FIELDS.find((f) => f.path.endsWith(".backend"))!;
   const others = TRANSCRIPTION_FIELDS.filter((f) => f !== transcriptionBackend);
+  const searchBackend = WEB_FIELDS.find((f) => f.path.endsWith(".search_backend"))!;
   const anyError = form.general.length > 0 || Object.keys(form.errors).length > 0;
   return html`<div class="narrow"><header class="top"><h1 class="brand"><span class="mark"></span>Fermix setup</h1></header>
 <main>
@@ -199,7 +212,12 @@ ${select(form, transcriptionBackend.path, labelFor(transcriptionBackend.path), t
 ])}
 ${others.map((f) => fieldInput(form, f))}
 </section>
-<section class="step" aria-labelledby="step-computer"><h2 id="step-computer"><span class="n">4</span>Computer use</h2>
+<section class="step" aria-labelledby="step-web"><h2 id="step-web"><span class="n">4</span>Web search</h2>
+<p class="muted">Now: ${describeWebSearch(config)}. Reading a link (web_fetch) needs nothing; searching the web needs a backend.</p>
+${select(form, searchBackend.path, labelFor(searchBackend.path), searchBackend.help, SEARCH_BACKEND_CHOICES)}
+${WEB_FIELDS.filter((f) => f !== searchBackend).map((f) => fieldInput(form, f))}
+</section>
+<section class="step" aria-labelledby="step-computer"><h2 id="step-computer"><span class="n">5</span>Computer use</h2>
 <p class="muted">Now: ${describeComputer(config)}. The assistant sees a desktop and clicks and types on it — yours alone, in your direct chats; <code>/pause</code> takes it back. A virtual display needs Xvfb, xdotool and ImageMagick; <code>fermix doctor</code> checks.</p>
 ${checkbox(form, COMPUTER_ENABLED, "Let the assistant drive a desktop")}
 ${select(
