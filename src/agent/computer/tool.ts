@@ -88,13 +88,13 @@ export function computerTool(deps: ComputerToolDeps): Tool {
       metadata: { channel: ctx.channel, action, outcome: result },
     });
 
-  /** Once a turn: the owner gets the screen as the turn left it (not after a pause: /pause sent it). */
+  /** Once a turn: the owner gets the screen as the turn left it (not after a pause: /pause sent it; nor after /stop: nothing follows "Stopped"). */
   const followUp = (ctx: ToolContext) => {
     if (followed) return;
     followed = true;
     ctx.effects.after ??= [];
     ctx.effects.after.push(async () => {
-      if (deps.desk.session?.paused) return;
+      if (ctx.signal.aborted || deps.desk.session?.paused) return;
       const png = await deps.desk.screenshot();
       if (png) await sendScreenshot(ctx.port, spoolFor(ctx.workspace), png, "🖥️ The desktop after this turn.");
     });
