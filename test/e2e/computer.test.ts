@@ -11,7 +11,8 @@
  * more reaches the display, and Alice gets the screenshot; `/resume` and a
  * new instruction go on in the same session; `/stop` leaves no process of
  * it behind. A provider's safety check waits for Alice's Approve. An idle
- * session, and one the daemon's shutdown finds, are torn down.
+ * session, and one the daemon's shutdown finds, are torn down; so is one
+ * whose daemon is killed outright.
  */
 import { expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
@@ -250,6 +251,10 @@ test("past max_actions the turn ends and says so; a display that dies is reporte
   await telegram.waitForTexts(ALICE.id, (texts) => texts.includes("A fresh desktop."), 20_000);
   expect(desktopProcesses(home.home).filter((p) => p.command.endsWith("Xvfb"))).toHaveLength(1);
   expect(photos(telegram).filter((p) => p.caption.includes("Desktop session started"))).toHaveLength(2);
+
+  // A daemon killed outright takes its desktop with it: the X server and the window manager end with their parent.
+  await daemon.stop("SIGKILL");
+  await until("nothing of the killed daemon's desktop is left", () => desktopProcesses(home.home).length === 0, 10_000);
 }, 60_000);
 
 test("display = host drives the display DISPLAY names, and /stop leaves it running: Fermix started nothing there", async () => {

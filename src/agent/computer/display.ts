@@ -7,15 +7,17 @@
  * `xauth` into a file in the session's 0700 folder. A display number is
  * taken the way X servers take one, by its lock file (`/tmp/.X<n>-lock`):
  * a number in use is skipped, never taken over. Ready when an X client
- * (`xdotool`) holding the cookie gets an answer.
+ * (`xdotool`) holding the cookie gets an answer. The server ends with the
+ * daemon, even one killed outright (`withParent`).
  *
  * `host`: the display the daemon's environment names (`DISPLAY`, and
  * `XAUTHORITY` when set): X11 only. A Wayland session and macOS are refused
  * with a sentence saying so, before anything is started.
  */
-import { existsSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describeError } from "../../kernel/errors.ts";
+import { otherProcessRuns } from "../../kernel/pid.ts";
 import { type GroupProcess, runShort, startGroup } from "./processes.ts";
 
 /** The X client environment of a display: what every program and tool on it is given. */
@@ -85,12 +87,31 @@ export async function startVirtualDisplay(options: VirtualOptions): Promise<Disp
   const first = FIRST_DISPLAY + Math.floor(Math.random() * DISPLAYS_TRIED);
   for (let i = 0; i < DISPLAYS_TRIED; i++) {
     const number = FIRST_DISPLAY + ((first - FIRST_DISPLAY + i) % DISPLAYS_TRIED);
-    if (existsSync(`/tmp/.X${number}-lock`)) continue;
+    if (displayTaken(number)) continue;
     const name = `:${number}`;
     const auth = await runShort(["xauth", "-q", "-f", authFile, "add", name, ".", cookie], env, CHECK_TIMEOUT_MS);
     if (auth.code !== 0) throw new DisplayUnavailable(`xauth could not make the display's cookie: ${auth.stderr.trim() || `exit ${auth.code}`}`);
     const server = startGroup(
-      ["Xvfb", name, "-auth", authFile, "-nolisten", "tcp", "-nolisten", "local", "-screen", "0", `${options.width}x${options.height}x24`, "-nocursor"],
+      withParent(
+        [
+          "Xvfb",
+          name,
+          "-auth",
+          authFile,
+          "-nolisten",
+          "tcp",
+          "-nolisten",
+          "local",
+          // Without it the server resets whenever its last client leaves (the readiness check, a screenshot),
+          // and refuses connections while it does.
+          "-noreset",
+          "-screen",
+          "0",
+          `${options.width}x${options.height}x24`,
+          "-nocursor",
+        ],
+        options.path,
+      ),
       { env, cwd: options.dir, name: "Xvfb" },
     );
     const displayEnv: DisplayEnv = { DISPLAY: name, XAUTHORITY: authFile };
@@ -102,6 +123,26 @@ export async function startVirtualDisplay(options: VirtualOptions): Promise<Disp
     throw new DisplayUnavailable(`Xvfb did not start: ${lastLine(server.output()) || "no answer"}`);
   }
   throw new DisplayUnavailable(`no free display number between :${FIRST_DISPLAY} and :${FIRST_DISPLAY + DISPLAYS_TRIED - 1}`);
+}
+
+/** A display number is taken while its lock file names a running process (a server killed outright leaves its lock behind). */
+function displayTaken(number: number): boolean {
+  try {
+    const pid = Number(readFileSync(`/tmp/.X${number}-lock`, "latin1").trim());
+    return otherProcessRuns(pid) || pid === process.pid;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `argv` made to end with the daemon (SIGTERM when it dies, even by SIGKILL), through util-linux's
+ * setpriv where it is installed: the X server and the window manager run in sessions of their own,
+ * and nothing else would end them after a crash. Without setpriv, the next session's start sweeps them.
+ */
+export function withParent(argv: readonly string[], path: string): string[] {
+  const setpriv = Bun.which("setpriv", { PATH: path });
+  return setpriv ? [setpriv, "--pdeathsig", "TERM", "--", ...argv] : [...argv];
 }
 
 /** The display's size as an X client sees it, or null when it does not answer. */

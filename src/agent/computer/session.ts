@@ -13,7 +13,7 @@ import type { Logger } from "../../kernel/log.ts";
 import { sleep } from "../../kernel/wait.ts";
 import type { DesktopAction } from "../../message/desktop.ts";
 import { waitMs, xdotoolSteps } from "./actions.ts";
-import { type Display, DisplayUnavailable, openHostDisplay, startVirtualDisplay } from "./display.ts";
+import { type Display, DisplayUnavailable, openHostDisplay, startVirtualDisplay, withParent } from "./display.ts";
 import { type Geometry, geometryFor, pngSize } from "./geometry.ts";
 import { type GroupProcess, runShort, startGroup } from "./processes.ts";
 import { type LaunchContext, programArgv, programEnv, splitCommand, WINDOW_MANAGERS } from "./programs.ts";
@@ -79,10 +79,16 @@ export class DesktopSession {
       mkdirSync(home, { recursive: true, mode: 0o700 });
       const manager: string | undefined = WINDOW_MANAGERS.map((name) => Bun.which(name, { PATH: path })).find((found) => found !== null);
       if (manager) {
-        programs.push(startGroup([manager], { env: programEnv({ PATH: path, LANG: "C.UTF-8" }, display.env, home), cwd: home }));
+        programs.push(
+          startGroup(withParent([manager], path), { env: programEnv({ PATH: path, LANG: "C.UTF-8" }, display.env, home), cwd: home, name: "window manager" }),
+        );
         // A window mapped while the manager starts up may be missed by it (never focused): programs wait for it.
         if (!(await windowManagerReady(display.env, path)))
-          options.log.warn("the window manager did not say it is ready; starting the programs anyway", { manager });
+          options.log.warn("the window manager did not say it is ready; starting the programs anyway", {
+            manager,
+            running: programs[0]!.running(),
+            output: programs[0]!.output().split("\n").at(-1) ?? "",
+          });
       } else options.log.warn("no window manager found: the desktop runs without one", { tried: WINDOW_MANAGERS.join(", ") });
       const context: LaunchContext = { ...options.launch, home };
       const env = programEnv(options.launch.env, display.env, home);
