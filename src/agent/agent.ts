@@ -107,7 +107,8 @@ export class MainAgent {
     const effects: TurnEffects = { reacted: false, attachments: 0 };
     const context: ToolContext = { ...request.toolContext, effects, signal: request.signal };
     const tools = new Map(request.tools.map((t) => [t.spec.name, t]));
-    const instructions = buildInstructions(this.deps.soul(), {
+    const soul = this.deps.soul();
+    const instructions = buildInstructions(soul, {
       channel: request.channel,
       now: (this.deps.now ?? (() => new Date()))(),
       canReact: tools.has("react"),
@@ -133,6 +134,8 @@ export class MainAgent {
         for await (const event of this.deps.provider.stream({
           model: this.deps.model,
           instructions,
+          // The persona heads the instructions and stays the same from turn to turn: a provider may cache it.
+          ...(instructions.startsWith(soul.trim()) ? { stableInstructions: soul.trim().length } : {}),
           input,
           ...(tools.size > 0 ? { tools: [...tools.values()].map((t) => t.spec) } : {}),
           signal: request.signal,
@@ -141,6 +144,13 @@ export class MainAgent {
           if (event.type === "message_done" && event.text.trim() !== "") {
             texts.push(event.text);
             input.push({ type: "message", role: "assistant", content: [{ type: "text", text: event.text }] });
+          } else if (event.type === "reasoning_done") {
+            // Signed reasoning goes back to the model with the tool calls it led to, unchanged.
+            input.push(
+              event.data !== undefined
+                ? { type: "reasoning", text: "", data: event.data }
+                : { type: "reasoning", text: event.text, signature: event.signature ?? "" },
+            );
           } else if (event.type === "tool_call") {
             calls.push(event);
           } else if (event.type === "completed" && event.usage) {
@@ -149,8 +159,9 @@ export class MainAgent {
           }
         }
         if (calls.length === 0) return result("ok");
+        // The step's calls together, then their answers: one assistant turn and the results that answer it, as every format wants them.
+        for (const call of calls) input.push({ type: "function_call", callId: call.callId, name: call.name, arguments: call.arguments });
         for (const call of calls) {
-          input.push({ type: "function_call", callId: call.callId, name: call.name, arguments: call.arguments });
           const result = await runTool(tools, call, context);
           input.push(
             typeof result === "string"

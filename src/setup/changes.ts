@@ -5,7 +5,7 @@
  */
 import { profileOf } from "../channels/registry.ts";
 import { getPath } from "../config/load.ts";
-import { CHANNEL_NAMES } from "../config/schema.ts";
+import { CHANNEL_NAMES, type ProviderApi } from "../config/schema.ts";
 import { ALL_FIELDS, coerceValue, PROVIDER_FIELDS, PROVIDER_SLOT, type SetupChannel, type SetupField } from "./fields.ts";
 import type { SetupChange } from "./plan.ts";
 import { serverKindFor } from "./probe.ts";
@@ -20,7 +20,7 @@ export const PROVIDER_NAME_FLAG = "provider-name";
 export interface ProviderAnswer {
   /** The provider's table name; see providerNameFor. */
   name: string;
-  api: "responses" | "chat";
+  api: ProviderApi;
   base_url: string;
   model: string;
   /** Undefined: keep what is stored (or none, for a local server). */

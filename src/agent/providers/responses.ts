@@ -33,22 +33,26 @@ export function responsesProvider(name: string, config: ProviderSettings, option
 }
 
 /** The JSON body of a streaming Responses request. */
-export function responsesBody(request: ModelRequest, config: Pick<ProviderConfig, "model">, options: ResponsesOptions = {}): Json {
+export function responsesBody(request: ModelRequest, config: Pick<ProviderConfig, "model" | "max_tokens">, options: ResponsesOptions = {}): Json {
   const body: Json = {
     model: request.model || config.model,
-    input: request.input.map(inputItem),
+    input: request.input.flatMap(inputItem),
     stream: true,
     store: false,
   };
   if (request.instructions) body.instructions = request.instructions;
   if (request.tools?.length) body.tools = request.tools.map(tool);
-  if (request.maxOutputTokens) body.max_output_tokens = request.maxOutputTokens;
+  const maxTokens = request.maxOutputTokens ?? config.max_tokens;
+  if (maxTokens) body.max_output_tokens = maxTokens;
   if (options.reasoningSummary) body.reasoning = { summary: options.reasoningSummary };
   return body;
 }
 
-function inputItem(item: ModelInput): Json {
+function inputItem(item: ModelInput): Json | [] {
   switch (item.type) {
+    case "reasoning":
+      // Another format's signed reasoning (a turn that failed over): nothing this API can take back.
+      return [];
     case "function_call":
       return { type: "function_call", call_id: item.callId, name: item.name, arguments: item.arguments };
     case "function_call_output":
