@@ -47,6 +47,8 @@ export interface TurnResult {
   error?: string;
   /** For `failed`: the provider's fault, for the user's message and for health. */
   failure?: { fault: ProviderFault; status?: number; code?: string; attempts: number };
+  /** The provider that took the turn's latest request (answered it, or failed it last), where the provider is a failover chain. */
+  provider?: string;
 }
 
 /** A section the composition root adds to a turn's instructions (relevant memories, available skills…). */
@@ -118,20 +120,25 @@ export class MainAgent {
     });
     const usage: Usage = { inputTokens: 0, outputTokens: 0 };
     const texts: string[] = [];
+    // A failover chain gives each turn its own view: the turn's steps stay with the provider that answered.
+    const turn = this.deps.provider.forTurn?.();
+    const provider: Provider = turn ?? this.deps.provider;
     const result = (status: TurnStatus, error?: ProviderError): TurnResult => {
       const text = texts.join("\n\n").trim();
       const finalStatus = status === "ok" && text === "" && !effects.reacted && effects.attachments === 0 ? "empty" : status;
-      if (!error) return { status: finalStatus, text, effects, usage };
+      const answeredBy = turn?.answeredBy;
+      const base: TurnResult = { status: finalStatus, text, effects, usage, ...(answeredBy ? { provider: answeredBy } : {}) };
+      if (!error) return base;
       const failure: NonNullable<TurnResult["failure"]> = { fault: error.fault, attempts: error.attempts };
       if (error.status !== undefined) failure.status = error.status;
       if (error.code !== undefined) failure.code = error.code;
-      return { status: finalStatus, text, effects, usage, error: error.message, failure };
+      return { ...base, error: error.message, failure };
     };
 
     try {
       for (let step = 0; step < (this.deps.maxSteps ?? MAX_STEPS); step++) {
         const calls: Array<{ callId: string; name: string; arguments: string }> = [];
-        for await (const event of this.deps.provider.stream({
+        for await (const event of provider.stream({
           model: this.deps.model,
           instructions,
           // The persona heads the instructions and stays the same from turn to turn: a provider may cache it.
