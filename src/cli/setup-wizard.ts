@@ -141,7 +141,7 @@ async function providerStep(ask: Prompts, config: Config, file: Record<string, u
     const spinCheck = ask.spinner();
     spinCheck.start(`Asking ${answer.base_url} for its models`);
     const stored = primary && primary[0] === answer.name ? primary[1].api_key : undefined;
-    const result = await checkProvider({ baseUrl: answer.base_url, apiKey: answer.api_key ?? stored, model: answer.model });
+    const result = await checkProvider({ baseUrl: answer.base_url, apiKey: answer.api_key ?? stored, model: answer.model, api: answer.api });
     if (result.ok) {
       spinCheck.stop(`${answer.base_url} answers and has ${answer.model}`);
       return providerChanges(file, answer);

@@ -119,8 +119,8 @@ async function liveChecks(config: import("../config/schema.ts").Config, changes:
   const primary = Object.entries(config.fermix_core.providers).find(([, p]) => p.primary);
   if (primary && touched("fermix_core.providers.")) {
     const [name, p] = primary;
-    const result = await checkProvider({ baseUrl: p.base_url, apiKey: p.api_key, model: p.model });
-    if (result.ok) ok.push(`provider ${name}: ${p.base_url} answers and lists ${p.model}`);
+    const result = await checkProvider({ baseUrl: p.base_url, apiKey: p.api_key, model: p.model, api: p.api, authHeader: p.auth_header });
+    if (result.ok) ok.push(`provider ${name}: ${p.base_url} answers and ${p.api === "anthropic" ? "knows" : "lists"} ${p.model}`);
     else failed.push(`provider ${name}: ${result.message}`);
   }
   for (const name of CHANNEL_NAMES) {

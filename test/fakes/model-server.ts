@@ -32,6 +32,10 @@
  * When the queue is empty, `fallback` answers (default: HTTP 400 "no scripted
  * reply", which is not retried, so a missing script fails fast and visibly).
  *
+ * `requireKey(key)` makes it refuse (401, in the path's dialect) any request
+ * without that key, model lists and Anthropic's model lookup
+ * (`GET …/models/{id}`) included.
+ *
  * Every request is recorded in `fake.requests` (path, lower-case headers,
  * parsed JSON body, when it arrived and when its reply was over, so a test
  * can tell whether requests overlapped); `await fake.waitForRequests(n)`
@@ -275,6 +279,14 @@ export interface FakeModel {
   reply(...replies: Reply[]): FakeModel;
   /** The reply when the queue is empty (undefined: HTTP 400 "no scripted reply"). */
   fallback(reply: Reply | undefined): FakeModel;
+  /**
+   * From now on, every request (model lists too) must carry this key, as a
+   * Bearer token or in x-api-key, or it is answered 401 in its path's dialect
+   * (undefined: any key, or none, is taken).
+   */
+  requireKey(key: string | undefined): FakeModel;
+  /** Anthropic's model lookup (`GET …/models/{id}`) answers 404 for these. */
+  forgetModels(...ids: string[]): FakeModel;
   /** Resolves with the requests once there are at least `count` (rejects after timeoutMs). */
   waitForRequests(count: number, timeoutMs?: number): Promise<RecordedRequest[]>;
   /** Forget queued replies and recorded requests. */
@@ -322,6 +334,8 @@ export async function startFakeModel(): Promise<FakeModel> {
   const waiters = new Set<() => void>();
   const releases = new Set<() => void>();
   let fallback: Reply | undefined;
+  let requiredKey: string | undefined;
+  const unknownModels = new Set<string>();
   let ids = 0;
   const nextId = () => ++ids;
 
@@ -332,13 +346,25 @@ export async function startFakeModel(): Promise<FakeModel> {
     async fetch(req) {
       const arrivedPerf = performance.now();
       const url = new URL(req.url);
+      const refused = reply.status(401, "invalid api key (fake)") as StatusReply;
+      if (req.method === "GET" && requiredKey !== undefined && keyOf(req) !== requiredKey) {
+        return statusResponse({ api: url.pathname.includes("/models/") || req.headers.has("anthropic-version") ? "anthropic" : "responses" }, refused);
+      }
       if (req.method === "GET" && url.pathname.endsWith("/models")) {
         return Response.json({ object: "list", data: [{ id: "fake-model", object: "model", owned_by: "fermix-test" }] });
+      }
+      // Anthropic's model lookup: it knows whatever model is asked for (the fake answers any name), unless told to forget one.
+      const lookup = /\/models\/([^/]+)$/.exec(url.pathname);
+      if (req.method === "GET" && lookup) {
+        const id = decodeURIComponent(lookup[1]!);
+        if (unknownModels.has(id)) return statusResponse({ api: "anthropic" }, reply.status(404, `model: ${id}`) as StatusReply);
+        return Response.json({ type: "model", id, display_name: id, created_at: "2030-01-01T00:00:00Z" });
       }
       const [recorded, markAborted] = await record(req, url, requests.length, arrivedPerf);
       requests.push(recorded);
       for (const wake of waiters) wake();
       if (recorded.api === "other") return Response.json({ error: { message: `fake model: no route ${req.method} ${url.pathname}` } }, { status: 404 });
+      if (requiredKey !== undefined && keyOf(req) !== requiredKey) return statusResponse(recorded, refused);
       const invalid = requestProblem(recorded);
       if (invalid) return statusResponse(recorded, reply.status(400, invalid, undefined, "invalid_request_error") as StatusReply);
       const next = resolve(queue.shift() ?? fallback ?? reply.status(400, `fake model: no scripted reply for request #${recorded.index}`), recorded);
@@ -378,6 +404,14 @@ export async function startFakeModel(): Promise<FakeModel> {
       fallback = value;
       return fake;
     },
+    requireKey(key) {
+      requiredKey = key;
+      return fake;
+    },
+    forgetModels(...names) {
+      for (const name of names) unknownModels.add(name);
+      return fake;
+    },
     waitForRequests(count, timeoutMs = 5000) {
       return new Promise((resolve, reject) => {
         const check = () => {
@@ -413,6 +447,12 @@ export async function startFakeModel(): Promise<FakeModel> {
 
 type StatusReply = Extract<ScriptedReply, { kind: "status" }>;
 
+/** The key a request carries, as a Bearer token or in x-api-key. */
+function keyOf(req: Request): string | undefined {
+  const bearer = /^Bearer (.+)$/.exec(req.headers.get("authorization") ?? "");
+  return bearer?.[1] ?? req.headers.get("x-api-key") ?? undefined;
+}
+
 /** What the real API would refuse with a 400 before answering: no model; for Anthropic, no version header or no max_tokens. */
 function requestProblem(request: RecordedRequest): string | undefined {
   if (typeof request.body.model !== "string") return "fake model: the body has no model";
@@ -435,7 +475,7 @@ const ANTHROPIC_ERROR_TYPES: Readonly<Record<number, string>> = {
 };
 
 /** A status reply in the dialect of the request's path. */
-function statusResponse(request: RecordedRequest, next: StatusReply): Response {
+function statusResponse(request: Pick<RecordedRequest, "api">, next: StatusReply): Response {
   const init = { status: next.status, ...(next.headers ? { headers: next.headers } : {}) };
   if (request.api === "anthropic") {
     const type = next.code ?? ANTHROPIC_ERROR_TYPES[next.status] ?? (next.status >= 500 ? "api_error" : "invalid_request_error");
