@@ -106,7 +106,9 @@ async function withFlags(ctx: CliContext, current: CurrentSetup, flags: Record<s
 /** The flags behind a loader error's keys, so the user knows which one to fix. */
 function flagsFor(error: ConfigError): string[] {
   return error.issues.flatMap((issue) => {
-    const field = ALL_FIELDS.find((f) => new RegExp(`^${f.path.replace(PROVIDER_SLOT, "[^.]+").replaceAll(".", "\\.")}$`).test(issue.key));
+    // A list's issue names its entry (fermix_core.fallback[1]): the flag sets the whole list.
+    const key = issue.key.replace(/\[\d+\]$/, "");
+    const field = ALL_FIELDS.find((f) => new RegExp(`^${f.path.replace(PROVIDER_SLOT, "[^.]+").replaceAll(".", "\\.")}$`).test(key));
     return field ? [field.flag] : [];
   });
 }

@@ -327,8 +327,8 @@ function textOf(content: WireItem["content"]): string {
   return (content ?? []).map((p) => p.text ?? "").join("");
 }
 
-/** Start a fake model server on 127.0.0.1 and a free port. */
-export async function startFakeModel(): Promise<FakeModel> {
+/** Start a fake model server on 127.0.0.1 and a free port (or `port`: a server coming back where one stopped). */
+export async function startFakeModel(options: { port?: number } = {}): Promise<FakeModel> {
   const queue: Reply[] = [];
   const requests: RecordedRequest[] = [];
   const waiters = new Set<() => void>();
@@ -341,7 +341,7 @@ export async function startFakeModel(): Promise<FakeModel> {
 
   const server: Server<undefined> = Bun.serve({
     hostname: "127.0.0.1",
-    port: 0,
+    port: options.port ?? 0,
     idleTimeout: 0, // a slow or hanging reply must not be cut by Bun's 10 s default
     async fetch(req) {
       const arrivedPerf = performance.now();
