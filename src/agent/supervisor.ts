@@ -66,6 +66,8 @@ export class AgentSupervisor {
   private agent: MainAgent | null = null;
   /** Each provider's state since its latest request: absent until it was asked (then ready or degraded). */
   private readonly health = new Map<string, ProviderState>();
+  /** Each provider's config as last built, to tell a changed one at reload. */
+  private configs = new Map<string, string>();
   private restarting: Promise<void> | null = null;
   private built: { primary: PrimaryProvider | null; provider: ProviderChain | null; compactor: Compactor | null } = {
     primary: null,
@@ -122,8 +124,10 @@ export class AgentSupervisor {
             reservedChars: memoryPromptChars(config),
           })
         : null;
-    // What is known of a provider still configured stays; one no longer configured is forgotten.
-    for (const name of [...this.health.keys()]) if (!Object.hasOwn(config.fermix_core.providers, name)) this.health.delete(name);
+    // What is known of a provider configured as before stays; one removed or changed (a new key, a new URL) is known afresh.
+    const configs = new Map(Object.entries(config.fermix_core.providers).map(([name, p]) => [name, JSON.stringify(p)]));
+    for (const name of [...this.health.keys()]) if (configs.get(name) !== this.configs.get(name)) this.health.delete(name);
+    this.configs = configs;
     this.built = { primary, provider, compactor };
     this.agent = this.build();
   }

@@ -3,7 +3,9 @@
  * degraded with its fault's class and status only — whatever else the error
  * carried (the provider's code, its message) never reaches the report. With
  * a fallback, each provider has its own row: a failing primary is degraded
- * while the fallback answers.
+ * while the fallback answers, and every kind of request (compaction, a
+ * /soul review) goes through the same chain. A reload forgets what it knew
+ * of a provider it changed.
  */
 import { afterEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -33,10 +35,11 @@ function supervised(toml = READY_CONFIG) {
   const loaded = loadedFrom(toml);
   const db = openDatabase(join(dir, "fermix.db"));
   dbs.push(db);
+  const conversations = new ConversationStore(db);
   const agents = new AgentSupervisor({
     config: loaded.config,
     soul: () => "",
-    conversations: new ConversationStore(db),
+    conversations,
     log: new Logger({ write() {} }, "error", new Redactor()),
     // Retries wait for nothing: the outcome, not the backoff, is under test.
     providerDeps: { sleep: async () => {} },
@@ -51,7 +54,7 @@ function supervised(toml = READY_CONFIG) {
       restartRequired: false,
       providers: agents.providerStates(),
     });
-  return { agents, health };
+  return { agents, health, loaded, conversations };
 }
 
 test("a failed turn degrades the provider with its class and status; what the provider said stays out of the report; an answer makes it ready", () => {
@@ -106,4 +109,40 @@ test("with a fallback, every request tries the primary first; a primary that can
   for await (const _ of agents.provider!.stream({ model: "any", input: [{ type: "message", role: "user", content: [{ type: "text", text: "again" }] }] }));
   expect(health().status).toBe("ready");
   expect(standby.requests).toHaveLength(1);
+});
+
+test("compaction and the requests outside a turn (a /soul review, /ultra) go through the same chain: the fallback answers them while the primary is down", async () => {
+  await using down = await startFakeModel();
+  await using standby = await startFakeModel();
+  const toml =
+    tomlTable("fermix_core", { fallback: ["standby"] }) +
+    providerToml(down.url, { name: "main", api: "anthropic", primary: true }) +
+    providerToml(standby.url, { name: "standby", api: "chat" }) +
+    CHANNELS_OFF;
+  const { agents, conversations } = supervised(toml);
+  down.fallback(reply.serverError(503));
+  standby.reply(reply.text("SUMMARY: the owner likes tea."), reply.text("A review, from the standby."));
+  for (let i = 0; i < 6; i++) conversations.append("cli:local:", i % 2 === 0 ? "user" : "assistant", `message ${i}`);
+  expect(await agents.compactor!.compact("cli:local:")).toBe(true);
+  expect(conversations.history("cli:local:")[0]).toMatchObject({ role: "summary", text: "SUMMARY: the owner likes tea." });
+  const model = agents.primaryModel()!;
+  expect(model.provider).toBe(agents.provider!);
+  let review = "";
+  for await (const event of model.provider.stream({
+    model: model.model,
+    input: [{ type: "message", role: "user", content: [{ type: "text", text: "review" }] }],
+  })) {
+    if (event.type === "message_done") review = event.text;
+  }
+  expect(review).toBe("A review, from the standby.");
+  expect(standby.requests.map((r) => r.body.model)).toEqual(["fake-model", "fake-model"]);
+});
+
+test("a reload that changes a failing provider (a new key) forgets its failure; one left as it was keeps it", () => {
+  const { agents, health, loaded } = supervised();
+  agents.noteOutcome("openai", { fault: "auth", status: 401 });
+  agents.reconfigure(loaded.config);
+  expect(health().failures).toEqual(["provider openai: the provider refused the key (HTTP 401); run `fermix doctor`"]);
+  agents.reconfigure(loadedFrom(READY_CONFIG.replace("sk-test-not-a-real-key-000000", "sk-test-a-new-key-111111")).config);
+  expect(health().failures).toEqual([]);
 });
