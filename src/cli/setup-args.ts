@@ -2,7 +2,16 @@
 import { profileOf } from "../channels/registry.ts";
 import { CHANNEL_NAMES } from "../config/schema.ts";
 import { KNOWN_PROVIDERS, PROVIDER_FLAG, PROVIDER_NAME_FLAG } from "../setup/changes.ts";
-import { ALL_FIELDS, CHANNEL_FIELDS, FALLBACK_FIELDS, HTTP_FIELDS, PROVIDER_FIELDS, type SetupField, TRANSCRIPTION_FIELDS } from "../setup/fields.ts";
+import {
+  ALL_FIELDS,
+  CHANNEL_FIELDS,
+  FALLBACK_FIELDS,
+  HTTP_FIELDS,
+  PROVIDER_FIELDS,
+  type SetupField,
+  TRANSCRIPTION_FIELDS,
+  WEB_FIELDS,
+} from "../setup/fields.ts";
 import { KNOWN_SERVERS } from "../setup/probe.ts";
 import { UsageError } from "./context.ts";
 
@@ -139,6 +148,9 @@ A channel named by any of its flags is turned on. On a fresh home, Telegram
 
 Transcription (voice notes):
 ${TRANSCRIPTION_FIELDS.map(flagLine).join("\n")}
+
+Web search (web_search; web_fetch needs nothing):
+${WEB_FIELDS.map(flagLine).join("\n")}
 
 HTTP:
 ${HTTP_FIELDS.map(flagLine).join("\n")}

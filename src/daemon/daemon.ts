@@ -169,6 +169,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         sendTrouble: (channel) => core.delivery.trouble(channel),
         memoryStore: core.memory.check(),
         problems: exposures(loaded),
+        mcpServers: core.mcp.status(),
       });
 
     // One reload at a time: SIGHUP and the control socket may ask together.
@@ -226,6 +227,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     sockets.push(loaded.paths.controlSocket);
 
     phase("control_socket");
+    // In the background: a tool server that is slow or failing never holds the start up.
+    core.mcp.start();
     await channels.startAll();
     phase("channels");
     await core.recover();

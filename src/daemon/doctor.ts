@@ -26,6 +26,7 @@ import { MIGRATIONS } from "../store/migrations.ts";
 import { discordDoctorRows } from "./doctor-discord.ts";
 import { bindDoctorRow } from "./doctor-http.ts";
 import { memoryAndJobRows } from "./doctor-memory.ts";
+import { mcpDoctorRows, webDoctorRows } from "./doctor-tools.ts";
 import { homeExposure, secretsExposure } from "./exposure.ts";
 import { providerHealth } from "./health.ts";
 
@@ -115,6 +116,7 @@ export async function runDoctor({ env, probeDaemon = isFermixListening, check = 
     rows.push(...discordDoctorRows(loaded.config, paths.database));
     rows.push(transcriptionRow(loaded));
     rows.push(...memoryAndJobRows(loaded.config, paths.database));
+    rows.push(...webDoctorRows(loaded.config), ...mcpDoctorRows(loaded.config, env, paths.home));
   }
 
   rows.push(sandboxRow(env));

@@ -8,7 +8,7 @@ import type { LoadedConfig } from "../config/index.ts";
 import { CHANNEL_NAMES, type ChannelName, type ProviderConfig } from "../config/schema.ts";
 import { isLocalUrl } from "../config/urls.ts";
 import { providerFaultLine } from "../kernel/fault-line.ts";
-import type { ChannelHealth, ChannelRuntimeState, HealthReport, OverallStatus, ProviderHealth, ProviderState } from "../kernel/health.ts";
+import type { ChannelHealth, ChannelRuntimeState, HealthReport, McpServerHealth, OverallStatus, ProviderHealth, ProviderState } from "../kernel/health.ts";
 
 export type { ChannelHealth, ChannelRuntimeState, ChannelStatus, HealthReport, OverallStatus, ProviderHealth } from "../kernel/health.ts";
 
@@ -28,6 +28,8 @@ export interface HealthSnapshot {
   memoryStore?: { ok: true } | { ok: false; error: string };
   /** Other faults the daemon found at start (a home or secrets file readable by others…), each a failure line. */
   problems?: readonly string[];
+  /** The MCP servers the daemon runs: one not ready is a failure line (its state and problem in our words); the report gains no key for them. */
+  mcpServers?: readonly McpServerHealth[];
 }
 
 /** Lives in config/ now, where transcription settings use it too; re-exported for existing callers. */
@@ -99,6 +101,10 @@ export function buildHealthReport(snapshot: HealthSnapshot): HealthReport {
   const memoryStore = snapshot.databaseReady && memoryProbe.ok ? "ready" : "failed";
   if (!memoryProbe.ok) failures.push(`memory store: ${memoryProbe.error}`);
   failures.push(...(snapshot.problems ?? []));
+  for (const server of snapshot.mcpServers ?? []) {
+    if (server.state === "ready" || server.state === "disabled") continue;
+    failures.push(`mcp server ${server.name}: ${server.state === "starting" ? "starting" : `${server.problem ?? "not running"}; connecting again`}`);
+  }
 
   const needsSetup = !loaded.fileExists || providers.length === 0;
   const status: OverallStatus = needsSetup ? "setup_required" : failures.length > 0 ? "degraded" : "ready";

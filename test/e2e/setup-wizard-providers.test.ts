@@ -52,6 +52,8 @@ test("the wizard adds Anthropic as a fallback: offered by name, written with its
   await w.waitFor("Which speech-to-text backend transcribes voice notes?");
   w.keys("Down", "Down", "Down");
   w.keys("Enter");
+  await w.waitFor("Web search for the assistant?");
+  w.keys("Enter");
   const review = await w.waitFor("Write them?");
   expect(review).toContain('fermix_core.fallback = ["anthropic"]');
   expect(review).not.toContain(KEY);

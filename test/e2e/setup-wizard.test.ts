@@ -78,6 +78,8 @@ test("the wizard: provider, Telegram paired by a message, transcription; then th
   await see(w, "API key (leave empty to use the openai provider's key");
   w.type(TRANSCRIPTION_KEY);
   w.keys("Enter");
+  await see(w, "Web search for the assistant?");
+  w.keys("Enter");
   const review = await see(w, "Write them?");
   expect(review).toContain('fermix_channels.telegram.owner_user_id = "111111111"');
   expect(review).toContain("fermix_channels.telegram.bot_token = (secret, to secrets.toml)");
@@ -143,6 +145,8 @@ test("the wizard: provider, Telegram paired by a message, transcription; then th
   await see(r, named);
   r.keys("Enter");
   await see(r, /Which speech-to-text backend[\s\S]*Keep openai, gpt-4o-mini-transcribe, key set/);
+  r.keys("Enter");
+  await see(r, /Web search for the assistant\?[\s\S]*No web search for now/);
   r.keys("Enter");
   const changes = await see(r, "Write them?");
   expect(changes).toContain('fermix_channels.telegram.owner_user_id = "222222222"');
@@ -235,6 +239,8 @@ test("the wizard's channel steps: Telegram pairing that hears nothing says so an
   expect(notes).toContain("The daemon listens on 127.0.0.1; set FERMIX_HTTP_BIND (or [fermix_core.http] bind) to an address the proxy reaches.");
   expect(notes).toContain("Subscribe to message.im and app_mention.");
   w.keys("Down", "Down", "Down", "Enter");
+  await w.waitFor("Web search for the assistant?");
+  w.keys("Enter");
   const review = await w.waitFor("Write them?");
   expect(review).toContain(`fermix_channels.telegram.owner_user_id = "${ALICE.id}"`);
   w.keys("Enter");
@@ -318,6 +324,8 @@ test("--reconfigure keeping every answer writes nothing, and the last step insta
   await w.waitFor("Slack Events API");
   await w.waitFor("Which speech-to-text backend transcribes voice notes?");
   w.keys("Down", "Down", "Down");
+  w.keys("Enter");
+  await w.waitFor("Web search for the assistant?");
   w.keys("Enter");
   await w.waitFor("Nothing to change in config.toml.");
   await w.waitFor("Run Fermix in the background, now and at every login or boot (a systemd user service)?");

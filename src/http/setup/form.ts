@@ -41,6 +41,7 @@ import {
   type SetupChannel,
   type SetupField,
   TRANSCRIPTION_FIELDS,
+  WEB_FIELDS,
 } from "../../setup/fields.ts";
 import type { SetupChange } from "../../setup/plan.ts";
 import { type LocalServer, serverKindFor } from "../../setup/probe.ts";
@@ -51,6 +52,12 @@ type Table = Record<string, unknown>;
 /** The provider keys the page asks for, in order. */
 export const PROVIDER_KEYS = ["base_url", "api", "model", "api_key", "vision", "context_window"] as const;
 export const TRANSCRIPTION_BACKEND_CHOICES = ["openai", "deepgram", "xai"] as const;
+/** web_search's backends as the page offers them; "" is off. */
+export const SEARCH_BACKEND_CHOICES = [
+  ["", "Off (web_fetch still reads links)"],
+  ["brave", "Brave Search API"],
+  ["searxng", "A SearXNG instance"],
+] as const;
 
 export interface FormState {
   /** Text inputs and selects, by form name (never a secret). */
@@ -162,7 +169,7 @@ export function initialForm(ctx: FormContext): FormState {
     }
   }
   values[FALLBACK_FIELD.path] = display(getPath(ctx.file, FALLBACK_FIELD.path));
-  for (const field of TRANSCRIPTION_FIELDS) {
+  for (const field of [...TRANSCRIPTION_FIELDS, ...WEB_FIELDS]) {
     if (isSecretPath(field.path)) {
       if (ctx.secrets[field.path]) secretsSet.add(field.path);
     } else values[field.path] = display(getPath(ctx.file, field.path));
@@ -274,8 +281,8 @@ export function submittedForm(input: Readonly<Record<string, string>>, ctx: Form
     changes.push(...keyChanges);
   }
 
-  // Step 3: voice notes.
-  for (const field of TRANSCRIPTION_FIELDS) {
+  // Step 3: voice notes; step 4: web search.
+  for (const field of [...TRANSCRIPTION_FIELDS, ...WEB_FIELDS]) {
     const value = fieldValue(field, input, ctx, form, secret);
     if (value === KEEP) continue;
     if (value !== undefined) check(field.path, field.path, value);

@@ -12,12 +12,20 @@ import { profileOf } from "../../channels/registry.ts";
 import type { Config } from "../../config/schema.ts";
 import type { ReloadResult } from "../../kernel/health.ts";
 import { ANTHROPIC_BASE_URL, OPENAI_BASE_URL } from "../../setup/changes.ts";
-import { isSecretPath, PROVIDER_FIELDS, SETUP_CHANNELS, type SetupChannel, type SetupField, TRANSCRIPTION_FIELDS } from "../../setup/fields.ts";
+import { isSecretPath, PROVIDER_FIELDS, SETUP_CHANNELS, type SetupChannel, type SetupField, TRANSCRIPTION_FIELDS, WEB_FIELDS } from "../../setup/fields.ts";
 import type { LocalServer } from "../../setup/probe.ts";
-import { describeChannel, describeProvider, describeTranscription } from "../../setup/summary.ts";
+import { describeChannel, describeProvider, describeTranscription, describeWebSearch } from "../../setup/summary.ts";
 import { channelTitle, explainFailure } from "../dashboard/remedies.ts";
 import { type Html, html } from "../html.ts";
-import { channelFields, FALLBACK_FIELD, type FormState, LOCAL_CHOICE, localChoiceValue, TRANSCRIPTION_BACKEND_CHOICES } from "./form.ts";
+import {
+  channelFields,
+  FALLBACK_FIELD,
+  type FormState,
+  LOCAL_CHOICE,
+  localChoiceValue,
+  SEARCH_BACKEND_CHOICES,
+  TRANSCRIPTION_BACKEND_CHOICES,
+} from "./form.ts";
 
 const providerHelp = (key: string) => PROVIDER_FIELDS.find((f) => f.path.endsWith(`.${key}`))?.help ?? "";
 
@@ -30,6 +38,9 @@ const LABELS: Record<string, string> = {
   vision: "The model understands images",
   context_window: "Context window (tokens)",
   backend: "Backend",
+  search_backend: "Search backend",
+  brave_api_key: "Brave Search API key",
+  searxng_url: "SearXNG URL",
 };
 
 const labelFor = (path: string) => LABELS[path.split(".").at(-1)!] ?? path.split(".").at(-1)!;
@@ -182,10 +193,11 @@ const checkedTokens = () =>
     .map((name) => `the ${profileOf(name).displayName} token`)
     .join(" and ");
 
-/** The form: three steps and a save button. */
+/** The form: four steps and a save button. */
 export function renderWizard({ form, config, csrf, configPath, servers, pairing }: WizardPage): Html {
   const transcriptionBackend = TRANSCRIPTION_FIELDS.find((f) => f.path.endsWith(".backend"))!;
   const others = TRANSCRIPTION_FIELDS.filter((f) => f !== transcriptionBackend);
+  const searchBackend = WEB_FIELDS.find((f) => f.path.endsWith(".search_backend"))!;
   const anyError = form.general.length > 0 || Object.keys(form.errors).length > 0;
   return html`<div class="narrow"><header class="top"><h1 class="brand"><span class="mark"></span>Fermix setup</h1></header>
 <main>
@@ -220,6 +232,11 @@ ${select(form, transcriptionBackend.path, labelFor(transcriptionBackend.path), t
   ...TRANSCRIPTION_BACKEND_CHOICES.map((b) => [b, b === "openai" ? "OpenAI" : b === "xai" ? "xAI" : "Deepgram"] as const),
 ])}
 ${others.map((f) => fieldInput(form, f))}
+</section>
+<section class="step" aria-labelledby="step-web"><h2 id="step-web"><span class="n">4</span>Web search</h2>
+<p class="muted">Now: ${describeWebSearch(config)}. Reading a link (web_fetch) needs nothing; searching the web needs a backend.</p>
+${select(form, searchBackend.path, labelFor(searchBackend.path), searchBackend.help, SEARCH_BACKEND_CHOICES)}
+${WEB_FIELDS.filter((f) => f !== searchBackend).map((f) => fieldInput(form, f))}
 </section>
 ${checkbox(form, "check", `Check the provider${checkedTokens() ? ` and ${checkedTokens()}` : ""} before saving`)}
 <div class="actions"><button type="submit" name="save" value="1">Save and apply</button><a href="/">Status page</a></div>
