@@ -20,7 +20,7 @@ import {
   providerNameFor,
 } from "../setup/changes.ts";
 import { checkProvider } from "../setup/check.ts";
-import { isSecretPath, SETUP_CHANNELS } from "../setup/fields.ts";
+import { coerceValue, isSecretPath, SETUP_CHANNELS } from "../setup/fields.ts";
 import { planSetup, type SetupChange } from "../setup/plan.ts";
 import { type LocalServer, probeLocalServers, probeTargets } from "../setup/probe.ts";
 import { defaultServiceContext, installService, servicePlatform, serviceStatus } from "../setup/service.ts";
@@ -219,19 +219,13 @@ async function fallbackOrder(ask: Prompts, config: Config, file: Record<string, 
   const order = await ask.text(`Fallback providers when ${primary} cannot answer, in order (of ${names.join(", ")}; empty: none)`, {
     initial: current.join(", "),
     validate: (raw) => {
-      const list = raw
-        .split(",")
-        .map((n) => n.trim())
-        .filter(Boolean);
+      const list = coerceValue("list", raw) as string[];
       const unknown = list.find((n) => !names.includes(n));
       if (unknown) return `"${unknown}" is not one of ${names.join(", ")}`;
       return new Set(list).size === list.length ? undefined : "each provider once";
     },
   });
-  const list = order
-    .split(",")
-    .map((n) => n.trim())
-    .filter(Boolean);
+  const list = coerceValue("list", order) as string[];
   const rest = changes.filter((c) => c.path !== "fermix_core.fallback");
   return Bun.deepEquals(list, fallbackOf(file)) ? rest : [...rest, { path: "fermix_core.fallback", value: list }];
 }

@@ -80,14 +80,17 @@ test("a refused key says so with the status and points at doctor", () => {
   expect(health().failures).toEqual(["provider openai: the provider refused the key (HTTP 401); run `fermix doctor`"]);
 });
 
+/** A primary "main" (Anthropic's API) and its fallback "standby" (chat), each on a fake model server. */
+const mainAndStandby = (mainUrl: string, standbyUrl: string) =>
+  tomlTable("fermix_core", { fallback: ["standby"] }) +
+  providerToml(mainUrl, { name: "main", api: "anthropic", primary: true }) +
+  providerToml(standbyUrl, { name: "standby", api: "chat" }) +
+  CHANNELS_OFF;
+
 test("with a fallback, every request tries the primary first; a primary that cannot be reached is degraded in health while the fallback answers, and ready again once it answers", async () => {
   await using down = await startFakeModel();
   await using standby = await startFakeModel();
-  const toml =
-    tomlTable("fermix_core", { fallback: ["standby"] }) +
-    providerToml(down.url, { name: "main", api: "anthropic", primary: true }) +
-    providerToml(standby.url, { name: "standby", api: "chat" }) +
-    CHANNELS_OFF;
+  const toml = mainAndStandby(down.url, standby.url);
   const { agents, health } = supervised(toml);
   expect(providerOrder(loadedFrom(toml).config).map((p) => p.name)).toEqual(["main", "standby"]);
   down.reply(reply.serverError(500), reply.serverError(500), reply.serverError(500));
@@ -114,11 +117,7 @@ test("with a fallback, every request tries the primary first; a primary that can
 test("compaction and the requests outside a turn (a /soul review, /ultra) go through the same chain: the fallback answers them while the primary is down", async () => {
   await using down = await startFakeModel();
   await using standby = await startFakeModel();
-  const toml =
-    tomlTable("fermix_core", { fallback: ["standby"] }) +
-    providerToml(down.url, { name: "main", api: "anthropic", primary: true }) +
-    providerToml(standby.url, { name: "standby", api: "chat" }) +
-    CHANNELS_OFF;
+  const toml = mainAndStandby(down.url, standby.url);
   const { agents, conversations } = supervised(toml);
   down.fallback(reply.serverError(503));
   standby.reply(reply.text("SUMMARY: the owner likes tea."), reply.text("A review, from the standby."));
