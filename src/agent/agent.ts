@@ -49,6 +49,8 @@ export interface TurnResult {
   error?: string;
   /** For `failed`: the provider's fault, for the user's message and for health. */
   failure?: { fault: ProviderFault; status?: number; code?: string; attempts: number };
+  /** The provider that took the turn's latest request (answered it, or failed it last), where the provider is a failover chain. */
+  provider?: string;
 }
 
 /** A section the composition root adds to a turn's instructions (relevant memories, available skills…). */
@@ -109,7 +111,8 @@ export class MainAgent {
     const effects: TurnEffects = { reacted: false, attachments: 0 };
     const context: ToolContext = { ...request.toolContext, effects, signal: request.signal };
     const tools = new Map(request.tools.map((t) => [t.spec.name, t]));
-    const instructions = buildInstructions(this.deps.soul(), {
+    const soul = this.deps.soul();
+    const instructions = buildInstructions(soul, {
       channel: request.channel,
       now: (this.deps.now ?? (() => new Date()))(),
       canReact: tools.has("react"),
@@ -119,22 +122,36 @@ export class MainAgent {
     });
     const usage: Usage = { inputTokens: 0, outputTokens: 0 };
     const texts: string[] = [];
+    // A failover chain gives each turn its own view: the turn's steps stay with the provider that answered.
+    const turn = this.deps.provider.forTurn?.();
+    const provider: Provider = turn ?? this.deps.provider;
     const result = (status: TurnStatus, error?: ProviderError): TurnResult => {
       const text = texts.join("\n\n").trim();
       const finalStatus = status === "ok" && text === "" && !effects.reacted && effects.attachments === 0 && !effects.halt ? "empty" : status;
-      if (!error) return { status: finalStatus, text, effects, usage, ...(effects.halt ? { note: effects.halt } : {}) };
+      const answeredBy = turn?.answeredBy;
+      const base: TurnResult = {
+        status: finalStatus,
+        text,
+        effects,
+        usage,
+        ...(answeredBy ? { provider: answeredBy } : {}),
+        ...(effects.halt ? { note: effects.halt } : {}),
+      };
+      if (!error) return base;
       const failure: NonNullable<TurnResult["failure"]> = { fault: error.fault, attempts: error.attempts };
       if (error.status !== undefined) failure.status = error.status;
       if (error.code !== undefined) failure.code = error.code;
-      return { status: finalStatus, text, effects, usage, error: error.message, failure };
+      return { ...base, error: error.message, failure };
     };
 
     /** One model response: its text joins the answer, its calls are returned. */
     const ask = async (): Promise<ToolCallEvent[]> => {
       const calls: ToolCallEvent[] = [];
-      for await (const event of this.deps.provider.stream({
+      for await (const event of provider.stream({
         model: this.deps.model,
         instructions,
+        // The persona heads the instructions and stays the same from turn to turn: a provider may cache it.
+        ...(instructions.startsWith(soul.trim()) ? { stableInstructions: soul.trim().length } : {}),
         input,
         ...(tools.size > 0 ? { tools: [...tools.values()].map((t) => t.spec) } : {}),
         signal: request.signal,
@@ -143,6 +160,13 @@ export class MainAgent {
         if (event.type === "message_done" && event.text.trim() !== "") {
           texts.push(event.text);
           input.push({ type: "message", role: "assistant", content: [{ type: "text", text: event.text }] });
+        } else if (event.type === "reasoning_done") {
+          // Signed reasoning goes back to the model with the tool calls it led to, unchanged.
+          input.push(
+            event.data !== undefined
+              ? { type: "reasoning", text: "", data: event.data }
+              : { type: "reasoning", text: event.text, signature: event.signature ?? "" },
+          );
         } else if (event.type === "tool_call") {
           calls.push(event);
         } else if (event.type === "completed" && event.usage) {
@@ -157,6 +181,7 @@ export class MainAgent {
       for (let step = 0; step < (this.deps.maxSteps ?? MAX_STEPS); step++) {
         const calls = await ask();
         if (calls.length === 0) return result("ok");
+        // The step's calls together, then their answers: one assistant turn and the results that answer it, as every format wants them.
         for (const call of calls) {
           input.push({
             type: "function_call",
@@ -165,6 +190,8 @@ export class MainAgent {
             arguments: call.arguments,
             ...(call.computer ? { computer: call.computer } : {}),
           });
+        }
+        for (const call of calls) {
           input.push(
             call.computer ? computerOutput(call.callId, await runComputer(tools, call, context)) : toolOutput(call.callId, await runTool(tools, call, context)),
           );

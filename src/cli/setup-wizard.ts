@@ -6,12 +6,22 @@
  */
 import { desktopNeeds, INSTALL_DESKTOP } from "../agent/computer/requirements.ts";
 import { ConfigError } from "../config/errors.ts";
-import { parseConfigText, type Resolved } from "../config/load.ts";
+import { PROVIDER_KEY_ENV, parseConfigText, type Resolved } from "../config/load.ts";
 import type { Config, ProviderConfig } from "../config/schema.ts";
 import { describeError } from "../kernel/errors.ts";
-import { apiFor, changesFromFlags, OPENAI_BASE_URL, type ProviderAnswer, providerChanges, providerNameFor } from "../setup/changes.ts";
+import {
+  apiFor,
+  changesFromFlags,
+  fallbackOf,
+  KNOWN_PROVIDERS,
+  OPENAI_BASE_URL,
+  type ProviderAnswer,
+  primaryProviderName,
+  providerChanges,
+  providerNameFor,
+} from "../setup/changes.ts";
 import { checkProvider } from "../setup/check.ts";
-import { isSecretPath, SETUP_CHANNELS } from "../setup/fields.ts";
+import { coerceValue, isSecretPath, SETUP_CHANNELS } from "../setup/fields.ts";
 import { planSetup, type SetupChange } from "../setup/plan.ts";
 import { type LocalServer, probeLocalServers, probeTargets } from "../setup/probe.ts";
 import { defaultServiceContext, installService, servicePlatform, serviceStatus } from "../setup/service.ts";
@@ -134,25 +144,59 @@ async function providerStep(ask: Prompts, config: Config, file: Record<string, u
     "Which model provider?",
     [
       ...(primary ? [{ value: "keep", label: `Keep ${primary[0]} (${primary[1].model})` }] : []),
-      ...servers.map((s, i) => ({ value: `local:${i}`, label: `${s.label} at ${s.baseUrl}`, hint: s.models.slice(0, 3).join(", ") || "no models listed" })),
-      { value: "openai", label: "OpenAI (Responses API)", hint: "needs an API key" },
-      { value: "custom", label: "Another OpenAI-compatible server", hint: "OpenRouter, vLLM, a remote Ollama… by its base URL" },
+      ...providerChoices(servers),
+      ...(primary ? [{ value: "fallback", label: `Add a fallback provider (answers when ${primary[0]} cannot)` }] : []),
       ...(primary ? [] : [{ value: "skip", label: "Skip for now" }]),
     ],
     primary ? "keep" : servers.length > 0 ? "local:0" : "openai",
   );
-  if (choice === "keep" || choice === "skip") return [];
+  if (choice === "skip") return [];
+  if (choice === "keep") return fallbackOrder(ask, config, file, []);
+  if (choice === "fallback") {
+    const which = await ask.select<string>("Which provider answers when the primary cannot?", providerChoices(servers), "anthropic");
+    const answer = await checkedAnswer(ask, which, servers, undefined, env);
+    if (!answer) return [];
+    if (answer.name === primary?.[0]) {
+      ask.log.warn(`${answer.name} is the primary provider already: a fallback is another one.`);
+      return [];
+    }
+    return fallbackOrder(ask, config, file, providerChanges(file, answer, "fallback"), answer.name);
+  }
+  const answer = await checkedAnswer(ask, choice, servers, primary, env);
+  return answer ? fallbackOrder(ask, config, file, providerChanges(file, answer), answer.name) : [];
+}
+
+/** The providers the wizard offers: the local servers that answered first, then the hosted ones, then any compatible server. */
+function providerChoices(servers: LocalServer[]): Array<{ value: string; label: string; hint?: string }> {
+  return [
+    ...servers.map((s, i) => ({ value: `local:${i}`, label: `${s.label} at ${s.baseUrl}`, hint: s.models.slice(0, 3).join(", ") || "no models listed" })),
+    { value: "openai", label: "OpenAI (Responses API)", hint: "needs an API key" },
+    { value: "anthropic", label: KNOWN_PROVIDERS.anthropic.label, hint: "needs an API key" },
+    { value: "custom", label: "Another OpenAI-compatible server", hint: "OpenRouter, vLLM, a remote Ollama… by its base URL" },
+  ];
+}
+
+/** A provider's answers, checked live if the owner wants; undefined when they skip it. */
+async function checkedAnswer(
+  ask: Prompts,
+  choice: string,
+  servers: LocalServer[],
+  primary: [string, ProviderConfig] | undefined,
+  env: Record<string, string | undefined>,
+): Promise<ProviderAnswer | undefined> {
   for (;;) {
     const answer = await providerAnswer(ask, choice, servers, primary, env);
-    const check = await ask.confirm(`Check the connection now (GET ${answer.base_url}/models)?`);
-    if (!check) return providerChanges(file, answer);
+    const how = answer.api === "anthropic" ? `GET ${answer.base_url}/models/${answer.model}` : `GET ${answer.base_url}/models`;
+    const check = await ask.confirm(`Check the connection now (${how})?`);
+    if (!check) return answer;
     const spinCheck = ask.spinner();
-    spinCheck.start(`Asking ${answer.base_url} for its models`);
+    spinCheck.start(`Asking ${answer.base_url} for ${answer.api === "anthropic" ? "the model" : "its models"}`);
     const stored = primary && primary[0] === answer.name ? primary[1].api_key : undefined;
-    const result = await checkProvider({ baseUrl: answer.base_url, apiKey: answer.api_key ?? stored, model: answer.model });
+    const envKey = PROVIDER_KEY_ENV[answer.name] ? env[PROVIDER_KEY_ENV[answer.name]!] : undefined;
+    const result = await checkProvider({ baseUrl: answer.base_url, apiKey: answer.api_key ?? stored ?? envKey, model: answer.model, api: answer.api });
     if (result.ok) {
       spinCheck.stop(`${answer.base_url} answers and has ${answer.model}`);
-      return providerChanges(file, answer);
+      return answer;
     }
     spinCheck.error(result.message);
     const next = await ask.select("What now?", [
@@ -160,9 +204,34 @@ async function providerStep(ask: Prompts, config: Config, file: Record<string, u
       { value: "keep", label: "Keep these values anyway" },
       { value: "skip", label: "Skip the provider for now" },
     ]);
-    if (next === "keep") return providerChanges(file, answer);
-    if (next === "skip") return [];
+    if (next === "keep") return answer;
+    if (next === "skip") return undefined;
   }
+}
+
+/**
+ * With more than one provider, the order the others stand in when the primary
+ * cannot answer (`[fermix_core] fallback`). Asked only then: one provider has
+ * nothing to fail over to.
+ */
+async function fallbackOrder(ask: Prompts, config: Config, file: Record<string, unknown>, changes: SetupChange[], added?: string): Promise<SetupChange[]> {
+  const primary = changes.some((c) => c.path.endsWith(".primary") && c.value === true) ? added : primaryProviderName(file);
+  const names = [...new Set([...Object.keys(config.fermix_core.providers), ...(added ? [added] : [])])].filter((name) => name !== primary);
+  if (names.length === 0 || !primary) return changes;
+  const planned = changes.find((c) => c.path === "fermix_core.fallback")?.value as string[] | undefined;
+  const current = (planned ?? fallbackOf(file)).filter((name) => name !== primary);
+  const order = await ask.text(`Fallback providers when ${primary} cannot answer, in order (of ${names.join(", ")}; empty: none)`, {
+    initial: current.join(", "),
+    validate: (raw) => {
+      const list = coerceValue("list", raw) as string[];
+      const unknown = list.find((n) => !names.includes(n));
+      if (unknown) return `"${unknown}" is not one of ${names.join(", ")}`;
+      return new Set(list).size === list.length ? undefined : "each provider once";
+    },
+  });
+  const list = coerceValue("list", order) as string[];
+  const rest = changes.filter((c) => c.path !== "fermix_core.fallback");
+  return Bun.deepEquals(list, fallbackOf(file)) ? rest : [...rest, { path: "fermix_core.fallback", value: list }];
 }
 
 async function providerAnswer(
@@ -173,7 +242,8 @@ async function providerAnswer(
   env: Record<string, string | undefined>,
 ): Promise<ProviderAnswer> {
   const server = choice.startsWith("local:") ? servers[Number(choice.slice(6))] : undefined;
-  let baseUrl = server?.baseUrl ?? OPENAI_BASE_URL;
+  const known = choice === "openai" || choice === "anthropic" ? KNOWN_PROVIDERS[choice] : undefined;
+  let baseUrl = server?.baseUrl ?? known?.base_url ?? OPENAI_BASE_URL;
   if (choice === "custom") {
     baseUrl = await ask.text("Base URL of the API (including /v1)", {
       ...(primary && primary[1].base_url !== OPENAI_BASE_URL ? { initial: primary[1].base_url } : { placeholder: "https://openrouter.ai/api/v1" }),
@@ -190,6 +260,7 @@ async function providerAnswer(
           [
             { value: "chat" as const, label: "Chat completions (/chat/completions)", hint: "almost every compatible server" },
             { value: "responses" as const, label: "Responses (/responses)", hint: "OpenAI's newer API" },
+            { value: "anthropic" as const, label: "Anthropic Messages (/messages)", hint: "an Anthropic-compatible gateway" },
           ],
           same?.[1].api ?? "chat",
         )
@@ -201,18 +272,19 @@ async function providerAnswer(
           server.models.map((m) => ({ value: m, label: m })),
           same?.[1].model ?? server.models[0],
         )
-      : await ask.text("Model", { initial: same?.[1].model ?? (name === "openai" ? "gpt-5.1" : ""), validate: loaderCheck(at("model")) });
+      : await ask.text("Model", { initial: same?.[1].model ?? known?.model ?? "", validate: loaderCheck(at("model")) });
+  const keyVariable = PROVIDER_KEY_ENV[name];
   const keyNote = same?.[1].api_key
     ? "leave empty to keep the stored key"
-    : name === "openai" && env.OPENAI_API_KEY
-      ? "leave empty to use OPENAI_API_KEY"
+    : keyVariable && env[keyVariable]
+      ? `leave empty to use ${keyVariable}`
       : server || choice === "custom"
         ? "leave empty if the server needs none"
         : "";
   const key = await ask.secret(`API key${keyNote ? ` (${keyNote})` : ""}`, { validate: loaderCheck(at("api_key"), (raw) => raw.trim(), true) });
   const vision = await ask.confirm("Does the model understand images (vision)?", same?.[1].vision ?? !server);
   const window = await ask.text("Context window, in tokens", {
-    initial: String(same?.[1].context_window ?? (name === "openai" ? 400_000 : server ? 32_768 : 128_000)),
+    initial: String(same?.[1].context_window ?? known?.context_window ?? (server ? 32_768 : 128_000)),
     validate: loaderCheck(at("context_window"), (raw) => (/^\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw.trim())),
   });
   return { name, api, base_url: baseUrl, model, ...(key ? { api_key: key } : {}), vision, context_window: Number(window) };

@@ -23,7 +23,14 @@ const literals = <const T extends readonly string[]>(values: T, options: SchemaO
 
 export const STREAMING_MODES = ["off", "draft", "block"] as const;
 export type StreamingMode = (typeof STREAMING_MODES)[number];
-export const PROVIDER_APIS = ["responses", "chat"] as const;
+export const PROVIDER_APIS = ["responses", "chat", "anthropic"] as const;
+export type ProviderApi = (typeof PROVIDER_APIS)[number];
+/** Where each wire format's own service lives: the base_url a provider of that `api` gets when it names none. */
+export const DEFAULT_BASE_URLS: Readonly<Record<ProviderApi, string>> = {
+  responses: "https://api.openai.com/v1",
+  chat: "https://api.openai.com/v1",
+  anthropic: "https://api.anthropic.com/v1",
+};
 export const TRANSCRIPTION_BACKENDS = ["openai", "xai", "deepgram"] as const;
 export type TranscriptionBackend = (typeof TRANSCRIPTION_BACKENDS)[number];
 /** Where web_search sends a query; "" is off. */
@@ -59,13 +66,26 @@ export const ProviderSchema = Type.Object({
   api: Type.Optional(
     literals(PROVIDER_APIS, {
       description:
-        "The wire format: responses (the OpenAI Responses API, default) or chat (OpenAI-compatible chat completions: Ollama, llama.cpp, vLLM, OpenRouter…).",
+        "The wire format: responses (the OpenAI Responses API), chat (OpenAI-compatible chat completions: Ollama, llama.cpp, vLLM, OpenRouter…) or anthropic (Anthropic's Messages API). Default: anthropic for the provider named anthropic, else responses.",
     }),
   ),
-  base_url: Type.String({ minLength: 1, pattern: "^https?://", default: "https://api.openai.com/v1", description: "The API root including its version." }),
+  base_url: Type.String({
+    minLength: 1,
+    pattern: "^https?://",
+    default: "https://api.openai.com/v1",
+    description: "The API root including its version; for api = anthropic the default is https://api.anthropic.com/v1.",
+  }),
   model: Type.String({ minLength: 1, description: "The model to ask, as the server names it." }),
   api_key: Type.Optional(
-    secret("The provider's API key; OPENAI_API_KEY for the provider named openai. A local server (localhost, a private network) may go without one."),
+    secret(
+      "The provider's API key; OPENAI_API_KEY for the provider named openai, ANTHROPIC_API_KEY for the one named anthropic. A local server (localhost, a private network) may go without one.",
+    ),
+  ),
+  auth_header: Type.Optional(
+    literals(["x-api-key", "bearer"], {
+      description:
+        "api = anthropic: where the key goes, x-api-key (default, as Anthropic's API takes it) or bearer (Authorization: Bearer, for a gateway that wants it). The other APIs always send a Bearer token.",
+    }),
   ),
   primary: Type.Optional(
     Type.Boolean({ description: "The provider that answers turns; a single provider is primary without saying so, two marked primary is an error." }),
@@ -97,6 +117,22 @@ export const ProviderSchema = Type.Object({
     default: 90_000,
     description: "The longest silence allowed between two parts of an answer once it has started (ms).",
   }),
+  max_tokens: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 1_000_000,
+      description:
+        "The most tokens one answer may take. Anthropic's API needs a limit: unset, 16384 (4096 for Claude 3 models, 8192 for Claude 3.5). The other APIs send it only when set.",
+    }),
+  ),
+  thinking_budget_tokens: Type.Optional(
+    Type.Integer({
+      minimum: 1024,
+      maximum: 1_000_000,
+      description:
+        "api = anthropic: extended thinking, with this many tokens to think in before answering (shown as the 💭 status while it thinks); unset: no thinking. Must be below max_tokens.",
+    }),
+  ),
 });
 
 const CompactionSchema = Type.Object(
@@ -590,6 +626,11 @@ export const ConfigSchema = Type.Object({
       providers: Type.Record(Type.String({ pattern: "^[A-Za-z0-9_-]+$" }), ProviderSchema, {
         default: {},
         description: "Model providers, one table each: [fermix_core.providers.<name>].",
+      }),
+      fallback: Type.Array(Type.String({ minLength: 1, pattern: "^[A-Za-z0-9_-]+$" }), {
+        default: [],
+        description:
+          "Providers to answer when the primary cannot, in order (names of [fermix_core.providers.<name>] tables; not the primary, which is always tried first). A turn whose provider fails before any of its answer was shown (cannot connect, 5xx or overloaded after its retries, 429 past its Retry-After cap, no first byte in time) runs on the next one, once each.",
       }),
       compaction: CompactionSchema,
       transcription: TranscriptionSchema,

@@ -226,6 +226,17 @@ export function buildCore(options: CoreOptions): Core {
         options.providerDeps?.onRetry?.(retry);
       },
     },
+    // A request handed from a failing provider to the next: the operator sees the outage, the dashboard which provider stood in.
+    onFailover: (from, to, error) => {
+      providerLog.warn("model provider failed before answering; the next one takes the request", {
+        provider: from,
+        next: to,
+        fault: error.fault,
+        ...(error.status !== undefined ? { status: error.status } : {}),
+        reason: error.message,
+      });
+      telemetry.emit("provider.failover", { measurements: { count: 1 }, metadata: { from, to, class: error.fault } });
+    },
   });
   const ultra = new UltraMode({
     model: () => agents.primaryModel(),

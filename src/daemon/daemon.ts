@@ -165,7 +165,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         channels: new Map([...missing, ...[...adapters.keys()].map((name) => [name, channels.state(name)!] as const)]),
         databaseReady: true,
         restartRequired: restartRequired.length > 0 || currentMtime(loaded.paths.config) !== loaded.fileMtimeMs,
-        ...(core.agents.primary ? { providers: new Map([[core.agents.primary.name, core.agents.providerState()]]) } : {}),
+        providers: core.agents.providerStates(),
         sendTrouble: (channel) => core.delivery.trouble(channel),
         memoryStore: core.memory.check(),
         problems: exposures(loaded),

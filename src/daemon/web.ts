@@ -163,6 +163,7 @@ export function buildWeb(deps: WebDeps): Web {
         activity: metrics.activity.snapshot(),
         totals: await metrics.totals(),
         provider: primary ? { name: primary.name, model: primary.config.model, api: primary.config.api ?? "responses" } : null,
+        fallback: deps.loaded().config.fermix_core.fallback,
         queues: {
           runningTurns: now.runningTurns,
           waitingMessages: now.waitingMessages,

@@ -33,6 +33,13 @@ export type ProviderEvent =
   | { type: "reasoning_delta"; itemId: string; delta: string }
   /** An assistant message item is complete: its full text. */
   | { type: "message_done"; itemId: string; text: string }
+  /**
+   * A finished block of the model's reasoning that it must be handed back,
+   * unchanged, for the rest of a tool loop (Anthropic's signed thinking:
+   * `signature`; or `data`, a block redacted by the provider). Not shown:
+   * what a reader sees of reasoning comes as reasoning_delta.
+   */
+  | { type: "reasoning_done"; itemId: string; text: string; signature?: string; data?: string }
   /** The model asks for a tool call; arguments are a JSON string. A provider's native computer call carries `computer` (and `name` is the computer tool's). */
   | { type: "tool_call"; callId: string; name: string; arguments: string; computer?: NativeComputerCall }
   /** The response is complete. */

@@ -39,8 +39,13 @@ const channelField = (name: ChannelName, field: ChannelField): SetupField => ({
 });
 
 export const PROVIDER_FIELDS: readonly SetupField[] = [
-  provider("provider-base-url", "base_url", "string", "the provider's API root, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1"),
-  provider("provider-api", "api", "string", "responses (OpenAI) or chat (OpenAI-compatible servers); default from the URL"),
+  provider(
+    "provider-base-url",
+    "base_url",
+    "string",
+    "the provider's API root, e.g. https://api.anthropic.com/v1 or http://127.0.0.1:11434/v1; default from --provider",
+  ),
+  provider("provider-api", "api", "string", "responses (OpenAI), anthropic, or chat (OpenAI-compatible servers); default from --provider or the URL"),
   provider("model", "model", "string", "the model name"),
   provider("api-key", "api_key", "string", "the provider's API key (optional for a local server); stored as a secret"),
   provider("vision", "vision", "boolean", "whether the model takes images (true/false)"),
@@ -54,6 +59,14 @@ export const PROVIDER_FIELDS: readonly SetupField[] = [
 export const CHANNEL_FIELDS: readonly SetupField[] = CHANNEL_NAMES.flatMap((name) =>
   (profileOf(name).setup?.fields ?? []).map((field) => channelField(name, field)),
 );
+
+/** The flag of the fallback order. */
+export const FALLBACK_FLAG = "fallback";
+
+/** Which providers answer when the primary cannot, in order. */
+export const FALLBACK_FIELDS: readonly SetupField[] = [
+  { flag: FALLBACK_FLAG, path: "fermix_core.fallback", kind: "list", help: "providers that answer when the primary cannot, in order (their table names)" },
+];
 
 export const TRANSCRIPTION_FIELDS: readonly SetupField[] = [
   { flag: "transcription-backend", path: "fermix_core.transcription.backend", kind: "string", help: "openai, xai or deepgram" },
@@ -95,6 +108,7 @@ export const COMPUTER_FIELDS: readonly SetupField[] = [
 
 export const ALL_FIELDS: readonly SetupField[] = [
   ...PROVIDER_FIELDS,
+  ...FALLBACK_FIELDS,
   ...CHANNEL_FIELDS,
   ...TRANSCRIPTION_FIELDS,
   ...WEB_FIELDS,

@@ -15,7 +15,14 @@ export function describeProvider(config: Config): string {
   if (!primary) return "none configured";
   const [name, p] = primary;
   const key = p.api_key ? "key set" : "no key";
-  const others = entries.length > 1 ? `; ${entries.length - 1} more provider${entries.length > 2 ? "s" : ""}` : "";
+  const { fallback } = config.fermix_core;
+  const spare = entries.length - 1 - fallback.length;
+  const others = [
+    ...(fallback.length > 0 ? [`fallback ${fallback.join(", then ")}`] : []),
+    ...(spare > 0 ? [`${spare} more provider${spare > 1 ? "s" : ""}`] : []),
+  ]
+    .map((part) => `; ${part}`)
+    .join("");
   return `${name}: ${p.model} at ${p.base_url} (${p.api ?? "responses"}, ${key}, vision ${p.vision ? "on" : "off"})${others}`;
 }
 

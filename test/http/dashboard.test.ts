@@ -420,6 +420,38 @@ describe("the rest of the page's numbers", () => {
     );
   });
 
+  test("with a fallback: each fallback provider with its own status, and which provider gave the last answer", () => {
+    const toml = `${EVERY_MODE}
+[fermix_core]
+fallback = ["claude"]
+
+[fermix_core.providers.claude]
+api = "anthropic"
+model = "claude-sonnet-4-5"
+api_key = "sk-ant-test-not-a-real-key"
+`.replace('[fermix_core.providers.openai]\nmodel = "gpt-5.1"', '[fermix_core.providers.openai]\nprimary = true\nmodel = "gpt-5.1"');
+    const failing = buildHealthReport({
+      version: "1.2.3",
+      now: new Date(NOW),
+      loaded: loadedFrom(toml),
+      channels: new Map(),
+      databaseReady: true,
+      restartRequired: false,
+      providers: new Map([
+        ["openai", { status: "degraded", fault: { fault: "unreachable" } }],
+        ["claude", { status: "ready" }],
+      ]),
+    });
+    const standIn = busyView(failing);
+    standIn.fallback = ["claude"];
+    standIn.activity.lastTurn = { at: NOW - 10_000, channel: "slack", provider: "claude", durationMs: 850, inputTokens: 3, outputTokens: 4 };
+    const card = words(cardOf(String(renderLive(standIn)), 'class="card provider"'));
+    expect(card).toStartWith(
+      "Model provider Degraded Provider openai Model gpt-5.1 API responses Fallback claude Ready Last turn 850 ms at 14:29:50 · answered by claude",
+    );
+    expect(failing.failures).toContain("provider openai: could not be reached");
+  });
+
   test("the Work card: turns running, messages waiting, background tasks, replies unsent", () => {
     expect(words(cardOf(page, 'class="card queues"'))).toStartWith("Work 2 turns running 5 messages waiting 3 background tasks 4 replies unsent");
   });

@@ -288,6 +288,54 @@ describe("saving", () => {
   });
 });
 
+describe("Anthropic and the fallback order", () => {
+  test("Anthropic is offered; choosing its API with the default OpenAI URL configures Anthropic's own, its key to the secret store", async () => {
+    const h = harness();
+    const { cookie, csrf, form } = await h.open();
+    expect(form).toContain('<option value="anthropic">Anthropic Messages (Claude)</option>');
+    // One provider has nothing to fail over to: no fallback field yet.
+    expect(form).not.toContain('name="fermix_core.fallback"');
+    const res = await h.post(
+      cookie,
+      filled(csrf, {
+        "provider.base_url": "https://api.openai.com/v1",
+        "provider.api": "anthropic",
+        "provider.model": "claude-sonnet-4-5",
+        "provider.context_window": "200000",
+      }),
+    );
+    expect(res.status).toBe(200);
+    const config = readFileSync(join(h.home.home, "config.toml"), "utf8");
+    expect(config).toContain("[fermix_core.providers.anthropic]");
+    expect(config).toContain('api = "anthropic"');
+    expect(config).toContain('base_url = "https://api.anthropic.com/v1"');
+    expect(config).not.toContain(API_KEY);
+    expect(readFileSync(join(h.home.home, "secrets.toml"), "utf8")).toContain(API_KEY);
+  });
+
+  test("with two providers the page asks the fallback order; naming the primary is refused on the field and writes nothing; another is written", async () => {
+    const h = harness();
+    h.home.writeConfig(
+      '[fermix_core.providers.anthropic]\napi = "anthropic"\nmodel = "claude-sonnet-4-5"\nprimary = true\n\n[fermix_core.providers.ollama]\napi = "chat"\nbase_url = "http://127.0.0.1:11434/v1"\nmodel = "llama3.2"\n\n[fermix_channels.telegram]\nenabled = false\n',
+    );
+    const before = readFileSync(join(h.home.home, "config.toml"), "utf8");
+    const { cookie, csrf, form } = await h.open();
+    expect(form).toContain('name="fermix_core.fallback"');
+    expect(form).toContain("configured: anthropic, ollama");
+    const keep = { csrf, "provider.base_url": "https://api.anthropic.com/v1", "provider.api": "anthropic", "provider.model": "claude-sonnet-4-5" };
+
+    const refused = await (await h.post(cookie, { ...keep, "fermix_core.fallback": "anthropic" })).text();
+    expect(refused).toContain("Nothing was saved");
+    expect(refused).toMatch(/a provider other than the primary \(anthropic is primary and always tried first\)/);
+    expect(readFileSync(join(h.home.home, "config.toml"), "utf8")).toBe(before);
+
+    const again = /name="csrf" value="([^"]+)"/.exec(refused)![1]!;
+    const saved = await h.post(cookie, { ...keep, csrf: again, "fermix_core.fallback": "ollama" });
+    expect(await saved.text()).toContain("Saved and applied");
+    expect(readFileSync(join(h.home.home, "config.toml"), "utf8")).toContain('fallback = ["ollama"]');
+  });
+});
+
 /** A response body read as it arrives: what came so far, and the whole of it. */
 function reading(res: Response) {
   let text = "";

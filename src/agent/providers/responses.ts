@@ -34,7 +34,7 @@ export function responsesProvider(name: string, config: ProviderSettings, option
 }
 
 /** The JSON body of a streaming Responses request. */
-export function responsesBody(request: ModelRequest, config: Pick<ProviderConfig, "model">, options: ResponsesOptions = {}): Json {
+export function responsesBody(request: ModelRequest, config: Pick<ProviderConfig, "model" | "max_tokens">, options: ResponsesOptions = {}): Json {
   const model = request.model || config.model;
   const native = nativeComputer(model);
   const body: Json = {
@@ -48,7 +48,8 @@ export function responsesBody(request: ModelRequest, config: Pick<ProviderConfig
   if (request.tools?.length) body.tools = request.tools.map((spec) => nativeTool(spec) ?? tool(spec));
   // The preview computer model takes requests only with truncation on.
   if (native === "preview" && request.tools?.some((spec) => nativeTool(spec))) body.truncation = "auto";
-  if (request.maxOutputTokens) body.max_output_tokens = request.maxOutputTokens;
+  const maxTokens = request.maxOutputTokens ?? config.max_tokens;
+  if (maxTokens) body.max_output_tokens = maxTokens;
   if (options.reasoningSummary) body.reasoning = { summary: options.reasoningSummary };
   return body;
 }
@@ -70,12 +71,16 @@ function inputItems(input: readonly ModelInput[], native: ReturnType<typeof nati
       if (!shot) return note;
       return [computerOutputItem(item.callId, shot, item.computer.acknowledged, native ?? "computer"), ...note];
     }
-    return [inputItem(item)];
+    const json = inputItem(item);
+    return Array.isArray(json) ? json : [json];
   });
 }
 
-function inputItem(item: ModelInput): Json {
+function inputItem(item: ModelInput): Json | [] {
   switch (item.type) {
+    case "reasoning":
+      // Another format's signed reasoning (a turn that failed over): nothing this API can take back.
+      return [];
     case "function_call":
       return { type: "function_call", call_id: item.callId, name: item.name, arguments: item.arguments };
     case "function_call_output":

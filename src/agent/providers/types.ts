@@ -1,7 +1,9 @@
 /**
  * The one streaming interface every model provider implements. The agent
- * speaks only this; `responses.ts` (OpenAI Responses API) and `chat.ts`
- * (OpenAI-compatible chat completions) translate it to the wire.
+ * speaks only this; `responses.ts` (OpenAI Responses API), `chat.ts`
+ * (OpenAI-compatible chat completions) and `anthropic.ts` (Anthropic's
+ * Messages API) translate it to the wire, and `chain.ts` fails over from one
+ * provider to the next.
  */
 import type { ProviderConfig } from "../../config/schema.ts";
 import { type FaultClass, statusFault } from "../../kernel/fault-line.ts";
@@ -25,6 +27,8 @@ export type ModelInput =
    * `computer`: the answer to a native computer call — its screenshot is `images[0]`; without one
    * nothing was done, and `output` says why; `acknowledged` are the safety checks the owner approved.
    */
+  /** Reasoning the model gave before its tool calls, handed back within the tool loop (see reasoning_done); formats without it skip it. */
+  | { type: "reasoning"; text: string; signature?: string; data?: string }
   | {
       type: "function_call_output";
       callId: string;
@@ -55,12 +59,28 @@ export interface ModelRequest {
   /** Aborting it cancels the HTTP request. */
   signal?: AbortSignal;
   maxOutputTokens?: number;
+  /**
+   * How many leading characters of `instructions` stay the same from turn to
+   * turn (the persona): a provider that caches prompts marks that part.
+   */
+  stableInstructions?: number;
 }
 
 export interface Provider {
   readonly name: string;
   /** Stream one model response. Throws ProviderError on HTTP or stream errors; AbortError when aborted. */
   stream(request: ModelRequest): AsyncIterable<ProviderEvent>;
+  /**
+   * One turn's view of a provider that is a failover chain (chain.ts): once
+   * one of its providers answered, the turn's later requests go to that one
+   * first, and `answeredBy` names it. A single provider has none.
+   */
+  forTurn?(): TurnProvider;
+}
+
+/** A chain's view for one turn: which of its providers answered the latest request. */
+export interface TurnProvider extends Provider {
+  readonly answeredBy: string | undefined;
 }
 
 /** What kind of fault a failed model request was (the classes pages and the user's message speak of: src/kernel/fault-line.ts). */

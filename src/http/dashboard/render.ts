@@ -84,6 +84,8 @@ ${tally?.lastError && !failure ? html`<p class="err muted">Last error at ${clock
 
 function providerCard(view: DashboardView): Html {
   const primary = view.health.providers.find((p) => p.primary) ?? view.health.providers[0];
+  // The providers that answer when the primary cannot, in the order they are tried, each with its own status.
+  const fallbacks = (view.fallback ?? []).flatMap((name) => view.health.providers.filter((p) => p.name === name));
   const last = view.activity.lastTurn;
   if (!view.provider) {
     return html`<article class="card provider"><h3>Model provider ${pill("unconfigured")}</h3>
@@ -95,7 +97,8 @@ function providerCard(view: DashboardView): Html {
 <dt>Provider</dt><dd>${view.provider.name}</dd>
 <dt>Model</dt><dd>${view.provider.model}</dd>
 <dt>API</dt><dd>${view.provider.api}</dd>
-<dt>Last turn</dt><dd>${last ? html`${seconds(last.durationMs)} at <time>${clock(last.at)}</time>` : html`<span class="muted">none yet</span>`}</dd>
+${fallbacks.length > 0 ? html`<dt>Fallback</dt><dd>${fallbacks.map((p, i) => html`${i > 0 ? ", " : ""}${p.name} ${pill(p.status)}`)}</dd>` : ""}
+<dt>Last turn</dt><dd>${last ? html`${seconds(last.durationMs)} at <time>${clock(last.at)}</time>${last.provider ? html` · answered by <b class="answered-by">${last.provider}</b>` : ""}` : html`<span class="muted">none yet</span>`}</dd>
 <dt>Tokens</dt><dd>${last ? `${last.inputTokens.toLocaleString("en")} in · ${last.outputTokens.toLocaleString("en")} out` : "—"}</dd>
 <dt>Turns since start</dt><dd>${view.totals.turns}</dd>
 </dl></article>`;
@@ -165,6 +168,7 @@ const EVENT_WORDS: Record<string, string> = {
   "channel.media_send_error": "attachment not sent",
   "dispatcher.agent_unavailable": "agent restarting",
   "provider.retry": "model request retried",
+  "provider.failover": "model provider failed over",
   "tool.call": "tool",
   "sandbox.decision": "sandbox",
   "job.run": "scheduled job",

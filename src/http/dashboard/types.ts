@@ -37,6 +37,8 @@ export interface DashboardView {
   totals: MessageTotals;
   /** The primary provider (no URL, no key: its name, model and API). */
   provider: { name: string; model: string; api: string } | null;
+  /** The fallback providers' names, in the order they are tried (`[fermix_core] fallback`). */
+  fallback?: string[];
   queues: QueueView;
   jobs: JobsView;
   /** Absent: no desktop card (computer use off). */

@@ -15,13 +15,27 @@
  * A model server found on this machine (src/setup/probe.ts) is offered as
  * `provider.local`, whose value is `<base URL> <model>`: when one is chosen,
  * it is the provider (a chat API, no key needed), whatever the fields say.
+ * Choosing Anthropic's API with OpenAI's default URL (or none) means
+ * Anthropic's own URL, and the other way round. `fermix_core.fallback` is
+ * the fallback order, names separated by commas.
  */
 import { getPath } from "../../config/load.ts";
 import type { Config } from "../../config/schema.ts";
-import { apiFor, channelChanges, OPENAI_BASE_URL, primaryProviderName, providerChanges, providerNameFor } from "../../setup/changes.ts";
+import { PROVIDER_APIS, type ProviderApi } from "../../config/schema.ts";
+import {
+  ANTHROPIC_BASE_URL,
+  apiFor,
+  channelChanges,
+  fallbackOf,
+  OPENAI_BASE_URL,
+  primaryProviderName,
+  providerChanges,
+  providerNameFor,
+} from "../../setup/changes.ts";
 import {
   CHANNEL_FIELDS,
   coerceValue,
+  FALLBACK_FIELDS,
   isSecretPath,
   SETUP_CHANNELS,
   type SetupChannel,
@@ -62,6 +76,15 @@ export interface FormState {
 /** Computer use's keys on the page: a switch and the display. */
 export const COMPUTER_ENABLED = "fermix_core.computer.enabled";
 export const COMPUTER_DISPLAY = "fermix_core.computer.display";
+/** The fallback order's field. */
+export const FALLBACK_FIELD = FALLBACK_FIELDS[0]!;
+
+/** The base URL a submitted API goes with: a hosted default URL follows the API chosen (OpenAI's does not speak Anthropic's, nor the reverse). */
+function urlForApi(typed: string, api: ProviderApi | undefined): string {
+  if (api === "anthropic" && (typed === "" || typed === OPENAI_BASE_URL)) return ANTHROPIC_BASE_URL;
+  if (api !== undefined && api !== "anthropic" && typed === ANTHROPIC_BASE_URL) return OPENAI_BASE_URL;
+  return typed || OPENAI_BASE_URL;
+}
 
 /** The form name of a local server's choice. */
 export const LOCAL_CHOICE = "provider.local";
@@ -148,6 +171,7 @@ export function initialForm(ctx: FormContext): FormState {
       } else values[field.path] = display(getPath(ctx.file, field.path));
     }
   }
+  values[FALLBACK_FIELD.path] = display(getPath(ctx.file, FALLBACK_FIELD.path));
   for (const field of [...TRANSCRIPTION_FIELDS, ...WEB_FIELDS]) {
     if (isSecretPath(field.path)) {
       if (ctx.secrets[field.path]) secretsSet.add(field.path);
@@ -198,7 +222,8 @@ export function submittedForm(input: Readonly<Record<string, string>>, ctx: Form
     form.values["provider.model"] = local.model;
     form.values["provider.api"] = "chat";
   }
-  const baseUrl = local?.baseUrl ?? (text("provider.base_url") || OPENAI_BASE_URL);
+  const apiChosen = PROVIDER_APIS.find((a) => a === text("provider.api"));
+  const baseUrl = local?.baseUrl ?? urlForApi(text("provider.base_url"), apiChosen);
   const model = local?.model ?? text("provider.model");
   const apiKey = secret("provider.api_key");
   if (primary?.config.api_key) form.secretsSet.add("provider.api_key");
@@ -207,7 +232,7 @@ export function submittedForm(input: Readonly<Record<string, string>>, ctx: Form
   if (model !== "") {
     const name = primary && primary.config.base_url === baseUrl ? primary.name : local ? localServerName(baseUrl) : providerNameFor(baseUrl);
     const at = (key: string) => `fermix_core.providers.${name}.${key}`;
-    const api = local ? "chat" : text("provider.api") === "chat" ? "chat" : text("provider.api") === "responses" ? "responses" : apiFor(baseUrl);
+    const api = local ? "chat" : (apiChosen ?? apiFor(baseUrl));
     const windowText = text("provider.context_window");
     const contextWindow = windowText === "" ? undefined : coerceValue("integer", windowText);
     check("provider.base_url", at("base_url"), baseUrl);
@@ -237,6 +262,10 @@ export function submittedForm(input: Readonly<Record<string, string>>, ctx: Form
       );
     }
   }
+
+  // The fallback order: written only when it changed (a provider made primary leaves it by itself).
+  const fallback = fieldValue(FALLBACK_FIELD, input, ctx, form, secret);
+  if (fallback !== KEEP && !Bun.deepEquals(fallback ?? [], fallbackOf(ctx.file))) changes.push({ path: FALLBACK_FIELD.path, value: fallback });
 
   // Step 2: the channels, their owners and credentials.
   const channelsChanged: SetupChannel[] = [];
@@ -301,8 +330,8 @@ function fieldValue(
   return Bun.deepEquals(before, value) ? KEEP : value;
 }
 
-/** The form name a loader issue's key belongs to. */
+/** The form name a loader issue's key belongs to (a list's entry belongs to the list's field). */
 export function formNameFor(key: string): string {
   const provider = /^fermix_core\.providers\.[^.]+\.(.+)$/.exec(key);
-  return provider ? `provider.${provider[1]}` : key;
+  return provider ? `provider.${provider[1]}` : key.replace(/\[\d+\]$/, "");
 }

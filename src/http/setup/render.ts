@@ -11,6 +11,7 @@
 import { profileOf } from "../../channels/registry.ts";
 import type { Config } from "../../config/schema.ts";
 import type { ReloadResult } from "../../kernel/health.ts";
+import { ANTHROPIC_BASE_URL, OPENAI_BASE_URL } from "../../setup/changes.ts";
 import { isSecretPath, PROVIDER_FIELDS, SETUP_CHANNELS, type SetupChannel, type SetupField, TRANSCRIPTION_FIELDS, WEB_FIELDS } from "../../setup/fields.ts";
 import type { LocalServer } from "../../setup/probe.ts";
 import { describeChannel, describeComputer, describeProvider, describeTranscription, describeWebSearch } from "../../setup/summary.ts";
@@ -20,6 +21,7 @@ import {
   COMPUTER_DISPLAY,
   COMPUTER_ENABLED,
   channelFields,
+  FALLBACK_FIELD,
   type FormState,
   LOCAL_CHOICE,
   localChoiceValue,
@@ -126,6 +128,20 @@ export interface WizardPage {
   pairing: PairingOffer;
 }
 
+/** The fallback order, with the providers it may name; it is asked only when there is another provider to name. */
+function fallbackInput(form: FormState, config: Config): Html | string {
+  const names = Object.keys(config.fermix_core.providers);
+  if (names.length < 2 && (form.values[FALLBACK_FIELD.path] ?? "") === "") return "";
+  return input(
+    form,
+    FALLBACK_FIELD.path,
+    "Fallback providers, in order",
+    `${FALLBACK_FIELD.help}; configured: ${names.join(", ")}. Empty: none.`,
+    false,
+    "none",
+  );
+}
+
 /** The servers found on this machine, and the choice of one of their models. */
 function foundServers(form: FormState, servers: readonly LocalServer[]): Html {
   if (servers.length === 0) {
@@ -152,12 +168,17 @@ ${servers
 }
 
 /**
- * The page's one script, a convenience: choosing a found server fills in
- * base URL, API and model; typing in those fields goes back to "another
- * provider". The server reads the choice itself, so the page works without.
+ * The page's one script, a convenience: choosing Anthropic's API swaps
+ * OpenAI's default URL for Anthropic's (and back); choosing a found server
+ * fills in base URL, API and model; typing in those fields goes back to
+ * "another provider". The server does the same itself, so the page works
+ * without.
  */
-export const WIZARD_SCRIPT = `(()=>{const pick=document.getElementById("f-provider-local");if(!pick)return;
-const field=(n)=>document.getElementById("f-provider-"+n);
+export const WIZARD_SCRIPT = `(()=>{const field=(n)=>document.getElementById("f-provider-"+n);
+const urls={anthropic:${JSON.stringify(ANTHROPIC_BASE_URL)},openai:${JSON.stringify(OPENAI_BASE_URL)}};
+field("api")?.addEventListener("change",()=>{const u=field("base_url");if(!u)return;const a=field("api").value==="anthropic";
+if(a&&(u.value===""||u.value===urls.openai))u.value=urls.anthropic;if(!a&&u.value===urls.anthropic)u.value=urls.openai;});
+const pick=document.getElementById("f-provider-local");if(!pick)return;
 pick.addEventListener("change",()=>{const v=pick.value,i=v.indexOf(" ");if(i<0)return;
 field("base_url").value=v.slice(0,i);field("model").value=v.slice(i+1);field("api").value="chat";});
 for(const n of ["base_url","model"])field(n).addEventListener("input",()=>{pick.value="";});})();`;
@@ -193,12 +214,14 @@ ${foundServers(form, servers)}
 ${input(form, "provider.base_url", labelFor("base_url"), providerHelp("base_url"), false, "https://api.openai.com/v1")}
 ${select(form, "provider.api", labelFor("api"), providerHelp("api"), [
   ["responses", "Responses (OpenAI)"],
+  ["anthropic", "Anthropic Messages (Claude)"],
   ["chat", "Chat completions (Ollama, llama.cpp, vLLM, OpenRouter…)"],
 ])}
 ${input(form, "provider.model", labelFor("model"), providerHelp("model"), false, "gpt-5.1")}
 ${input(form, "provider.api_key", labelFor("api_key"), providerHelp("api_key"), true)}
 ${checkbox(form, "provider.vision", labelFor("vision"))}
 ${input(form, "provider.context_window", labelFor("context_window"), providerHelp("context_window"), false, "128000")}
+${fallbackInput(form, config)}
 </section>
 <section class="step" aria-labelledby="step-channels"><h2 id="step-channels"><span class="n">2</span>Channels</h2>
 <p class="muted">Turn on the places you chat from. Each needs its credentials and your own user id there (the owner): nobody else is answered unless you allow them.</p>
