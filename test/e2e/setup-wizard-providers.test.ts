@@ -54,6 +54,8 @@ test("the wizard adds Anthropic as a fallback: offered by name, written with its
   w.keys("Enter");
   await w.waitFor("Web search for the assistant?");
   w.keys("Enter");
+  await w.waitFor("Let the assistant drive a desktop");
+  w.keys("Enter");
   const review = await w.waitFor("Write them?");
   expect(review).toContain('fermix_core.fallback = ["anthropic"]');
   expect(review).not.toContain(KEY);
