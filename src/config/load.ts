@@ -8,6 +8,7 @@ import { Value } from "@sinclair/typebox/value";
 import { describeError } from "../kernel/errors.ts";
 import { ConfigError, type ConfigIssue } from "./errors.ts";
 import { nearest } from "./nearest.ts";
+import { realtimeIssues } from "./realtime.ts";
 import { type Config, ConfigSchema, ProviderSchema, SECRET_KEYS, schemaAt } from "./schema.ts";
 
 export { ConfigError, type ConfigIssue } from "./errors.ts";
@@ -97,6 +98,8 @@ export function resolveConfig(input: ResolveInput): Resolved {
   if (issues.length > 0) throw new ConfigError(input.filePath, issues);
   const config = withDefaults as unknown as Config;
   warnings.push(...settlePrimary(config, input.filePath));
+  const realtime = realtimeIssues(config);
+  if (realtime.length > 0) throw new ConfigError(input.filePath, realtime);
   return { config, warnings, secretValues: collectSecrets(config) };
 }
 

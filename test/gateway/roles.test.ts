@@ -55,6 +55,8 @@ const NOT_IN: Record<TurnMode, string[]> = {
   scheduled: ["react", "request_access"],
   // A part's reaction would answer the owner, which a part does not; the owner is there to answer access.
   ultra_part: ["react"],
+  // A voice session's tool calls: the owner is there to answer access, and there is no message to react to.
+  voice: ["react"],
 };
 
 describe("the rows", () => {
