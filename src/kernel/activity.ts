@@ -114,6 +114,8 @@ function safeFields(event: TelemetryEvent): Fields | undefined {
       return { channel, detail: words(text(m.kind), text(m.outcome)) };
     case "job.run":
       return { channel, durationMs: ms(d.duration_ms), detail: words(text(m.kind), text(m.outcome)) };
+    case "realtime.session":
+      return { channel, durationMs: m.phase === "ended" ? ms(d.duration_ms) : undefined, detail: words(text(m.phase), text(m.reason)) };
     default:
       return undefined;
   }
