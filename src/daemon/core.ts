@@ -5,7 +5,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
-import type { TurnRequest } from "../agent/agent.ts";
+import type { PromptSection, TurnRequest } from "../agent/agent.ts";
 import { jobTools } from "../agent/jobs/tools.ts";
 import { memorySection } from "../agent/memory/section.ts";
 import { memoryTools } from "../agent/memory/tools.ts";
@@ -18,9 +18,14 @@ import { AgentSupervisor } from "../agent/supervisor.ts";
 import type { Tool } from "../agent/tools/types.ts";
 import { createTranscription } from "../agent/transcription/index.ts";
 import { UltraMode } from "../agent/ultra/engine.ts";
+import { localUser } from "../channels/local-user.ts";
+import { VoiceDesk, voiceConversation } from "../channels/realtime/desk.ts";
+import { realtimeProfile } from "../channels/realtime/profile.ts";
+import { voiceRecap } from "../channels/realtime/voice-prompt.ts";
 import { profileOf } from "../channels/registry.ts";
 import type { LoadedConfig } from "../config/index.ts";
 import { LiveConfig } from "../config/live.ts";
+import { realtimeSettings } from "../config/realtime.ts";
 import { ownerTimeZone } from "../config/timezone.ts";
 import { transcriptionSettings } from "../config/transcription.ts";
 import { BackgroundWork } from "../gateway/background.ts";
@@ -110,6 +115,12 @@ export interface Core {
   reconfigure(next: LoadedConfig): void;
   /** The workspace sandbox: its state, codes and tools; `sandbox.press` answers button presses. */
   sandbox: Sandbox;
+  /** Realtime voice's sessions and companions (the daemon serves them on its socket and the /talk page). */
+  voice: VoiceDesk;
+  /** The tools the features offer a scope, before the role table filters them (realtime voice asks for its own). */
+  extraTools(scope: ToolScope): Tool[];
+  /** The sections every turn's instructions get (memory, skills, the latest voice conversation). */
+  sections(request: TurnRequest): PromptSection[];
   /** Replay the inbox and resume the outbox: what a crash left behind. */
   recover(): Promise<void>;
   /** Stop background work, wait briefly for turns in flight, close the database. */
@@ -187,7 +198,9 @@ export function buildCore(options: CoreOptions): Core {
     const settings = live.config.fermix_core.memory;
     return settings.enabled ? memorySection(memory, { items: settings.prompt_items, chars: settings.prompt_chars })(request) : [];
   };
-  const sectionFeatures = [memoryPrompt, skillsSection(skills)];
+  // The owner's latest voice conversation, for their text turns (realtime voice keeps its own history).
+  const recap = voiceRecap({ conversation: () => voiceConversation(localUser()), conversations, now: Date.now });
+  const sectionFeatures = [memoryPrompt, skillsSection(skills), recap];
   const sections = (request: TurnRequest) => sectionFeatures.flatMap((section) => section(request));
   const providerLog = log.child({ component: "provider" });
   const agents = new AgentSupervisor({
@@ -263,6 +276,7 @@ export function buildCore(options: CoreOptions): Core {
         schedulerRunning: () => scheduler.running,
       }),
   ];
+  const extraTools = (scope: ToolScope) => features.flatMap((offer) => offer(scope));
   const upcomingJobs = (conversation: string) =>
     jobs.live().filter((job) => job.origin.conversation === conversation || targetConversation(job) === conversation);
   const engine = new TurnEngine({
@@ -272,7 +286,7 @@ export function buildCore(options: CoreOptions): Core {
     db,
     idempotency,
     workspace: paths.workspace,
-    extraTools: (scope) => features.flatMap((offer) => offer(scope)),
+    extraTools,
     sharedToolsOn: (channel, chatId) => sandbox.control.store.sharedToolsOn(channel, chatId),
     profiles: profileOf,
     ...(stream ? { stream } : {}),
@@ -301,6 +315,7 @@ export function buildCore(options: CoreOptions): Core {
       skills,
       sandbox: sandbox.control,
       upcomingJobs,
+      liveVoice: () => voice.status().live,
     },
     onActivity: createSettler(),
     ...(options.onUnknownSender ? { onUnknownSender: options.onUnknownSender } : {}),
@@ -313,6 +328,22 @@ export function buildCore(options: CoreOptions): Core {
     run: jobRunner({ engine, channel: (name) => channels.get(name), profiles: profileOf, config: () => live.config, outbox, log }),
     telemetry,
     log: log.child({ component: "scheduler" }),
+  });
+  // Realtime voice's sessions and companions: the daemon adds the socket and the /talk page (src/daemon/realtime.ts).
+  const voice = new VoiceDesk({
+    settings: () => realtimeSettings(live.config),
+    owner: localUser,
+    conversations,
+    soul: () => persona.current(),
+    sections,
+    extraTools,
+    workspace: paths.workspace,
+    idempotency,
+    // Judged like any press on the confirmation path: here the owner, on a local surface.
+    press: (press) =>
+      sandbox.press({ channel: realtimeProfile.name, chatId: press.chatId, senderId: press.senderId, messageId: "", data: press.data, direct: true }),
+    log,
+    telemetry,
   });
   const supervisor = new TaskSupervisor(options.handoffCapacity ?? HANDOFF_CAPACITY, log.child({ component: "supervisor" }));
   const dispatcher = new Dispatcher({
@@ -355,6 +386,9 @@ export function buildCore(options: CoreOptions): Core {
     background,
     channels,
     sandbox,
+    extraTools,
+    sections,
+    voice,
     reconfigure(next) {
       live.replace(next);
       agents.reconfigure(next.config);
@@ -367,6 +401,7 @@ export function buildCore(options: CoreOptions): Core {
       if (closed) return;
       closed = true;
       clearInterval(sweeper);
+      voice.endAll("shutdown");
       // First the scheduler, so the runs the stop cuts short stay claimed (they run again at the next start).
       scheduler.stop();
       const retriers = delivery.close();
