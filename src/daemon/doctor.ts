@@ -22,6 +22,7 @@ import { MIGRATIONS } from "../store/migrations.ts";
 import { discordDoctorRows } from "./doctor-discord.ts";
 import { bindDoctorRow } from "./doctor-http.ts";
 import { memoryAndJobRows } from "./doctor-memory.ts";
+import { realtimeRows } from "./doctor-realtime.ts";
 import { homeExposure, secretsExposure } from "./exposure.ts";
 import { providerHealth } from "./health.ts";
 
@@ -101,6 +102,7 @@ export async function runDoctor({ env, probeDaemon = isFermixListening }: Doctor
     }
     rows.push(...discordDoctorRows(loaded.config, paths.database));
     rows.push(transcriptionRow(loaded));
+    rows.push(...realtimeRows(loaded.config));
     rows.push(...memoryAndJobRows(loaded.config, paths.database));
   }
 
