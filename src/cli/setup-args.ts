@@ -2,7 +2,7 @@
 import { profileOf } from "../channels/registry.ts";
 import { CHANNEL_NAMES } from "../config/schema.ts";
 import { PROVIDER_NAME_FLAG } from "../setup/changes.ts";
-import { ALL_FIELDS, CHANNEL_FIELDS, HTTP_FIELDS, PROVIDER_FIELDS, type SetupField, TRANSCRIPTION_FIELDS } from "../setup/fields.ts";
+import { ALL_FIELDS, CHANNEL_FIELDS, HTTP_FIELDS, PROVIDER_FIELDS, REALTIME_FIELDS, type SetupField, TRANSCRIPTION_FIELDS } from "../setup/fields.ts";
 import { UsageError } from "./context.ts";
 
 export interface SetupArgs {
@@ -92,7 +92,7 @@ export function setupHelp(): string {
 In a terminal, without --yes: a guided setup. The model provider (a local
 server answering on its usual port is offered with its models), the channels
 and their owners (Telegram pairs by a message to your bot), voice-note
-transcription, and the background service. Every step shows what is
+transcription, realtime voice, and the background service. Every step shows what is
 configured now and can be skipped.
 
 With --yes, setup writes the values given as flags and asks nothing. It
@@ -132,6 +132,9 @@ A channel named by any of its flags is turned on. On a fresh home, Telegram
 
 Transcription (voice notes):
 ${TRANSCRIPTION_FIELDS.map(flagLine).join("\n")}
+
+Realtime voice (docs/realtime.md):
+${REALTIME_FIELDS.map(flagLine).join("\n")}
 
 HTTP:
 ${HTTP_FIELDS.map(flagLine).join("\n")}

@@ -71,7 +71,24 @@ export const HTTP_FIELDS: readonly SetupField[] = [
   { flag: "http-port", path: "fermix_core.http.port", kind: "integer", help: "port to listen on (default 4030); needs a restart" },
 ];
 
-export const ALL_FIELDS: readonly SetupField[] = [...PROVIDER_FIELDS, ...CHANNEL_FIELDS, ...TRANSCRIPTION_FIELDS, ...HTTP_FIELDS];
+export const REALTIME_FIELDS: readonly SetupField[] = [
+  {
+    flag: "realtime-enabled",
+    path: "fermix_core.realtime.enabled",
+    kind: "boolean",
+    help: "talk with the assistant live, by voice: fermix talk and the /talk page (true/false)",
+  },
+  {
+    flag: "realtime-provider",
+    path: "fermix_core.realtime.provider",
+    kind: "string",
+    help: "the provider whose realtime API answers (an OpenAI-kind one); default: the primary",
+  },
+  { flag: "realtime-model", path: "fermix_core.realtime.model", kind: "string", help: "the realtime model (default gpt-realtime)" },
+  { flag: "realtime-voice", path: "fermix_core.realtime.voice", kind: "string", help: "the voice it speaks with (default marin)" },
+];
+
+export const ALL_FIELDS: readonly SetupField[] = [...PROVIDER_FIELDS, ...CHANNEL_FIELDS, ...TRANSCRIPTION_FIELDS, ...REALTIME_FIELDS, ...HTTP_FIELDS];
 
 /** The channels setup asks about (those with wizard questions), in the order it asks. */
 export const SETUP_CHANNELS: readonly ChannelName[] = CHANNEL_NAMES.filter((name) => profileOf(name).setup?.ask !== undefined);

@@ -19,7 +19,16 @@
 import { getPath } from "../../config/load.ts";
 import type { Config } from "../../config/schema.ts";
 import { apiFor, channelChanges, OPENAI_BASE_URL, primaryProviderName, providerChanges, providerNameFor } from "../../setup/changes.ts";
-import { CHANNEL_FIELDS, coerceValue, isSecretPath, SETUP_CHANNELS, type SetupChannel, type SetupField, TRANSCRIPTION_FIELDS } from "../../setup/fields.ts";
+import {
+  CHANNEL_FIELDS,
+  coerceValue,
+  isSecretPath,
+  REALTIME_FIELDS,
+  SETUP_CHANNELS,
+  type SetupChannel,
+  type SetupField,
+  TRANSCRIPTION_FIELDS,
+} from "../../setup/fields.ts";
 import type { SetupChange } from "../../setup/plan.ts";
 import { type LocalServer, serverKindFor } from "../../setup/probe.ts";
 import { valueProblem } from "../../setup/validate.ts";
@@ -134,6 +143,8 @@ export function initialForm(ctx: FormContext): FormState {
       if (ctx.secrets[field.path]) secretsSet.add(field.path);
     } else values[field.path] = display(getPath(ctx.file, field.path));
   }
+  checked[REALTIME_ENABLED] = ctx.config.fermix_core.realtime.enabled;
+  for (const field of realtimeTextFields()) values[field.path] = display(getPath(ctx.file, field.path));
   return { values, checked, secretsSet, errors: {}, general: [], notes: {} };
 }
 
@@ -243,8 +254,24 @@ export function submittedForm(input: Readonly<Record<string, string>>, ctx: Form
     if (value !== undefined) check(field.path, field.path, value);
     changes.push({ path: field.path, value });
   }
+
+  // Step 4: realtime voice; `enabled` is written only when it changes what is in force.
+  const realtimeOn = input[REALTIME_ENABLED] !== undefined;
+  form.checked[REALTIME_ENABLED] = realtimeOn;
+  if (realtimeOn !== ctx.config.fermix_core.realtime.enabled) changes.push({ path: REALTIME_ENABLED, value: realtimeOn });
+  for (const field of realtimeTextFields()) {
+    const value = fieldValue(field, input, ctx, form, secret);
+    if (value === KEEP) continue;
+    if (value !== undefined) check(field.path, field.path, value);
+    changes.push({ path: field.path, value });
+  }
   return { changes, form, typed, providerChanged, channelsChanged };
 }
+
+/** The form name of realtime voice's switch. */
+export const REALTIME_ENABLED = "fermix_core.realtime.enabled";
+/** Realtime voice's keys on the page besides its switch. */
+export const realtimeTextFields = () => REALTIME_FIELDS.filter((f) => f.path !== REALTIME_ENABLED);
 
 const KEEP = Symbol("keep");
 

@@ -1,6 +1,6 @@
 /**
- * The setup page's HTML: the three steps of `fermix setup` (provider,
- * channels with their owners, voice notes) as one form, and the page shown
+ * The setup page's HTML: the steps of `fermix setup` (provider, channels
+ * with their owners, voice notes, realtime voice) as one form, and the page shown
  * once it is saved. Pure functions of the form state; secret inputs are
  * always rendered empty (a stored one is only said to be there). Step 1
  * offers the model servers found on this machine; a channel whose profile
@@ -13,10 +13,10 @@ import type { Config } from "../../config/schema.ts";
 import type { ReloadResult } from "../../kernel/health.ts";
 import { isSecretPath, PROVIDER_FIELDS, SETUP_CHANNELS, type SetupChannel, type SetupField, TRANSCRIPTION_FIELDS } from "../../setup/fields.ts";
 import type { LocalServer } from "../../setup/probe.ts";
-import { describeChannel, describeProvider, describeTranscription } from "../../setup/summary.ts";
+import { describeChannel, describeProvider, describeRealtime, describeTranscription } from "../../setup/summary.ts";
 import { channelTitle, explainFailure } from "../dashboard/remedies.ts";
 import { type Html, html } from "../html.ts";
-import { channelFields, type FormState, LOCAL_CHOICE, localChoiceValue, TRANSCRIPTION_BACKEND_CHOICES } from "./form.ts";
+import { channelFields, type FormState, LOCAL_CHOICE, localChoiceValue, REALTIME_ENABLED, realtimeTextFields, TRANSCRIPTION_BACKEND_CHOICES } from "./form.ts";
 
 const providerHelp = (key: string) => PROVIDER_FIELDS.find((f) => f.path.endsWith(`.${key}`))?.help ?? "";
 
@@ -30,6 +30,9 @@ const LABELS: Record<string, string> = {
   context_window: "Context window (tokens)",
   backend: "Backend",
 };
+
+/** Labels of realtime voice's keys (its `model` is not the provider's). */
+const REALTIME_LABELS: Record<string, string> = { provider: "Provider", model: "Realtime model", voice: "Voice" };
 
 const labelFor = (path: string) => LABELS[path.split(".").at(-1)!] ?? path.split(".").at(-1)!;
 
@@ -162,7 +165,7 @@ const checkedTokens = () =>
     .map((name) => `the ${profileOf(name).displayName} token`)
     .join(" and ");
 
-/** The form: three steps and a save button. */
+/** The form: four steps and a save button. */
 export function renderWizard({ form, config, csrf, configPath, servers, pairing }: WizardPage): Html {
   const transcriptionBackend = TRANSCRIPTION_FIELDS.find((f) => f.path.endsWith(".backend"))!;
   const others = TRANSCRIPTION_FIELDS.filter((f) => f !== transcriptionBackend);
@@ -198,6 +201,11 @@ ${select(form, transcriptionBackend.path, labelFor(transcriptionBackend.path), t
   ...TRANSCRIPTION_BACKEND_CHOICES.map((b) => [b, b === "openai" ? "OpenAI" : b === "xai" ? "xAI" : "Deepgram"] as const),
 ])}
 ${others.map((f) => fieldInput(form, f))}
+</section>
+<section class="step" aria-labelledby="step-realtime"><h2 id="step-realtime"><span class="n">4</span>Realtime voice</h2>
+<p class="muted">Now: ${describeRealtime(config)}. Talk with the assistant live from <code>fermix talk</code> or the <a href="/talk">Talk page</a>, through the provider's realtime API.</p>
+${checkbox(form, REALTIME_ENABLED, "Talk with Fermix live, by voice")}
+${realtimeTextFields().map((f) => input(form, f.path, REALTIME_LABELS[f.path.split(".").at(-1)!] ?? labelFor(f.path), f.help, false))}
 </section>
 ${checkbox(form, "check", `Check the provider${checkedTokens() ? ` and ${checkedTokens()}` : ""} before saving`)}
 <div class="actions"><button type="submit" name="save" value="1">Save and apply</button><a href="/">Status page</a></div>
