@@ -5,9 +5,13 @@
  * has the audio tools `fermix talk` uses for its microphone and speaker
  * (recordings with --input/--output, and the Talk page, need none).
  */
+import { realtimeProfile } from "../channels/realtime/profile.ts";
 import { realtimeProviderName, realtimeSettings } from "../config/realtime.ts";
 import type { Config } from "../config/schema.ts";
 import { providerHealth } from "./health.ts";
+
+/** The row's name: realtime voice's own (its profile's), as health names its block. */
+const CHECK = realtimeProfile.name;
 
 export interface RealtimeDoctorRow {
   check: string;
@@ -16,17 +20,17 @@ export interface RealtimeDoctorRow {
 }
 
 export function realtimeRows(config: Config, which: (name: string) => string | null = Bun.which): RealtimeDoctorRow[] {
-  if (!config.fermix_core.realtime.enabled) return [{ check: "realtime", status: "ok", detail: "off ([fermix_core.realtime] enabled = false)" }];
+  if (!config.fermix_core.realtime.enabled) return [{ check: CHECK, status: "ok", detail: "off ([fermix_core.realtime] enabled = false)" }];
   const name = realtimeProviderName(config);
   const provider = name === undefined ? undefined : config.fermix_core.providers[name];
   const settings = realtimeSettings(config);
-  if (!name || !provider || !settings) return [{ check: "realtime", status: "fail", detail: "on, but no provider to talk to: run `fermix setup`" }];
+  if (!name || !provider || !settings) return [{ check: CHECK, status: "fail", detail: "on, but no provider to talk to: run `fermix setup`" }];
   if (providerHealth(name, provider).status !== "ready") {
-    return [{ check: "realtime", status: "fail", detail: `on, but provider ${name} has no api_key: the realtime API would refuse every session` }];
+    return [{ check: CHECK, status: "fail", detail: `on, but provider ${name} has no api_key: the realtime API would refuse every session` }];
   }
   const rows: RealtimeDoctorRow[] = [
     {
-      check: "realtime",
+      check: CHECK,
       status: "ok",
       detail: `on: provider ${name} at ${settings.url}, voice ${settings.voice}, sessions up to ${config.fermix_core.realtime.max_session_minutes} min; talk with \`fermix talk\` or the /talk page`,
     },
@@ -35,7 +39,7 @@ export function realtimeRows(config: Config, which: (name: string) => string | n
   const player = which("aplay") ?? which("play");
   if (!recorder || !player) {
     rows.push({
-      check: "realtime",
+      check: CHECK,
       status: "warn",
       detail: `no ${!recorder ? "microphone recorder (arecord or rec)" : "audio player (aplay or play)"} for \`fermix talk\`: install alsa-utils or sox (WAV files with --input/--output and the Talk page work without)`,
     });

@@ -104,6 +104,7 @@ button.implicit{position:absolute;width:1px;height:1px;padding:0;margin:-1px;ove
 .talk-state{font-size:18px;font-weight:600;margin:4px 0 10px}
 .talk-state[data-state=speaking]{color:var(--out)}.talk-state[data-state=hearing]{color:var(--in)}.talk-state[data-state=ended]{color:var(--muted)}
 .talk meter{width:100%;height:14px}
+.talk .actions button.secondary{margin:0;padding:11px 20px}
 .modes{border:0;padding:0;margin:8px 0}.modes legend{font-size:13px;color:var(--muted);padding:0}
 .modes .check{font-weight:600;flex-wrap:wrap}.modes .help{flex-basis:100%;margin-left:28px}
 button:disabled{opacity:.45;cursor:default}

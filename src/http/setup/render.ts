@@ -33,6 +33,7 @@ const LABELS: Record<string, string> = {
 
 /** Labels of realtime voice's keys (its `model` is not the provider's). */
 const REALTIME_LABELS: Record<string, string> = { provider: "Provider", model: "Realtime model", voice: "Voice" };
+const REALTIME_PLACEHOLDERS: Record<string, string> = { provider: "the primary provider", model: "gpt-realtime", voice: "marin" };
 
 const labelFor = (path: string) => LABELS[path.split(".").at(-1)!] ?? path.split(".").at(-1)!;
 
@@ -205,7 +206,10 @@ ${others.map((f) => fieldInput(form, f))}
 <section class="step" aria-labelledby="step-realtime"><h2 id="step-realtime"><span class="n">4</span>Realtime voice</h2>
 <p class="muted">Now: ${describeRealtime(config)}. Talk with the assistant live from <code>fermix talk</code> or the <a href="/talk">Talk page</a>, through the provider's realtime API.</p>
 ${checkbox(form, REALTIME_ENABLED, "Talk with Fermix live, by voice")}
-${realtimeTextFields().map((f) => input(form, f.path, REALTIME_LABELS[f.path.split(".").at(-1)!] ?? labelFor(f.path), f.help, false))}
+${realtimeTextFields().map((f) => {
+  const key = f.path.split(".").at(-1)!;
+  return input(form, f.path, REALTIME_LABELS[key] ?? labelFor(f.path), f.help, false, REALTIME_PLACEHOLDERS[key] ?? "");
+})}
 </section>
 ${checkbox(form, "check", `Check the provider${checkedTokens() ? ` and ${checkedTokens()}` : ""} before saving`)}
 <div class="actions"><button type="submit" name="save" value="1">Save and apply</button><a href="/">Status page</a></div>
