@@ -8,7 +8,7 @@
  */
 import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import { join } from "node:path";
 import { readWav, wavToPcm } from "../../src/channels/realtime/pcm.ts";
@@ -26,7 +26,7 @@ const OWNER = userInfo().username;
 const VOICE_CONVERSATION = `realtime:${OWNER}:`;
 
 /** A daemon with a text provider (the fake model), a voice provider (the realtime fake), and optionally Telegram with Alice as owner. */
-async function setup(options: { telegram?: boolean } = {}) {
+async function setup(options: { telegram?: boolean; realtime?: boolean } = {}) {
   const model = await start.model();
   const voice = await startRealtimeFake({ apiKey: VOICE_KEY });
   start.defer(() => voice.stop());
@@ -35,7 +35,7 @@ async function setup(options: { telegram?: boolean } = {}) {
   home.writeConfig(
     tomlTable("fermix_core.providers.fake", { base_url: model.url, model: "fake-model", primary: true }) +
       tomlTable("fermix_core.providers.voice", { base_url: voice.url, model: "unused-for-text", api_key: VOICE_KEY }) +
-      realtimeToml({ provider: "voice", model: "gpt-realtime-test", voice: "cedar" }) +
+      realtimeToml({ enabled: options.realtime ?? true, provider: "voice", model: "gpt-realtime-test", voice: "cedar" }) +
       (telegram
         ? tomlTable("fermix_channels.telegram", { bot_token: telegram.token, api_root: telegram.url, owner_user_id: String(ALICE.id) })
         : TELEGRAM_OFF) +
@@ -240,4 +240,62 @@ test("fermix talk says what is missing: no audio tool, no daemon listening, a fi
   const speech = speechWav(empty, "hello");
   const noDaemon = await runFermix(["talk", "--input", speech, "--output", join(empty, "a.wav")], bare);
   expect(noDaemon).toMatchObject({ exitCode: 1, stderr: expect.stringContaining("realtime voice is not listening: start the daemon with `fermix run`") });
+});
+
+test("a risky call made by voice asks the owner as in text: the prompt and its buttons reach the companion, and Approve grants it", async () => {
+  const { voice, home } = await setup();
+  const folder = start.dataFolder();
+  voice.script({
+    heard: "what does my report say",
+    responses: [
+      respond.call("request_access", { path: folder, mode: "ro", reason: "to read your report" }),
+      respond.call("read_file", { path: join(folder, "report.txt") }),
+      respond.say("It says 42 units."),
+    ],
+  });
+  const companion = await connectCompanion(home.home);
+  companion.send({ type: "start", turn_detection: "manual", client: "a test companion" });
+  await companion.waitFor("ready");
+  companion.send({ type: "audio", audio: Buffer.from(tone(200)).toString("base64") });
+  companion.send({ type: "commit" });
+  await companion.waitFor("notice");
+  const prompt = companion.of("notice")[0]!;
+  expect(prompt.text).toContain(`the assistant asks for read-only access to \`${folder}\``);
+  expect(prompt.text).toContain("Why: to read your report");
+  expect(prompt.buttons?.map((b) => b.label)).toEqual(["✅ Approve", "✖️ Deny"]);
+  // Nothing is granted until the owner answers: the call is still waiting.
+  expect(voice.sessions[0]!.outputs).toEqual([]);
+  companion.send({ type: "press", data: prompt.buttons![0]!.data });
+  await companion.waitFor("response_done");
+  expect(companion.of("notice").map((n) => n.text)).toContain(`Approved: read-only access to ${folder}. The assistant goes on.`);
+  expect(voice.sessions[0]!.outputs.map((o) => [o.name, o.output])).toEqual([
+    ["request_access", `granted: read-only access to ${folder}. The file tools and run_command can use it now.`],
+    ["read_file", expect.stringContaining("Q3 revenue: 42 units")],
+  ]);
+  expect(voice.violations).toEqual([]);
+  companion.close();
+});
+
+test("a reload turns realtime voice on (the socket listens) and off (a live session is told, the socket goes)", async () => {
+  const { home, daemon, health } = await setup({ realtime: false });
+  const socket = join(home.home, "realtime.sock");
+  expect((await health()).realtime).toMatchObject({ enabled: false, status: "disabled", socket_alive: null });
+  expect(existsSync(socket)).toBe(false);
+
+  const config = readFileSync(join(home.home, "config.toml"), "utf8");
+  home.writeConfig(config.replace("[fermix_core.realtime]\nenabled = false", "[fermix_core.realtime]\nenabled = true"));
+  expect(readFileSync(join(home.home, "config.toml"), "utf8")).not.toBe(config);
+  daemon.proc.kill("SIGHUP");
+  await until("realtime voice on after the reload", async () => (await health()).realtime.status === "ready");
+  expect(statSync(socket).mode & 0o777).toBe(0o600);
+  const companion = await connectCompanion(home.home);
+  companion.send({ type: "start" });
+  await companion.waitFor("ready");
+
+  home.writeConfig(config);
+  daemon.proc.kill("SIGHUP");
+  await companion.waitFor("ended");
+  expect(companion.of("ended")[0]).toMatchObject({ reason: "disabled" });
+  await until("realtime voice off after the reload", async () => (await health()).realtime.status === "disabled");
+  expect(existsSync(socket)).toBe(false);
 });

@@ -118,6 +118,8 @@ export class VoiceSession {
   private over = false;
   private maxTimer: ReturnType<typeof setTimeout> | undefined;
   private responseActive = false;
+  /** The companion committed its audio (push-to-talk): the answer is asked for once the provider confirms it. */
+  private commitPending = false;
   private playing: PlayingItem | undefined;
   /** Answer transcripts as they grow, by item. */
   private readonly partial = new Map<string, string>();
@@ -205,9 +207,10 @@ export class VoiceSession {
       }
       case "commit":
         // With the provider's voice detection on, it commits by itself; a second commit would find the buffer empty.
+        // The answer is asked for once the provider says the audio is committed (an empty buffer is not).
         if (this.live && this.mode === "manual") {
+          this.commitPending = true;
           upstream?.send(commitAudio());
-          if (!this.responseActive) upstream?.send(createResponse());
         }
         return;
       case "interrupt":
@@ -286,6 +289,7 @@ export class VoiceSession {
         return;
       case "error":
         this.deps.log.warn("the realtime provider reported an error", { code: event.code, type: event.kind, error: event.message });
+        if (event.code === "input_audio_buffer_commit_empty") this.commitPending = false;
         if (this.started === 0) {
           this.readySignal?.({ ok: false, fault: { fault: "rejected" }, why: event.code || event.kind });
           return;
@@ -302,6 +306,10 @@ export class VoiceSession {
         return;
       case "input_audio_buffer.committed":
         this.line(event.item_id, "user");
+        if (this.commitPending) {
+          this.commitPending = false;
+          if (!this.responseActive) this.upstream?.send(createResponse());
+        }
         return;
       case "conversation.item.input_audio_transcription.delta":
         emit({ type: "transcript", role: "user", item_id: event.item_id, delta: event.delta, final: false });

@@ -76,12 +76,14 @@ export interface RecapSource {
 /**
  * A section for the owner's text turns: the end of their latest voice
  * conversation, when it was within a day, so "what did I just ask you by
- * voice?" has an answer anywhere the owner writes. Others' turns, and the
- * voice session itself (it has its own), get nothing.
+ * voice?" has an answer wherever the owner writes to Fermix directly.
+ * Others' turns, the owner's in a shared chat (the others there would read
+ * it), and the voice session itself (it has its own) get nothing.
  */
 export function voiceRecap(source: RecapSource): (request: TurnRequest) => PromptSection[] {
   return (request) => {
-    if (request.toolContext.role !== "operator") return [];
+    // The owner's own direct conversations only: in a shared chat, others would read what was said in private.
+    if (request.toolContext.role !== "operator" || request.shared) return [];
     const key = source.conversation();
     if (request.conversation === key) return [];
     const last = source.conversations.lastActivity(key);

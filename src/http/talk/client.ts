@@ -80,7 +80,9 @@ async function start(){
   ws=new WebSocket((location.protocol==="https:"?"wss://":"ws://")+location.host+"/talk/ws");
   ws.onopen=()=>{link("live","connected");send({type:"start",turn_detection:mode,client:"the Talk page"});};
   ws.onmessage=(e)=>{try{onEvent(JSON.parse(e.data));}catch(err){}};
-  ws.onclose=()=>{link("lost","not connected");ws=null;if(live)finish("Disconnected from Fermix.");else finish("");};
+  ws.onclose=()=>{link("lost","not connected");ws=null;
+    if(live)finish("Disconnected from Fermix.");
+    else finish(state.dataset.state==="connecting"?"Could not reach the voice session: is realtime voice on? (see the status page)":"");};
 }
 startB.addEventListener("click",()=>void start());
 endB.addEventListener("click",()=>{send({type:"stop"});});
