@@ -8,14 +8,14 @@
  */
 import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import { join } from "node:path";
 import { readWav, wavToPcm } from "../../src/channels/realtime/pcm.ts";
 import { reply } from "../fakes/model-server.ts";
 import { respond, startRealtimeFake, tone } from "../fakes/realtime.ts";
 import { ALICE } from "../fakes/telegram.ts";
-import { runFermix } from "../helpers/binary.ts";
+import { ensureBinary, runFermix } from "../helpers/binary.ts";
 import { connectCompanion } from "../helpers/companion.ts";
 import { ACP_OFF, realtimeToml, TELEGRAM_OFF, tomlTable } from "../helpers/config.ts";
 import { e2eResources, until } from "../helpers/e2e.ts";
@@ -298,4 +298,40 @@ test("a reload turns realtime voice on (the socket listens) and off (a live sess
   expect(companion.of("ended")[0]).toMatchObject({ reason: "disabled" });
   await until("realtime voice off after the reload", async () => (await health()).realtime.status === "disabled");
   expect(existsSync(socket)).toBe(false);
+});
+
+test("live: fermix talk reads the microphone through arecord, plays the answer through aplay and shows the transcript; Ctrl-C ends it", async () => {
+  const { voice, home } = await setup();
+  voice.script({ heard: "good morning", responses: [respond.say("Good morning to you.", { audioMs: 600 })] });
+  // Stand-ins for alsa-utils: arecord "hears" a recording and stays open as a microphone does; aplay keeps what it is given.
+  const bin = join(home.home, "..", "bin");
+  mkdirSync(bin);
+  writeFileSync(join(bin, "mic.raw"), tone(500));
+  const tool = (name: string, body: string) => {
+    writeFileSync(join(bin, name), `#!/bin/sh\necho "$*" > "$(dirname "$0")/${name}.args"\n${body}\n`);
+    chmodSync(join(bin, name), 0o755);
+  };
+  tool("arecord", 'cat "$(dirname "$0")/mic.raw"; exec sleep 60');
+  tool("aplay", 'exec cat > "$(dirname "$0")/played.$$.raw"');
+  const talk = Bun.spawn([ensureBinary(), "talk"], {
+    env: { ...home.env, PATH: `${bin}:${process.env.PATH}` } as Record<string, string>,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const played = () =>
+    readdirSync(bin)
+      .filter((f) => f.startsWith("played."))
+      .reduce((sum, f) => sum + statSync(join(bin, f)).size, 0);
+  await until("the answer played through aplay", () => played() >= 600 * 48);
+  talk.kill("SIGINT");
+  const [stdout, code] = await Promise.all([new Response(talk.stdout).text(), talk.exited]);
+  expect(code).toBe(0);
+  expect(stdout).toContain("You: good morning");
+  expect(stdout).toContain("Fermix: Good morning to you.");
+  expect(readFileSync(join(bin, "arecord.args"), "utf8").trim()).toBe("-q -t raw -f S16_LE -r 24000 -c 1");
+  expect(readFileSync(join(bin, "aplay.args"), "utf8").trim()).toBe("-q -t raw -f S16_LE -r 24000 -c 1");
+  // What the microphone gave reached the provider as it was.
+  expect(Bun.hash(voice.sessions[0]!.audio().subarray(0, 500 * 48))).toBe(Bun.hash(tone(500)));
+  expect(voice.sessions[0]!.updates[0]).toMatchObject({ audio: { input: { turn_detection: { type: "server_vad" } } } });
+  await until("the upstream session closed", () => voice.sessions[0]!.closed);
 });
