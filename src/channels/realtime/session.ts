@@ -159,7 +159,11 @@ export class VoiceSession {
       this.refuse({ fault: statusFault(status), ...(status !== undefined ? { status } : {}) });
       return false;
     }
-    if (this.over) return false;
+    // Ended while connecting (the companion left, a shutdown): the connection just made goes too.
+    if (this.over) {
+      this.upstream.close();
+      return false;
+    }
     this.instructions = this.deps.instructions("");
     this.upstream.send(
       sessionUpdate({
@@ -247,9 +251,9 @@ export class VoiceSession {
     this.settleResponse("cut");
     this.flushLines(true);
     this.readySignal?.({ ok: false, fault: fault ?? { fault: "unreachable" }, why: reason });
-    const wasLive = this.started > 0;
-    if (wasLive) {
-      this.deps.emit({ type: "ended", reason, message: endWords(reason, fault) });
+    // A companion that left hears nothing more; any other is told, even when the session had not begun.
+    if (reason !== "companion_left") this.deps.emit({ type: "ended", reason, message: endWords(reason, fault) });
+    if (this.started > 0) {
       this.deps.log.info("voice session ended", {
         reason,
         minutes: Math.round((this.now() - this.started) / 6000) / 10,

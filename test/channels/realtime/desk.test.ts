@@ -9,8 +9,9 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { Type } from "@sinclair/typebox";
 import type { PromptSection, TurnRequest } from "../../../src/agent/agent.ts";
 import { defineTool, type Tool, type ToolContext } from "../../../src/agent/tools/types.ts";
-import { type Companion, type CompanionLink, VoiceDesk } from "../../../src/channels/realtime/desk.ts";
+import { type Companion, type CompanionLink, VoiceDesk, type VoiceDeskServices } from "../../../src/channels/realtime/desk.ts";
 import type { CompanionEvent, CompanionRequest } from "../../../src/channels/realtime/protocol.ts";
+import { connectUpstream } from "../../../src/channels/realtime/upstream.ts";
 import { type RealtimeSettings, realtimeUrl } from "../../../src/config/realtime.ts";
 import { createLogger } from "../../../src/kernel/log.ts";
 import { Telemetry } from "../../../src/kernel/telemetry.ts";
@@ -38,7 +39,7 @@ interface Ran {
 }
 
 /** A desk on the fake with a real history store; `write_file` and `remember` stand for the owner's tools, `shiny` for a tool no row offers. */
-async function setUp(options: { maxSessionMs?: number; key?: string } = {}) {
+async function setUp(options: { maxSessionMs?: number; key?: string; connect?: VoiceDeskServices["connect"] } = {}) {
   fake = await startRealtimeFake({ apiKey: KEY });
   const db = openDatabase(":memory:");
   cleanups.push(() => db.close());
@@ -82,6 +83,7 @@ async function setUp(options: { maxSessionMs?: number; key?: string } = {}) {
     },
     log: createLogger({ FERMIX_LOG_LEVEL: "error" }),
     telemetry,
+    ...(options.connect ? { connect: options.connect } : {}),
   });
   return { desk, conversations, ran, presses, telemetry };
 }
@@ -322,6 +324,27 @@ describe("limits and faults", () => {
     second.send({ type: "start", client: "the Talk page" });
     await second.waitFor("ready");
     expect(desk.status()).toMatchObject({ activeSessions: 1, activeClients: 1 });
+  });
+
+  test("a companion that leaves while its session is still connecting leaves no session open with the provider", async () => {
+    let letThrough: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      letThrough = resolve;
+    });
+    const { desk } = await setUp({
+      connect: async (url, key, handlers) => {
+        await gate;
+        return connectUpstream(url, key, handlers);
+      },
+    });
+    const c = companion(desk);
+    c.send({ type: "start" });
+    c.leave();
+    expect(desk.status()).toMatchObject({ activeSessions: 0, activeClients: 0 });
+    letThrough();
+    await until("the late connection opened and closed", () => fake.sessions.length === 1 && fake.sessions[0]!.closed, 5000);
+    expect(fake.sessions[0]!.updates).toEqual([]);
+    expect(c.of("ready")).toEqual([]);
   });
 
   test("max_session_minutes ends the session, saying so", async () => {
