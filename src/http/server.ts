@@ -37,7 +37,13 @@ export interface SocketPeer {
  */
 export interface SocketRoute {
   path: string;
-  accept(request: Request): Response | ((send: (text: string) => void, close: () => void) => SocketPeer);
+  accept(request: Request, connection: SocketConnection): Response | ((send: (text: string) => void, close: () => void) => SocketPeer);
+}
+
+/** Where an upgrade request came from (the client's address and port, when known) and the port it came to. */
+export interface SocketConnection {
+  client: { address: string; port: number } | null;
+  serverPort: number;
 }
 
 interface SocketData {
@@ -94,7 +100,8 @@ export function serveHttp(app: HttpHandler, options: { hostname: string; port: n
       // A WebSocket is judged on the request as it came (the upgrade needs that very object): the route's own access check.
       const route = socketRouteFor(request, sockets);
       if (route) {
-        const accepted = route.accept(request);
+        const ip = server.requestIP(request);
+        const accepted = route.accept(request, { client: ip ? { address: ip.address, port: ip.port } : null, serverPort: server.port ?? 0 });
         if (accepted instanceof Response) return accepted;
         if (server.upgrade(request, { data: { open: accepted } })) return undefined;
         return jsonResponse({ error: "Bad Request" }, 400);

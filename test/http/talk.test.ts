@@ -12,7 +12,7 @@ import type { AccessPolicy } from "../../src/http/access.ts";
 import { createApp, socketRoutes } from "../../src/http/app.ts";
 import { SetupGate } from "../../src/http/setup/index.ts";
 import { TALK_SCRIPT } from "../../src/http/talk/client.ts";
-import { sameOrigin, type TalkSource } from "../../src/http/talk/index.ts";
+import { type Accounts, sameOrigin, type TalkSource, talkSocket } from "../../src/http/talk/index.ts";
 import { Logger, Redactor } from "../../src/kernel/log.ts";
 import { READY_CONFIG } from "../helpers/home.ts";
 import { loadedFrom } from "../helpers/loaded.ts";
@@ -44,11 +44,15 @@ async function get(path: string, access: AccessPolicy, enabled: boolean, headers
   return { status: res.status, headers: res.headers, body: await res.text() };
 }
 
+/** The daemon runs as uid 1000 here; the kernel says the client on port 50000 is `clientUid`'s (undefined: not listed). */
+const accountsWith = (clientUid: number | undefined): Accounts => ({ own: 1000, of: (client) => (client.port === 50_000 ? clientUid : undefined) });
+const FROM_LOOPBACK = { client: { address: "127.0.0.1", port: 50_000 }, serverPort: 4030 };
+
 /** The socket route's answer to an upgrade request with these headers: its status, or "upgrade". */
-function upgrade(access: AccessPolicy, enabled: boolean, headers: Record<string, string>): number | "upgrade" {
-  const [route] = socketRoutes({ access, talk: talkWith(enabled).source });
+function upgrade(access: AccessPolicy, enabled: boolean, headers: Record<string, string>, accounts: Accounts | null = accountsWith(1000)): number | "upgrade" {
+  const route = talkSocket(talkWith(enabled).source, access, accounts);
   const request = new Request("http://127.0.0.1:4030/talk/ws", { headers: { upgrade: "websocket", connection: "Upgrade", ...headers } });
-  const answer = route!.accept(request);
+  const answer = route.accept(request, FROM_LOOPBACK);
   return answer instanceof Response ? answer.status : "upgrade";
 }
 
@@ -101,8 +105,21 @@ describe("the Talk socket", () => {
     expect(upgrade(LOOPBACK, false, own)).toBe(503);
   });
 
-  test("there is no socket route without realtime voice in the app", () => {
+  test("there is no socket route without realtime voice in the app, and one with it", () => {
     expect(socketRoutes({ access: LOOPBACK })).toEqual([]);
+    expect(socketRoutes({ access: LOOPBACK, talk: talkWith(true).source }).map((r) => r.path)).toEqual(["/talk/ws"]);
+  });
+
+  test("on a loopback bind, only the account Fermix runs as may open it: another account, or one the kernel does not list, is 403", () => {
+    expect(upgrade(LOOPBACK, true, own, accountsWith(1000))).toBe("upgrade");
+    expect(upgrade(LOOPBACK, true, own, accountsWith(1001))).toBe(403);
+    expect(upgrade(LOOPBACK, true, own, accountsWith(undefined))).toBe(403);
+    // Where the system cannot say (off Linux), the Host and Origin checks are what there is.
+    expect(upgrade(LOOPBACK, true, own, null)).toBe("upgrade");
+  });
+
+  test("beyond loopback the token is the check, whoever's connection it is (a proxy under another account)", () => {
+    expect(upgrade(BEYOND, true, { ...own, authorization: `Bearer ${TOKEN}` }, accountsWith(1001))).toBe("upgrade");
   });
 
   test("sameOrigin compares host and port, in any case; a missing or malformed Origin is not the same", () => {

@@ -10,9 +10,13 @@
  * page. The WebSocket also needs an `Origin` naming this very server: a
  * browser sends the page's own origin on every WebSocket, so a page of any
  * other site (which could otherwise open a socket to 127.0.0.1 from the
- * owner's browser) is refused with 403.
+ * owner's browser) is refused with 403. On a loopback bind, where no token
+ * is asked, the connection must come from the account Fermix runs as (on
+ * Linux, where the kernel says whose a loopback connection is): the same
+ * promise as the companion socket's file mode.
  */
 import { Elysia } from "elysia";
+import { loopbackPeerUid } from "../../kernel/peer.ts";
 import { type AccessPolicy, checkAccess } from "../access.ts";
 import { jsonResponse } from "../health.ts";
 import { html } from "../html.ts";
@@ -79,15 +83,46 @@ export function sameOrigin(origin: string | null, host: string | null): boolean 
   }
 }
 
-/** The WebSocket route: the access check every page gets, then the Origin, then the daemon's companion. */
-export function talkSocket(source: TalkSource, access: AccessPolicy): SocketRoute {
+/**
+ * Who opened a connection from this machine: this process's own account,
+ * and the account behind a loopback client, where the system says (Linux);
+ * null where it cannot tell (the check is then the Host and Origin alone).
+ */
+export interface Accounts {
+  own: number;
+  of(client: { address: string; port: number }, serverPort: number): number | undefined;
+}
+
+/** This machine's accounts, as the kernel lists its TCP sockets (src/kernel/peer.ts); null off Linux. */
+export const systemAccounts = (): Accounts | null =>
+  process.platform === "linux" && process.getuid ? { own: process.getuid(), of: (client, port) => loopbackPeerUid(client, port) } : null;
+
+const isLoopbackAddress = (address: string) => /^(127\.|::1$|::ffff:127\.)/i.test(address);
+
+/**
+ * The WebSocket route: the access check every page gets, then the Origin,
+ * then — on a loopback bind, where no token is asked — the account behind
+ * the connection, which must be the daemon's own, as for the companion
+ * socket: another account on the machine cannot talk with the owner's tools.
+ */
+export function talkSocket(source: TalkSource, access: AccessPolicy, accounts: Accounts | null = systemAccounts()): SocketRoute {
   return {
     path: TALK_SOCKET_PATH,
-    accept(request) {
+    accept(request, connection) {
       const refused = checkAccess(request, access);
       if (refused) return refused;
       if (!sameOrigin(request.headers.get("origin"), request.headers.get("host"))) {
         return jsonResponse({ error: "Forbidden", hint: "the Talk socket answers only its own page" }, 403);
+      }
+      const client = connection.client;
+      if (!access.dashboardTokens && accounts && client && isLoopbackAddress(client.address) && accounts.of(client, connection.serverPort) !== accounts.own) {
+        return jsonResponse(
+          {
+            error: "Forbidden",
+            hint: "without the dashboard token the Talk socket answers only the account Fermix runs as; a proxy under another account: bind beyond loopback and use the token",
+          },
+          403,
+        );
       }
       if (!source.enabled()) return jsonResponse({ error: "Service Unavailable", hint: "realtime voice is off ([fermix_core.realtime] enabled)" }, 503);
       return (send, close) => source.connect(send, close);
