@@ -1,7 +1,8 @@
 /**
  * Test isolation, loaded before every test file (bunfig.toml): a throwaway
  * HOME and FERMIX_HOME, the file secret store (never the developer's real
- * keychain), and no platform or provider credentials from the shell.
+ * keychain), and no platform or provider credentials (nor an OpenClaw home
+ * to import from) from the shell.
  */
 import { afterAll } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -16,7 +17,7 @@ process.env.FERMIX_HOME = join(scratch, ".fermix");
 process.env.FERMIX_SECRET_STORE = "file";
 process.env.NO_COLOR = "1";
 
-const CREDENTIAL = /^(TELEGRAM|WHATSAPP|SLACK|DISCORD|SIGNAL)_|^(OPENAI|XAI|DEEPGRAM)_API_KEY$|^PORT$|^FERMIX_HTTP_BIND$|^FERMIX_LOG_LEVEL$/;
+const CREDENTIAL = /^(TELEGRAM|WHATSAPP|SLACK|DISCORD|SIGNAL|OPENCLAW)_|^(OPENAI|XAI|DEEPGRAM)_API_KEY$|^PORT$|^FERMIX_HTTP_BIND$|^FERMIX_LOG_LEVEL$/;
 for (const name of Object.keys(process.env)) {
   if (CREDENTIAL.test(name)) delete process.env[name];
 }

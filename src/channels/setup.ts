@@ -11,6 +11,7 @@
  * loader's checks, the control socket).
  */
 import type { Config } from "../config/schema.ts";
+import type { OpenClawChannel } from "./openclaw.ts";
 
 export type FieldKind = "string" | "integer" | "boolean" | "list";
 
@@ -124,6 +125,8 @@ export interface ChannelSetup {
   offUntilNamed?: boolean;
   /** Its owner can be paired by a message to the bot. */
   pairing?: OwnerPairing;
+  /** How OpenClaw's section for the same platform becomes this channel's keys (`fermix import openclaw`). */
+  openclaw?: OpenClawChannel;
 }
 
 /** One question of a channel's wizard step, for channels whose step is a plain sequence. */

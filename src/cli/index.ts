@@ -73,6 +73,12 @@ and exits when either side closes. Start the daemon first with \`fermix run\`.`,
     help: () => import("./setup-args.ts").then((m) => m.setupHelp()),
     load: () => import("./setup.ts"),
   },
+  import: {
+    summary: "move in from OpenClaw: provider, channels, persona, skills, memory and jobs",
+    usage: "Usage: fermix import openclaw [--from DIR] [--dry-run] [--force]",
+    help: () => import("./import.ts").then((m) => m.importHelp()),
+    load: () => import("./import.ts"),
+  },
   service: {
     summary: "run fermix in the background: a systemd user service or a launchd agent",
     usage: `Usage: fermix service install|uninstall|status|logs

@@ -14,6 +14,9 @@ import { createLogger } from "../kernel/log.ts";
 import { socketAnswers } from "../kernel/unix-socket.ts";
 import { conversationKey } from "../message/index.ts";
 
+/** How long `fermix ask` without a daemon waits for the owner's MCP servers to connect before its turn (ms). */
+const MCP_PATIENCE_MS = 10_000;
+
 export interface CliSession {
   mode: "daemon" | "local";
   /** Run one turn; events arrive through `onEvent`; resolves with the outcome. */
@@ -98,6 +101,9 @@ async function localSession(env: Env, loaded: Awaited<ReturnType<typeof loadConf
   log.redactor.add(...loaded.secretValues);
   const core = buildCore({ loaded, log });
   await core.recover();
+  // Without a daemon, this command starts the owner's MCP servers itself and gives them a moment to offer their tools.
+  core.mcp.start();
+  await core.mcp.settled(MCP_PATIENCE_MS);
   const conversation = conversationKey({ channel: cliProfile.name, chatId: CLI_CHAT_ID });
   return {
     mode: "local",

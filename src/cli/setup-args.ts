@@ -2,7 +2,16 @@
 import { profileOf } from "../channels/registry.ts";
 import { CHANNEL_NAMES } from "../config/schema.ts";
 import { PROVIDER_NAME_FLAG } from "../setup/changes.ts";
-import { ALL_FIELDS, CHANNEL_FIELDS, HTTP_FIELDS, PROVIDER_FIELDS, REALTIME_FIELDS, type SetupField, TRANSCRIPTION_FIELDS } from "../setup/fields.ts";
+import {
+  ALL_FIELDS,
+  CHANNEL_FIELDS,
+  HTTP_FIELDS,
+  PROVIDER_FIELDS,
+  REALTIME_FIELDS,
+  type SetupField,
+  TRANSCRIPTION_FIELDS,
+  WEB_FIELDS,
+} from "../setup/fields.ts";
 import { UsageError } from "./context.ts";
 
 export interface SetupArgs {
@@ -132,6 +141,9 @@ A channel named by any of its flags is turned on. On a fresh home, Telegram
 
 Transcription (voice notes):
 ${TRANSCRIPTION_FIELDS.map(flagLine).join("\n")}
+
+Web search (web_search; web_fetch needs nothing):
+${WEB_FIELDS.map(flagLine).join("\n")}
 
 Realtime voice (docs/realtime.md):
 ${REALTIME_FIELDS.map(flagLine).join("\n")}

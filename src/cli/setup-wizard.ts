@@ -1,6 +1,6 @@
 /**
  * The interactive face of setup: provider, channels, transcription and
- * realtime voice, then the service. Each step shows what is configured and can be skipped; the
+ * realtime voice, web search, then the service. Each step shows what is configured and can be skipped; the
  * answers become changes that src/setup/ validates and writes, exactly as
  * the flags and the web page do.
  */
@@ -15,13 +15,14 @@ import { isSecretPath, SETUP_CHANNELS } from "../setup/fields.ts";
 import { planSetup, type SetupChange } from "../setup/plan.ts";
 import { type LocalServer, probeLocalServers, probeTargets } from "../setup/probe.ts";
 import { defaultServiceContext, installService, servicePlatform, serviceStatus } from "../setup/service.ts";
-import { describeChannel, describeProvider, describeRealtime, describeTranscription } from "../setup/summary.ts";
+import { describeChannel, describeProvider, describeRealtime, describeTranscription, describeWebSearch } from "../setup/summary.ts";
 import { applySetup, type CurrentSetup } from "../setup/write.ts";
 import type { CliContext } from "./context.ts";
 import { PAIR_TIMEOUT_SECONDS, type SetupArgs } from "./setup-args.ts";
 import { channelsStep } from "./setup-channels.ts";
 import { daemonRunning, describeReload, reloadDaemon } from "./setup-daemon.ts";
 import { type Io, loaderCheck, type Prompts, prompts, WizardCancelled } from "./setup-prompts.ts";
+import { webSearchStep } from "./setup-web.ts";
 
 export interface WizardInput {
   ctx: CliContext;
@@ -55,9 +56,9 @@ export async function runWizard({ ctx, current, args, terminal }: WizardInput): 
       }
     }
     const changes: SetupChange[] = [...presets];
-    ask.log.step(`1/4 Model provider — now: ${describeProvider(start.config)}`);
+    ask.log.step(`1/5 Model provider — now: ${describeProvider(start.config)}`);
     changes.push(...(await providerStep(ask, start.config, file, ctx.env)));
-    ask.log.step("2/4 Channels");
+    ask.log.step("2/5 Channels");
     changes.push(
       ...(await channelsStep({
         ask,
@@ -67,10 +68,12 @@ export async function runWizard({ ctx, current, args, terminal }: WizardInput): 
         pairTimeoutMs: (args.pairTimeoutSeconds ?? PAIR_TIMEOUT_SECONDS) * 1000,
       })),
     );
-    ask.log.step(`3/4 Voice notes — now: ${describeTranscription(start.config)}`);
+    ask.log.step(`3/5 Voice notes — now: ${describeTranscription(start.config)}`);
     changes.push(...(await transcriptionStep(ask, start.config)));
     // Offered through the provider chosen a moment ago, as it will be written.
     changes.push(...(await realtimeStep(ask, plannedConfig(current, changes) ?? start.config)));
+    ask.log.step(`4/5 Web search — now: ${describeWebSearch(start.config)}`);
+    changes.push(...(await webSearchStep(ask, start.config)));
     const decision = await review(ask, current, changes);
     if (decision === "declined") {
       ask.outro("Nothing was written.");
@@ -89,7 +92,7 @@ export async function runWizard({ ctx, current, args, terminal }: WizardInput): 
         spin.stop(describeReload(result).trimEnd());
       }
     }
-    ask.log.step("4/4 Background service");
+    ask.log.step("5/5 Background service");
     const service = args.noService ? "skipped" : await serviceStep(ask, ctx);
     ask.outro(nextStep(running, service));
     return 0;
@@ -113,6 +116,7 @@ function summary(config: Config): string {
     ...SETUP_CHANNELS.map((name) => `${name.padEnd(15)}${describeChannel(config, name)}`),
     `transcription  ${describeTranscription(config)}`,
     `realtime voice ${describeRealtime(config)}`,
+    `web search     ${describeWebSearch(config)}`,
   ].join("\n");
 }
 

@@ -10,7 +10,10 @@ export interface ConfigIssue {
 }
 
 /** Key leaves whose values are credentials: never shown in messages. */
-const SECRET_LEAVES = new Set(["api_key", "bot_token", "access_token", "verify_token", "app_secret", "signing_secret", "dashboard_token"]);
+const SECRET_LEAVES = new Set(["api_key", "bot_token", "access_token", "verify_token", "app_secret", "signing_secret", "dashboard_token", "brave_api_key"]);
+
+/** Whether a key's value is a credential: a secret leaf, or any value of an MCP server's env or headers. */
+const isSecretKey = (key: string): boolean => SECRET_LEAVES.has(key.split(".").at(-1) ?? "") || /^fermix_core\.mcp\.servers\.[^.]+\.(env|headers)\./.test(key);
 
 /** The config could not be loaded: a TOML syntax error, or values the schema rejects. */
 export class ConfigError extends Error {
@@ -32,7 +35,7 @@ export function describeIssue(issue: ConfigIssue): string {
 /** A TOML type that is nearly right: say how to write it (a credential is never shown, not even in the hint). */
 function typeHint(issue: ConfigIssue): string {
   const { value, allowed } = issue;
-  if (SECRET_LEAVES.has(issue.key.split(".").at(-1) ?? "")) return typeof value === "string" ? "" : " (quote it)";
+  if (isSecretKey(issue.key)) return typeof value === "string" ? "" : " (quote it)";
   const scalar = typeof value === "number" || typeof value === "boolean" || typeof value === "bigint";
   if (scalar && /string/.test(allowed) && !/list/.test(allowed)) return ` (quote it: "${String(value)}")`;
   if (scalar && /list/.test(allowed)) return ` (write a list: ["${String(value)}"])`;
@@ -41,7 +44,6 @@ function typeHint(issue: ConfigIssue): string {
 }
 
 function showValue(key: string, value: unknown): string {
-  const leaf = key.split(".").at(-1) ?? "";
-  if (SECRET_LEAVES.has(leaf)) return "[redacted]";
+  if (isSecretKey(key)) return "[redacted]";
   return JSON.stringify(value) ?? String(value);
 }

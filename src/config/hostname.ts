@@ -5,6 +5,8 @@
  * absolute form of the same name). No scheme, no port, no wildcard.
  */
 
+import { isIP } from "node:net";
+
 const LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/i;
 
 /** Whether `name` is a host name (no port, no scheme). */
@@ -18,4 +20,9 @@ export function isHostName(name: string): boolean {
 export function hostNameKey(name: string): string {
   const lower = name.toLowerCase();
   return lower.endsWith(".") ? lower.slice(0, -1) : lower;
+}
+
+/** Whether `value` is a host name or an IP address (IPv6 with or without brackets): what `[fermix_core.web] allow_hosts` lists. */
+export function isHostOrAddress(value: string): boolean {
+  return isHostName(value) || isIP(value.replace(/^\[(.*)\]$/, "$1")) !== 0;
 }

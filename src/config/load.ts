@@ -9,7 +9,7 @@ import { describeError } from "../kernel/errors.ts";
 import { ConfigError, type ConfigIssue } from "./errors.ts";
 import { nearest } from "./nearest.ts";
 import { realtimeIssues } from "./realtime.ts";
-import { type Config, ConfigSchema, ProviderSchema, SECRET_KEYS, schemaAt } from "./schema.ts";
+import { type Config, ConfigSchema, MCP_SERVER_NAME, McpServerSchema, ProviderSchema, SECRET_KEYS, schemaAt } from "./schema.ts";
 
 export { ConfigError, type ConfigIssue } from "./errors.ts";
 
@@ -33,6 +33,7 @@ export const ENV_KEYS: ReadonlyArray<readonly [variable: string, path: string, k
   ["SIGNAL_ACCOUNT", "fermix_channels.signal.account", "string"],
   ["SIGNAL_CLI_PATH", "fermix_channels.signal.cli_path", "string"],
   ["SIGNAL_ALLOWED_SENDER_IDS", "fermix_channels.signal.allowed_sender_ids", "list"],
+  ["BRAVE_API_KEY", "fermix_core.web.brave_api_key", "string"],
   // TELEGRAM_BOT_TOKEN is deliberately absent: a stray shell variable must not
   // point two installs at the same bot.
 ];
@@ -57,6 +58,24 @@ export function parseConfigText(text: string, file: string): Table {
 export function secretPaths(file: Table): string[] {
   const paths = SECRET_KEYS.map(([section, key]) => `${section}.${key}`);
   for (const name of Object.keys(providersOf(file))) paths.push(`fermix_core.providers.${name}.api_key`);
+  paths.push(...mcpSecretPaths(file));
+  return paths;
+}
+
+/**
+ * An MCP server's env and headers values are credentials: each one the file
+ * names (its value may be left "") may come from the secret store under the
+ * same dotted path, e.g. `fermix_core.mcp.servers.github.env.GITHUB_TOKEN`.
+ */
+function mcpSecretPaths(file: Table): string[] {
+  const paths: string[] = [];
+  for (const [name, server] of Object.entries(mcpServersOf(file))) {
+    if (!isTable(server)) continue;
+    for (const part of ["env", "headers"] as const) {
+      const values = server[part];
+      if (isTable(values)) for (const key of Object.keys(values)) paths.push(`fermix_core.mcp.servers.${name}.${part}.${key}`);
+    }
+  }
   return paths;
 }
 
@@ -94,7 +113,12 @@ export function resolveConfig(input: ResolveInput): Resolved {
     }
   }
 
-  const issues = schemaIssues(withDefaults);
+  const servers = mcpServersOf(withDefaults);
+  for (const [name, server] of Object.entries(servers)) {
+    if (isTable(server)) servers[name] = Value.Default(McpServerSchema, server);
+  }
+
+  const issues = [...schemaIssues(withDefaults), ...choiceIssues(withDefaults)];
   if (issues.length > 0) throw new ConfigError(input.filePath, issues);
   const config = withDefaults as unknown as Config;
   warnings.push(...settlePrimary(config, input.filePath));
@@ -158,6 +182,33 @@ function applyEnv(target: Table, env: Env): void {
   if (key) setPath(target, "fermix_core.transcription.api_key", key);
 }
 
+/** Keys that are valid alone but not together (or not apart): an MCP server's command or url, the SearXNG backend's url. */
+function choiceIssues(value: Table): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  for (const [name, server] of Object.entries(mcpServersOf(value))) {
+    if (!isTable(server)) continue;
+    const key = `fermix_core.mcp.servers.${name}`;
+    if (!new RegExp(MCP_SERVER_NAME).test(name) || name.length > 32) {
+      issues.push({
+        key,
+        value: name,
+        allowed: "a server name of letters, digits and single - or _ between them, at most 32 characters (its tools are offered as <server>__<tool>)",
+      });
+      continue;
+    }
+    if (server.command !== undefined && server.url !== undefined) {
+      issues.push({ key: `${key}.url`, value: server.url, allowed: "command (a program on stdio) or url (streamable HTTP), not both" });
+    } else if (server.command === undefined && server.url === undefined) {
+      issues.push({ key: `${key}.command`, value: undefined, allowed: "a program to start, or url for a server over streamable HTTP" });
+    }
+  }
+  const web = getPath(value, "fermix_core.web");
+  if (isTable(web) && web.search_backend === "searxng" && web.searxng_url === undefined) {
+    issues.push({ key: "fermix_core.web.searxng_url", value: undefined, allowed: 'the SearXNG instance\'s http(s) URL (search_backend = "searxng" needs it)' });
+  }
+  return issues;
+}
+
 function schemaIssues(value: Table): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   const seen = new Set<string>();
@@ -197,13 +248,20 @@ export function allowedFor(schema: TSchema): string {
         return schema.pattern.includes("[^/") ? "an http(s) URL without a trailing /" : "an http(s) URL";
       }
       if (schema.format === "hostname") return "a host name such as fermix.example (no scheme, no port)";
+      if (schema.format === "host-or-address") return "a host name or an IP address such as nas.home or 192.168.1.20 (no scheme, no port)";
       if (schema.pattern) return `a string matching ${schema.pattern}`;
       if (typeof schema.minLength === "number" && schema.minLength > 1) return `a string of at least ${schema.minLength} characters`;
       return "a non-empty string";
-    case "array":
-      return (schema.items as TSchema | undefined)?.format === "hostname" ? "a list of host names" : "a list of non-empty strings";
+    case "array": {
+      const items = schema.items as TSchema | undefined;
+      if (items?.format === "hostname") return "a list of host names";
+      if (items?.format === "host-or-address") return "a list of host names or IP addresses";
+      if (Array.isArray(items?.anyOf) && items.anyOf.every((s: TSchema) => "const" in s))
+        return `a list of ${items.anyOf.map((s: TSchema) => s.const).join(", ")}`;
+      return items?.minLength ? "a list of non-empty strings" : "a list of strings";
+    }
     case "object":
-      return "a table";
+      return schema.patternProperties ? "a table of names to strings" : "a table";
     default:
       return "a valid value";
   }
@@ -237,7 +295,15 @@ function collectSecrets(config: Config): string[] {
   for (const provider of Object.values(config.fermix_core.providers)) {
     if (provider.api_key) values.push(provider.api_key);
   }
+  for (const server of Object.values(config.fermix_core.mcp.servers)) {
+    values.push(...[...Object.values(server.env), ...Object.values(server.headers)].filter((value) => value !== ""));
+  }
   return values;
+}
+
+function mcpServersOf(table: Table): Table {
+  const servers = getPath(table, "fermix_core.mcp.servers");
+  return isTable(servers) ? servers : {};
 }
 
 function providersOf(table: Table): Table {

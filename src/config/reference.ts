@@ -34,7 +34,9 @@ export function referenceKeys(schema: TSchema = ConfigSchema): ReferenceKey[] {
   const walk = (node: TSchema, path: string[]) => {
     if (node.type === "object" && node.properties) {
       for (const [key, child] of Object.entries(node.properties as Record<string, TSchema>)) {
-        const isTable = (child.type === "object" && (child.properties || child.patternProperties)) as boolean;
+        // A record of tables (`providers.<name>`) is walked; a record of strings (an MCP server's env) is one key.
+        const records = child.patternProperties ? (Object.values(child.patternProperties)[0] as TSchema).type === "object" : false;
+        const isTable = (child.type === "object" && (child.properties || records)) as boolean;
         if (isTable) walk(child, [...path, key]);
         else out.push(leaf(path, key, child));
       }

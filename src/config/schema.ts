@@ -4,13 +4,15 @@
  * here, with its default.
  */
 import { FormatRegistry, type SchemaOptions, type Static, type TLiteral, type TSchema, type TUnion, Type } from "@sinclair/typebox";
-import { isHostName } from "./hostname.ts";
+import { isHostName, isHostOrAddress } from "./hostname.ts";
 import { isTimeZone } from "./timezone.ts";
 
 // `[fermix_core] timezone` is checked against the zones the runtime knows, so a typo stops the load naming the key.
 FormatRegistry.Set("timezone", isTimeZone);
 // `[fermix_core.http] allowed_hosts`: a name with a scheme or a port would never match a Host header; say so at load.
 FormatRegistry.Set("hostname", isHostName);
+// `[fermix_core.web] allow_hosts`: a name or an IP address (IPv6 with or without brackets), never a URL.
+FormatRegistry.Set("host-or-address", isHostOrAddress);
 
 /** A union of string literals, typed as the union of its values. */
 const literals = <const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnion<TLiteral<T[number]>[]> =>
@@ -24,6 +26,18 @@ export type StreamingMode = (typeof STREAMING_MODES)[number];
 export const PROVIDER_APIS = ["responses", "chat"] as const;
 export const TRANSCRIPTION_BACKENDS = ["openai", "xai", "deepgram"] as const;
 export type TranscriptionBackend = (typeof TRANSCRIPTION_BACKENDS)[number];
+/** Where web_search sends a query; "" is off. */
+export const SEARCH_BACKENDS = ["", "brave", "searxng"] as const;
+export type SearchBackend = (typeof SEARCH_BACKENDS)[number];
+/**
+ * The rows of the role table (src/gateway/roles.ts) an MCP server's tools
+ * may be offered to. `owner_shared` is not among them: a tool server's tools
+ * reach a shared chat only where the owner switched tools on there.
+ */
+export const MCP_ROLES = ["owner", "owner_shared_on", "allowed", "member"] as const;
+export type McpRole = (typeof MCP_ROLES)[number];
+/** An MCP server's name: what its tools are offered under (`<server>__<tool>`), so never two underscores in a row. */
+export const MCP_SERVER_NAME = "^[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*$";
 
 const Id = Type.String({ minLength: 1 });
 const Url = Type.String({ minLength: 1, pattern: "^https?://" });
@@ -384,6 +398,86 @@ const RealtimeSchema = Type.Object(
   { default: {} },
 );
 
+const WebSchema = Type.Object(
+  {
+    allow_hosts: Type.Array(Type.String({ format: "host-or-address" }), {
+      default: [],
+      description:
+        "Host names or IP addresses web_fetch may reach even though they are on this machine or a private network (a NAS, a home server); every other loopback, private, link-local, multicast or cloud-metadata address is refused, after DNS and after every redirect. Names only: no scheme, no port, no wildcard.",
+    }),
+    search_backend: literals(SEARCH_BACKENDS, {
+      default: "",
+      description:
+        'Where web_search sends queries: brave (the Brave Search API) or searxng (a SearXNG instance\'s JSON API); "" (the default) offers no web_search.',
+    }),
+    brave_url: Type.String({
+      ...Url,
+      default: "https://api.search.brave.com/res/v1/web/search",
+      description: "The Brave Search API's web search endpoint.",
+    }),
+    brave_api_key: Type.Optional(secret("The Brave Search API subscription token (BRAVE_API_KEY).")),
+    searxng_url: Type.Optional(
+      Type.String({
+        ...Url,
+        description: "The SearXNG instance's root, e.g. http://127.0.0.1:8888; queries go to <root>/search with format=json, which the instance must allow.",
+      }),
+    ),
+    fetch_timeout_seconds: Type.Integer({
+      minimum: 1,
+      maximum: 600,
+      default: 30,
+      description: "How long one web_fetch may take, redirects and reading the page included (seconds).",
+    }),
+    fetch_max_bytes: Type.Integer({
+      minimum: 1024,
+      maximum: 100_000_000,
+      default: 5_000_000,
+      description: "web_fetch reads at most this many bytes of a page (after decompression); the rest is not downloaded, and the answer says it was cut.",
+    }),
+  },
+  { default: {}, description: "What the web_fetch and web_search tools may reach (docs/tools.md)." },
+);
+
+export const McpServerSchema = Type.Object({
+  enabled: Type.Boolean({ default: true, description: "Whether this server is started and its tools offered." }),
+  command: Type.Optional(
+    Type.String({ minLength: 1, description: "A server on stdio: the program to start, a path or a name on PATH (give command or url, not both)." }),
+  ),
+  args: Type.Array(Type.String(), { default: [], description: "The program's arguments." }),
+  env: Type.Record(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" }), Type.String(), {
+    default: {},
+    description:
+      "Environment variables for the program, besides a minimal PATH, HOME, USER, SHELL and TERM (the daemon's own variables never reach it). Values are treated as credentials: never logged, and each may be kept in the keychain or secrets.toml under the same path, naming the variable here with an empty value.",
+  }),
+  cwd: Type.Optional(Type.String({ minLength: 1, description: "The folder the program starts in; default the Fermix home." })),
+  url: Type.Optional(Type.String({ ...Url, description: "A server over streamable HTTP: its endpoint, e.g. http://127.0.0.1:3001/mcp." })),
+  headers: Type.Record(Type.String({ pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$" }), Type.String(), {
+    default: {},
+    description: "HTTP headers sent with every request to url (e.g. Authorization). Values are treated as credentials, like env's.",
+  }),
+  roles: Type.Array(literals(MCP_ROLES), {
+    default: ["owner"],
+    description:
+      "The rows of the role table (docs/security.md) offered this server's tools: owner (the owner in a direct chat), owner_shared_on (the owner in a shared chat where /sandbox chat on was confirmed), allowed (an allowed sender in a direct chat), member (others in a shared chat, only where tools are on). [] offers them to nobody.",
+  }),
+  timeout_seconds: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 60,
+    description: "How long one tool call may take before the model is told it timed out (seconds).",
+  }),
+});
+
+const McpSchema = Type.Object(
+  {
+    servers: Type.Record(Type.String({ pattern: MCP_SERVER_NAME, maxLength: 32 }), McpServerSchema, {
+      default: {},
+      description: "MCP servers whose tools the assistant is offered, one table each: [fermix_core.mcp.servers.<name>].",
+    }),
+  },
+  { default: {} },
+);
+
 const owned = {
   owner_user_id: Type.Optional(id("The owner's id on this channel (what /whoami shows): the operator, who may run every command.")),
   command_allowlist: idList("More ids allowed to run operator commands, besides the owner."),
@@ -505,6 +599,8 @@ export const ConfigSchema = Type.Object({
       soul: SoulSchema,
       http: HttpSchema,
       realtime: RealtimeSchema,
+      web: WebSchema,
+      mcp: McpSchema,
     },
     { default: {} },
   ),
@@ -523,6 +619,7 @@ export const ConfigSchema = Type.Object({
 
 export type Config = Static<typeof ConfigSchema>;
 export type ProviderConfig = Static<typeof ProviderSchema>;
+export type McpServerConfig = Static<typeof McpServerSchema>;
 export type ChannelsConfig = Config["fermix_channels"];
 
 /**
@@ -549,6 +646,7 @@ export const SECRET_KEYS: ReadonlyArray<readonly [section: string, key: string]>
   ["fermix_channels.slack", "signing_secret"],
   ["fermix_channels.discord", "bot_token"],
   ["fermix_core.http", "dashboard_token"],
+  ["fermix_core.web", "brave_api_key"],
 ];
 
 /** The schema at a dotted path, for error messages; undefined when no such key exists. */

@@ -7,6 +7,7 @@ import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import type { PromptSection, TurnRequest } from "../agent/agent.ts";
 import { jobTools } from "../agent/jobs/tools.ts";
+import { McpHub } from "../agent/mcp/hub.ts";
 import { memorySection } from "../agent/memory/section.ts";
 import { memoryTools } from "../agent/memory/tools.ts";
 import type { ProviderDeps } from "../agent/providers/index.ts";
@@ -16,6 +17,7 @@ import { skillsSection, skillTools } from "../agent/skills/tools.ts";
 import { Persona } from "../agent/soul/persona.ts";
 import { AgentSupervisor } from "../agent/supervisor.ts";
 import type { Tool } from "../agent/tools/types.ts";
+import { webTools } from "../agent/tools/web/index.ts";
 import { createTranscription } from "../agent/transcription/index.ts";
 import { UltraMode } from "../agent/ultra/engine.ts";
 import { localUser } from "../channels/local-user.ts";
@@ -28,6 +30,7 @@ import { LiveConfig } from "../config/live.ts";
 import { realtimeSettings } from "../config/realtime.ts";
 import { ownerTimeZone } from "../config/timezone.ts";
 import { transcriptionSettings } from "../config/transcription.ts";
+import { webSettings } from "../config/web.ts";
 import { BackgroundWork } from "../gateway/background.ts";
 import { startBackgroundTurn } from "../gateway/background-turn.ts";
 import { Delivery, type Presenter } from "../gateway/delivery.ts";
@@ -39,7 +42,9 @@ import { Scheduler, targetConversation } from "../gateway/jobs/scheduler.ts";
 import { targetResolver } from "../gateway/jobs/targets.ts";
 import { presenterFor, streamFactory } from "../gateway/presenter.ts";
 import { ConversationQueue, ShutdownInterrupt } from "../gateway/queue.ts";
+import { StrangerTally } from "../gateway/strangers.ts";
 import { TaskSupervisor } from "../gateway/supervisor.ts";
+import { standingFor } from "../gateway/trust.ts";
 import { TurnEngine } from "../gateway/turn/engine.ts";
 import { describeError } from "../kernel/errors.ts";
 import type { Logger } from "../kernel/log.ts";
@@ -121,6 +126,8 @@ export interface Core {
   extraTools(scope: ToolScope): Tool[];
   /** The sections every turn's instructions get (memory, skills, the latest voice conversation). */
   sections(request: TurnRequest): PromptSection[];
+  /** The owner's MCP servers and their tools; started by the daemon (and by `fermix ask` without one), following reloads. */
+  mcp: McpHub;
   /** Replay the inbox and resume the outbox: what a crash left behind. */
   recover(): Promise<void>;
   /** Stop background work, wait briefly for turns in flight, close the database. */
@@ -261,8 +268,12 @@ export function buildCore(options: CoreOptions): Core {
     ? streamFactory({ channels: () => live.config.fermix_channels, facts: profileOf, telemetry, log, maxParts: () => live.config.fermix_core.max_reply_parts })
     : undefined;
   const resolveTarget = targetResolver({ config: () => live.config, channels: profileOf, conversations, running: (channel) => channels.has(channel) });
+  const webLog = log.child({ component: "web" });
+  const mcp = new McpHub({ servers: () => live.config.fermix_core.mcp.servers, home: paths.home, log: log.child({ component: "mcp" }), telemetry });
   // Tools each feature offers a turn, one line per feature.
   const features: Array<(scope: ToolScope) => Tool[]> = [
+    () => webTools({ settings: () => webSettings(live.config), log: webLog, telemetry }),
+    () => mcp.tools(),
     (scope) => sandbox.tools(scope),
     () => skillTools(skills),
     () => (live.config.fermix_core.memory.enabled ? memoryTools(memory) : []),
@@ -277,6 +288,11 @@ export function buildCore(options: CoreOptions): Core {
       }),
   ];
   const extraTools = (scope: ToolScope) => features.flatMap((offer) => offer(scope));
+  // The role table's rule for MCP tools reads each server's roles in force; a disabled server's tools go to nobody.
+  const mcpRoles = (server: string) => {
+    const configured = live.config.fermix_core.mcp.servers[server];
+    return configured?.enabled ? configured.roles : undefined;
+  };
   const upcomingJobs = (conversation: string) =>
     jobs.live().filter((job) => job.origin.conversation === conversation || targetConversation(job) === conversation);
   const engine = new TurnEngine({
@@ -287,6 +303,7 @@ export function buildCore(options: CoreOptions): Core {
     idempotency,
     workspace: paths.workspace,
     extraTools,
+    mcpRoles,
     sharedToolsOn: (channel, chatId) => sandbox.control.store.sharedToolsOn(channel, chatId),
     profiles: profileOf,
     ...(stream ? { stream } : {}),
@@ -295,7 +312,16 @@ export function buildCore(options: CoreOptions): Core {
     telemetry,
     log: log.child({ component: "gateway" }),
   });
+  // A stranger's message is refused before it is recorded (the dispatcher's admit) or, replayed, by the gateway: counted here.
+  const strangers = new StrangerTally(log.child({ component: "gateway" }));
+  const admitted = (channel: GatewayChannel, message: InboundMessage) => {
+    if (standingFor(live.config, profileOf(channel), message.senderId, message.senderAliases) !== null) return true;
+    strangers.drop(channel, message.senderId);
+    options.onUnknownSender?.(message);
+    return false;
+  };
   const gateway = new Gateway({
+    strangers,
     // Trust, the provider's vision and model and the transcription backend: read from what is in force, message by message.
     config: () => live.config,
     channel: (name) => channels.get(name),
@@ -337,6 +363,7 @@ export function buildCore(options: CoreOptions): Core {
     soul: () => persona.current(),
     sections,
     extraTools,
+    mcpRoles,
     workspace: paths.workspace,
     idempotency,
     // Judged like any press on the confirmation path: here the owner, on a local surface.
@@ -356,6 +383,7 @@ export function buildCore(options: CoreOptions): Core {
       telegram: config.fermix_channels.telegram.album_debounce_ms,
     },
     viaWebhook: (channel) => profileOf(channel).mode === "webhook",
+    admit: admitted,
     telemetry,
     log: log.child({ component: "dispatch" }),
   });
@@ -389,9 +417,11 @@ export function buildCore(options: CoreOptions): Core {
     extraTools,
     sections,
     voice,
+    mcp,
     reconfigure(next) {
       live.replace(next);
       agents.reconfigure(next.config);
+      mcp.apply();
     },
     async recover() {
       delivery.resume();
@@ -402,6 +432,7 @@ export function buildCore(options: CoreOptions): Core {
       closed = true;
       clearInterval(sweeper);
       voice.endAll("shutdown");
+      strangers.close();
       // First the scheduler, so the runs the stop cuts short stay claimed (they run again at the next start).
       scheduler.stop();
       const retriers = delivery.close();
@@ -411,6 +442,8 @@ export function buildCore(options: CoreOptions): Core {
       await Promise.race([supervisor.whenIdle(), Bun.sleep(graceMs)]);
       queue.stopAll(new ShutdownInterrupt());
       await Promise.race([Promise.all([supervisor.whenIdle(), retriers]), Bun.sleep(500)]);
+      // A stdio server's program is ended with its connection.
+      await Promise.race([mcp.stop(), Bun.sleep(graceMs)]);
       stopCheckpoints();
       db.close();
     },

@@ -173,6 +173,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         memoryStore: core.memory.check(),
         problems: exposures(loaded),
         realtime: realtime.state(),
+        mcpServers: core.mcp.status(),
       });
 
     // One reload at a time: SIGHUP and the control socket may ask together.
@@ -235,6 +236,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await realtime.apply();
 
     phase("control_socket");
+    // In the background: a tool server that is slow or failing never holds the start up.
+    core.mcp.start();
     await channels.startAll();
     phase("channels");
     await core.recover();

@@ -23,6 +23,7 @@ import { discordDoctorRows } from "./doctor-discord.ts";
 import { bindDoctorRow } from "./doctor-http.ts";
 import { memoryAndJobRows } from "./doctor-memory.ts";
 import { realtimeRows } from "./doctor-realtime.ts";
+import { mcpDoctorRows, webDoctorRows } from "./doctor-tools.ts";
 import { homeExposure, secretsExposure } from "./exposure.ts";
 import { providerHealth } from "./health.ts";
 
@@ -104,6 +105,7 @@ export async function runDoctor({ env, probeDaemon = isFermixListening }: Doctor
     rows.push(transcriptionRow(loaded));
     rows.push(...realtimeRows(loaded.config));
     rows.push(...memoryAndJobRows(loaded.config, paths.database));
+    rows.push(...webDoctorRows(loaded.config), ...mcpDoctorRows(loaded.config, env, paths.home));
   }
 
   rows.push(sandboxRow(env));

@@ -13,6 +13,7 @@ import type {
   ChannelHealth,
   ChannelRuntimeState,
   HealthReport,
+  McpServerHealth,
   OverallStatus,
   ProviderHealth,
   ProviderState,
@@ -48,6 +49,8 @@ export interface HealthSnapshot {
   problems?: readonly string[];
   /** Realtime voice as it runs (its socket, sessions, companions); absent: nothing runs (taken as not listening when enabled). */
   realtime?: RealtimeState;
+  /** The MCP servers the daemon runs: one not ready is a failure line (its state and problem in our words); the report gains no key for them. */
+  mcpServers?: readonly McpServerHealth[];
 }
 
 /** Lives in config/ now, where transcription settings use it too; re-exported for existing callers. */
@@ -121,6 +124,10 @@ export function buildHealthReport(snapshot: HealthSnapshot): HealthReport {
   failures.push(...(snapshot.problems ?? []));
   const { block: realtime, failures: realtimeFailures } = realtimeHealth(loaded, snapshot.realtime);
   failures.push(...realtimeFailures);
+  for (const server of snapshot.mcpServers ?? []) {
+    if (server.state === "ready" || server.state === "disabled") continue;
+    failures.push(`mcp server ${server.name}: ${server.state === "starting" ? "starting" : `${server.problem ?? "not running"}; connecting again`}`);
+  }
 
   const needsSetup = !loaded.fileExists || providers.length === 0;
   const status: OverallStatus = needsSetup ? "setup_required" : failures.length > 0 ? "degraded" : "ready";

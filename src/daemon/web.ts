@@ -157,6 +157,7 @@ export function buildWeb(deps: WebDeps): Web {
           outboxPending: now.outboxPending,
         },
         jobs: core.scheduler.status(),
+        toolServers: core.mcp.status(),
         process: { version: VERSION, startedAt: metrics.started, rssBytes: memory.rss, heapBytes: memory.heapUsed },
       };
     },

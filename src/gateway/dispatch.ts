@@ -10,7 +10,7 @@ import { describeError } from "../kernel/errors.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Telemetry } from "../kernel/telemetry.ts";
 import type { GatewayChannel } from "../message/index.ts";
-import { HandoffUnavailable, type Submission, type SubmitResult } from "../message/index.ts";
+import { HandoffUnavailable, type InboundMessage, type Submission, type SubmitResult } from "../message/index.ts";
 import type { Inbox, InboxEntry } from "../store/inbox.ts";
 import { type AlbumBuffer, createAlbumBuffer } from "./album.ts";
 import type { Gateway } from "./ingest.ts";
@@ -25,6 +25,13 @@ export interface DispatcherDeps {
   albumDebounceMs: Partial<Record<GatewayChannel, number>>;
   /** Whether a channel's messages arrive by webhook (its profile's mode): its submissions are counted as `channel.webhook`. */
   viaWebhook: (channel: GatewayChannel) => boolean;
+  /**
+   * Whether the sender may talk to the assistant at all (by the config in
+   * force). A message refused here is dropped before anything is written —
+   * no inbox entry, no de-duplication key — so a flood of strangers costs no
+   * disk. Absent: every message is admitted (the gateway still authorizes).
+   */
+  admit?: (channel: GatewayChannel, message: InboundMessage) => boolean;
   telemetry: Telemetry;
   log: Logger;
 }
@@ -70,8 +77,16 @@ export class Dispatcher {
    * capacity — the keys are forgotten first — and rethrows a hand-off error
    * the same way.
    */
-  async submit(channel: GatewayChannel, items: Submission[], commit?: () => void): Promise<SubmitResult> {
+  async submit(channel: GatewayChannel, submitted: Submission[], commit?: () => void): Promise<SubmitResult> {
     const started = performance.now();
+    const admit = this.deps.admit;
+    const items = admit ? submitted.filter((item) => admit(channel, item.message)) : submitted;
+    if (items.length === 0) {
+      // Only strangers: nothing is recorded; a polling channel's cursor still moves past them.
+      if (commit) this.deps.db.transaction(commit)();
+      this.emit(channel, 0, 0, started, "unauthorized");
+      return { fresh: 0, duplicates: 0 };
+    }
     // Refuse before writing anything: a polling channel's cursor must not move past messages we then drop.
     if (!this.deps.supervisor.hasRoom(items.length)) {
       this.emit(channel, 0, 0, started, "capacity");

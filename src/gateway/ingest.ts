@@ -18,6 +18,7 @@ import type { Delivery } from "./delivery.ts";
 import type { ChannelAccess, TurnStream } from "./deps.ts";
 import { isEmptyMessage, prepareMedia } from "./media.ts";
 import { type ConversationQueue, ShutdownInterrupt, TurnCancelled } from "./queue.ts";
+import type { StrangerTally } from "./strangers.ts";
 import { type Role, roleOf, type Standing, standingFor } from "./trust.ts";
 import type { TurnEngine, TurnFault, TurnOutcome, TurnSpec } from "./turn/engine.ts";
 import { runUltraTurn } from "./ultra.ts";
@@ -80,6 +81,8 @@ export interface IntakeServices {
   onActivity?: () => void;
   /** Called with each message dropped because its sender is not authorized (setup's owner pairing listens). */
   onUnknownSender?: (message: InboundMessage) => void;
+  /** Where dropped messages are counted for the log (a line a minute, not one per message). */
+  strangers: StrangerTally;
   telemetry: Telemetry;
   log: Logger;
 }
@@ -123,7 +126,7 @@ export class Gateway {
     // Step 2: authorize, by the config in force. A denied sender gets nothing, and nothing is downloaded.
     const standing = standingFor(services.config(), profile, message.senderId, message.senderAliases);
     if (standing === null) {
-      log.info("message from an unauthorized sender dropped", { sender: message.senderId });
+      services.strangers.drop(message.channel, message.senderId);
       services.onUnknownSender?.(message);
       return "dropped";
     }

@@ -25,9 +25,25 @@
  *   `command_allowlist` too: they get the owner's tools only in a direct
  *   chat) — their own memory, reactions.
  *
+ * `web_fetch` and `web_search` are the owner's acting tools: reading the web
+ * is not reading the workspace, but a fetch goes out from the owner's
+ * machine and network, and its URL (a search's query) can carry anything the
+ * conversation holds to any server — in a shared chat another member's
+ * words could steer it there. So they go with the tools that change and
+ * send: the owner in a direct chat, or in a shared chat they switched on.
+ *
+ * MCP tools are named `<server>__<tool>` (src/agent/mcp/names.ts) and come
+ * and go with their servers, so their line is a rule: the rows the server's
+ * `roles` name in `[fermix_core.mcp.servers.<name>]` (default the owner's
+ * direct chat only), and never in a shared chat where the owner has not
+ * switched tools on. A name of a server that is not configured matches
+ * nothing.
+ *
  * A tool missing from the table is offered to no one: a new tool is
  * reachable only once its row is written here (and in docs/security.md).
  */
+import { mcpServerOf } from "../agent/mcp/names.ts";
+import type { McpRole } from "../config/schema.ts";
 import type { Standing } from "./trust.ts";
 
 /**
@@ -71,6 +87,8 @@ export function trustedWords(audience: Pick<Audience, "standing" | "direct" | "s
 export interface ToolRule {
   rows: readonly TrustRow[];
   modes?: readonly TurnMode[];
+  /** In a shared chat, only where the owner switched tools on (`/sandbox chat on`), whatever the row. */
+  onlyWhereToolsOn?: boolean;
 }
 
 const OWNER_READS: readonly TrustRow[] = ["owner", "owner_shared", "owner_shared_on"];
@@ -96,17 +114,39 @@ export const TOOL_TABLE: Readonly<Record<string, ToolRule>> = {
   cancel_job: { rows: EVERYONE },
   use_skill: { rows: OWNER_READS },
   propose_skill: { rows: OWNER_ACTS },
+  web_fetch: { rows: OWNER_ACTS },
+  web_search: { rows: OWNER_ACTS },
 };
 
+/** The line for an MCP server's tools: the rows its `roles` name, and in a shared chat only where tools are on. */
+export function mcpRule(roles: readonly McpRole[]): ToolRule {
+  return { rows: TRUST_ROWS.filter((row) => (roles as readonly string[]).includes(row)), onlyWhereToolsOn: true };
+}
+
+/** What the table's rules read beyond a tool's name: each configured MCP server's `roles` (undefined: no such server). */
+export interface RoleSources {
+  mcpRoles?(server: string): readonly McpRole[] | undefined;
+}
+
+/** The line of the table for a tool name: a fixed tool's, or the rule of the MCP server it belongs to; undefined: nobody's. */
+export function ruleFor(name: string, sources: RoleSources = {}): ToolRule | undefined {
+  const fixed = TOOL_TABLE[name];
+  if (fixed) return fixed;
+  const server = mcpServerOf(name);
+  const roles = server === undefined ? undefined : sources.mcpRoles?.(server);
+  return roles ? mcpRule(roles) : undefined;
+}
+
 /** Whether a tool of this name is offered to this audience. */
-export function mayUse(name: string, audience: Audience): boolean {
-  const rule = TOOL_TABLE[name];
+export function mayUse(name: string, audience: Audience, sources: RoleSources = {}): boolean {
+  const rule = ruleFor(name, sources);
   if (!rule) return false;
   if (rule.modes && !rule.modes.includes(audience.mode)) return false;
+  if (rule.onlyWhereToolsOn && !audience.direct && !audience.sharedToolsOn) return false;
   return rule.rows.includes(trustRow(audience));
 }
 
 /** The tools of `candidates` this audience is offered: the one gate every turn's tools pass. */
-export function offeredTools<T extends { spec: { name: string } }>(candidates: readonly T[], audience: Audience): T[] {
-  return candidates.filter((tool) => mayUse(tool.spec.name, audience));
+export function offeredTools<T extends { spec: { name: string } }>(candidates: readonly T[], audience: Audience, sources: RoleSources = {}): T[] {
+  return candidates.filter((tool) => mayUse(tool.spec.name, audience, sources));
 }

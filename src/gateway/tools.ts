@@ -1,7 +1,8 @@
 /**
  * Every tool a turn is offered, gathered from the features that make them
- * (react and send_attachment here; the workspace, memory, jobs and skills
- * through the composition root's `extraTools`) and passed through the role
+ * (react and send_attachment here; the workspace, memory, jobs, skills, the
+ * web and tool servers through the composition root's `extraTools`) and
+ * passed through the role
  * table (src/gateway/roles.ts) — the one gate, whatever kind of turn asks.
  */
 import { reactTool } from "../agent/tools/react.ts";
@@ -10,10 +11,10 @@ import type { Tool } from "../agent/tools/types.ts";
 import { type GatewayChannel, isDirectChat, type ReplyCapabilities } from "../message/index.ts";
 import type { MessageSender } from "../message/untrusted.ts";
 import type { ToolScope } from "./deps.ts";
-import { type Audience, offeredTools, type TurnMode, trustedWords } from "./roles.ts";
+import { type Audience, offeredTools, type RoleSources, type TurnMode, trustedWords } from "./roles.ts";
 import type { Standing } from "./trust.ts";
 
-export interface ToolSources {
+export interface ToolSources extends RoleSources {
   /** Tools the composition root offers besides react and send_attachment, made for the scope. */
   extraTools?: (scope: ToolScope) => Tool[];
 }
@@ -22,7 +23,7 @@ export interface ToolSources {
 export function toolsForTurn(scope: ToolScope, sources: ToolSources, react: ReplyCapabilities["react"] = false): Tool[] {
   const reacting = reactTool(react);
   const candidates = [...(reacting ? [reacting] : []), sendAttachmentTool, ...(sources.extraTools?.(scope) ?? [])];
-  return offeredTools(candidates, scope.audience);
+  return offeredTools(candidates, scope.audience, sources);
 }
 
 /** Who asks, and in which chat: what an audience is judged from. */

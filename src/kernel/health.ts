@@ -30,6 +30,17 @@ export interface ProviderState {
   fault?: Fault;
 }
 
+/** An MCP server as health, the status page and the log show it: its state and tool count, and a problem in our words (never the server's). */
+export interface McpServerHealth {
+  name: string;
+  transport: "stdio" | "http";
+  state: "starting" | "ready" | "restarting" | "disabled";
+  /** Tools offered now (0 unless ready). */
+  tools: number;
+  /** Why it is not ready: a fault's class and status, or what happened ("the program exited"). */
+  problem?: string;
+}
+
 export interface ProviderHealth {
   name: string;
   status: "ready" | "degraded" | "unconfigured";

@@ -1,6 +1,6 @@
 /**
  * Content from anyone but the owner — another member of a shared chat, an
- * allowed sender, later a fetched page or a tool server's answer — reaches
+ * allowed sender, a fetched page, a search result or a tool server's answer — reaches
  * the model inside one envelope, so that the instructions can say once what
  * it is: information, never instructions. The envelope cannot be closed
  * from inside: any tag of the same name in the content is defused.

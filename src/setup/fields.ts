@@ -66,6 +66,12 @@ export const TRANSCRIPTION_FIELDS: readonly SetupField[] = [
   },
 ];
 
+export const WEB_FIELDS: readonly SetupField[] = [
+  { flag: "search-backend", path: "fermix_core.web.search_backend", kind: "string", help: 'brave or searxng (web_search); "" turns it off' },
+  { flag: "brave-api-key", path: "fermix_core.web.brave_api_key", kind: "string", help: "the Brave Search API key; stored as a secret" },
+  { flag: "searxng-url", path: "fermix_core.web.searxng_url", kind: "string", help: "your SearXNG instance, e.g. http://127.0.0.1:8888 (format=json allowed)" },
+];
+
 export const HTTP_FIELDS: readonly SetupField[] = [
   { flag: "http-bind", path: "fermix_core.http.bind", kind: "string", help: "address to listen on (0.0.0.0 behind a TLS proxy); needs a restart" },
   { flag: "http-port", path: "fermix_core.http.port", kind: "integer", help: "port to listen on (default 4030); needs a restart" },
@@ -88,7 +94,14 @@ export const REALTIME_FIELDS: readonly SetupField[] = [
   { flag: "realtime-voice", path: "fermix_core.realtime.voice", kind: "string", help: "the voice it speaks with (default marin)" },
 ];
 
-export const ALL_FIELDS: readonly SetupField[] = [...PROVIDER_FIELDS, ...CHANNEL_FIELDS, ...TRANSCRIPTION_FIELDS, ...REALTIME_FIELDS, ...HTTP_FIELDS];
+export const ALL_FIELDS: readonly SetupField[] = [
+  ...PROVIDER_FIELDS,
+  ...CHANNEL_FIELDS,
+  ...TRANSCRIPTION_FIELDS,
+  ...WEB_FIELDS,
+  ...REALTIME_FIELDS,
+  ...HTTP_FIELDS,
+];
 
 /** The channels setup asks about (those with wizard questions), in the order it asks. */
 export const SETUP_CHANNELS: readonly ChannelName[] = CHANNEL_NAMES.filter((name) => profileOf(name).setup?.ask !== undefined);

@@ -46,6 +46,18 @@ export function describeRealtime(config: Config): string {
   return `on: ${provider}, ${r.model}, voice ${r.voice}`;
 }
 
+export function describeWebSearch(config: Config): string {
+  const web = config.fermix_core.web;
+  switch (web.search_backend) {
+    case "":
+      return "off (web_fetch still reads the links you send)";
+    case "brave":
+      return `Brave Search API, ${web.brave_api_key ? "key set" : "no key yet"}`;
+    case "searxng":
+      return `SearXNG at ${web.searxng_url}`;
+  }
+}
+
 /** Where a webhook channel's platform must send events (its route, `path`): the local address, and the public one to register. */
 export function webhookHint(config: Config, env: Env, path: string): string {
   const { hostname, port } = resolveHttp(env, config.fermix_core.http);

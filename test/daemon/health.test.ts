@@ -115,6 +115,26 @@ app_secret = "s"
     expect(broken.failures).toEqual(["memory store: no such table: memories_fts"]);
   });
 
+  test("an MCP server that is not ready is a failure line in our words, and adds no key to the report", () => {
+    const snapshot = { version: "1.2.3", now: NOW, loaded: loadedFrom(READY_CONFIG, {}), channels: new Map(), databaseReady: true, restartRequired: false };
+    const r = buildHealthReport({
+      ...snapshot,
+      mcpServers: [
+        { name: "files", transport: "stdio", state: "ready", tools: 4 },
+        { name: "calendar", transport: "http", state: "restarting", tools: 0, problem: "the server refused the key (HTTP 401); run `fermix doctor`" },
+        { name: "slow", transport: "stdio", state: "starting", tools: 0 },
+        { name: "off", transport: "stdio", state: "disabled", tools: 0 },
+      ],
+    });
+    expect(r.failures).toEqual([
+      "mcp server calendar: the server refused the key (HTTP 401); run `fermix doctor`; connecting again",
+      "mcp server slow: starting",
+    ]);
+    expect(r.status).toBe("degraded");
+    expect(Object.keys(r)).toEqual(Object.keys(buildHealthReport(snapshot)));
+    expect(buildHealthReport({ ...snapshot, mcpServers: [{ name: "files", transport: "stdio", state: "ready", tools: 4 }] }).status).toBe("ready");
+  });
+
   test("failures never contain a secret", () => {
     const r = report(`[fermix_core.providers.openai]\nmodel = "m"\napi_key = "sk-secret-value-123"\n[fermix_channels.telegram]\nbot_token = "123:ABCsecret"\n`);
     expect(JSON.stringify(r)).not.toContain("sk-secret-value-123");

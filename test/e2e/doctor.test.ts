@@ -59,6 +59,8 @@ describe("fermix doctor", () => {
       "scheduler",
       "jobs",
       "memory",
+      "web fetch",
+      "web search",
       "sandbox",
       "user",
       "port",

@@ -81,6 +81,8 @@ test("the wizard: provider, Telegram paired by a message, transcription; then th
   // Realtime voice, offered through the provider just chosen: turned on.
   await see(w, /Talk with Fermix live, by voice[\s\S]*Turn it on, through local/);
   w.keys("Down", "Enter");
+  await see(w, "Web search for the assistant?");
+  w.keys("Enter");
   const review = await see(w, "Write them?");
   expect(review).toContain("fermix_core.realtime.enabled = true");
   expect(review).toContain('fermix_channels.telegram.owner_user_id = "111111111"');
@@ -150,6 +152,8 @@ test("the wizard: provider, Telegram paired by a message, transcription; then th
   await see(r, /Which speech-to-text backend[\s\S]*Keep openai, gpt-4o-mini-transcribe, key set/);
   r.keys("Enter");
   await see(r, "Talk with Fermix live, by voice");
+  r.keys("Enter");
+  await see(r, /Web search for the assistant\?[\s\S]*No web search for now/);
   r.keys("Enter");
   const changes = await see(r, "Write them?");
   expect(changes).toContain('fermix_channels.telegram.owner_user_id = "222222222"');
@@ -244,6 +248,8 @@ test("the wizard's channel steps: Telegram pairing that hears nothing says so an
   w.keys("Down", "Down", "Down", "Enter");
   await w.waitFor("Talk with Fermix live, by voice");
   w.keys("Enter");
+  await w.waitFor("Web search for the assistant?");
+  w.keys("Enter");
   const review = await w.waitFor("Write them?");
   expect(review).toContain(`fermix_channels.telegram.owner_user_id = "${ALICE.id}"`);
   w.keys("Enter");
@@ -329,6 +335,8 @@ test("--reconfigure keeping every answer writes nothing, and the last step insta
   w.keys("Down", "Down", "Down");
   w.keys("Enter");
   await w.waitFor("Talk with Fermix live, by voice");
+  w.keys("Enter");
+  await w.waitFor("Web search for the assistant?");
   w.keys("Enter");
   await w.waitFor("Nothing to change in config.toml.");
   await w.waitFor("Run Fermix in the background, now and at every login or boot (a systemd user service)?");

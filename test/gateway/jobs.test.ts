@@ -129,3 +129,31 @@ test("with memory off, no memory tools and no memory section", async () => {
   expect(toolNames(h.fake.requests[0]!.body)).not.toContain("remember");
   expect(h.fake.requests[0]!.body.instructions).not.toContain("Miso");
 });
+
+test("a job's run is judged by where its maker stands when it runs: after the owner changes, the former owner's job gets an allowed sender's tools", async () => {
+  h = await startHarness();
+  h.fake.reply(reply.toolCall("schedule", { when: "in 1 hour", request: "Tidy the notes folder" }), reply.text("Will do."));
+  // In the owner's direct chat (its id is the owner's), where the owner's turns get every tool.
+  await h.ingest({ chatId: TELEGRAM_OWNER, text: "tidy my notes in an hour" });
+  expect(toolNames(h.fake.requests[0]!.body)).toContain("read_file");
+  // A reload: the friend is the owner now, and the former owner only an allowed sender.
+  h.reconfigure(`
+[fermix_channels.telegram]
+enabled = true
+bot_token = "123456:test-token"
+owner_user_id = "${TELEGRAM_FRIEND}"
+allowed_user_ids = ["${TELEGRAM_OWNER}"]
+
+[fermix_channels.acp]
+enabled = false
+`);
+  h.fake.reply(reply.text("Done."));
+  h.core.scheduler.start();
+  h.core.db.run("UPDATE jobs SET due_at = ?1", [Date.now() + 50]);
+  h.core.scheduler.wake();
+  await h.telegram.waitForText((t) => t.includes("Done."));
+  const tools = toolNames(h.fake.requests.at(-1)!.body);
+  expect(h.fake.requests.at(-1)!.body.input?.some((i) => JSON.stringify(i).includes("Tidy the notes folder"))).toBe(true);
+  for (const name of ["read_file", "write_file", "run_command", "send_attachment"]) expect(tools).not.toContain(name);
+  expect(tools).toContain("remember");
+});

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import {
   type Audience,
   mayUse,
+  mcpRule,
   offeredTools,
   TOOL_TABLE,
   TRUST_ROWS,
@@ -35,7 +36,7 @@ const AUDIENCES: Record<TrustRow, Omit<Audience, "mode">> = {
 };
 
 const READS = ["list_dir", "read_file", "search_files", "use_skill"];
-const ACTS = ["edit_file", "propose_skill", "run_command", "schedule", "send_attachment", "write_file"];
+const ACTS = ["edit_file", "propose_skill", "run_command", "schedule", "send_attachment", "web_fetch", "web_search", "write_file"];
 const OWN = ["cancel_job", "forget", "list_jobs", "recall", "remember"];
 
 /** What each row gets in a conversation turn, tool by tool. */
@@ -107,6 +108,50 @@ describe("the tools of each row, in each kind of turn", () => {
   });
 });
 
+describe("the web tools", () => {
+  test("go with the acting tools: the owner's direct chat, or a shared chat the owner switched on; nobody else", () => {
+    for (const name of ["web_fetch", "web_search"]) {
+      for (const mode of TURN_MODES) {
+        expect(TRUST_ROWS.filter((row) => mayUse(name, { ...AUDIENCES[row], mode }))).toEqual(["owner", "owner_shared_on"]);
+      }
+    }
+  });
+});
+
+describe("MCP tools, by their server's roles", () => {
+  const servers: Record<string, readonly ("owner" | "owner_shared_on" | "allowed" | "member")[]> = {
+    files: ["owner"],
+    wide: ["owner", "owner_shared_on", "allowed", "member"],
+    closed: [],
+  };
+  const sources = { mcpRoles: (server: string) => servers[server] };
+  const rows = (name: string) => TRUST_ROWS.filter((row) => mayUse(name, { ...AUDIENCES[row], mode: "foreground" }, sources));
+
+  test("the default roles offer a server's tools to the owner in a direct chat only", () => {
+    expect(rows("files__read")).toEqual(["owner"]);
+    for (const mode of TURN_MODES) expect(mayUse("files__read", { ...AUDIENCES.owner, mode }, sources)).toBe(true);
+  });
+
+  test("roles widen them, but a shared chat gets them only where the owner switched tools on", () => {
+    expect(rows("wide__search")).toEqual(["owner", "owner_shared_on", "allowed", "member"]);
+    // The member of AUDIENCES writes in a group where tools are on; in one where they are off, and the owner there too: nothing.
+    const off = { direct: false, sharedToolsOn: false, mode: "foreground" as const };
+    expect(mayUse("wide__search", { ...off, standing: "allowed" }, sources)).toBe(false);
+    expect(mayUse("wide__search", { ...off, standing: "owner" }, sources)).toBe(false);
+  });
+
+  test("no roles, an unknown server or a name that is not a server's offers nothing", () => {
+    expect(rows("closed__tool")).toEqual([]);
+    expect(rows("ghost__tool")).toEqual([]);
+    expect(rows("files__")).toEqual([]);
+    expect(mayUse("files__read", { ...AUDIENCES.owner, mode: "foreground" })).toBe(false);
+  });
+
+  test("a fixed tool's line is never replaced by a server's roles", () => {
+    expect(mayUse("run_command", { ...AUDIENCES.allowed, mode: "foreground" }, { mcpRoles: () => ["allowed"] })).toBe(false);
+  });
+});
+
 describe("docs/security.md", () => {
   /** The role table as the document shows it: tool → the rows marked ✓ (a mode note in the last column). */
   function documentedTable(): Map<string, { rows: TrustRow[]; modes: string }> {
@@ -133,6 +178,12 @@ describe("docs/security.md", () => {
 
   test("shows the same table as the code: every tool, every row, and each tool's kinds of turn", () => {
     const documented = documentedTable();
+    // The MCP line shows a server's tools under the default roles.
+    const mcp = [...documented.keys()].find((name) => name.startsWith("<server>__<tool>"));
+    expect(mcp).toBeDefined();
+    expect(documented.get(mcp!)!.rows).toEqual([...mcpRule(["owner"]).rows]);
+    expect(documented.get(mcp!)!.modes).toBe("all");
+    documented.delete(mcp!);
     expect([...documented.keys()].sort()).toEqual([...ALL_TOOLS].sort());
     for (const [name, rule] of Object.entries(TOOL_TABLE)) {
       expect({ name, rows: documented.get(name)!.rows }).toEqual({ name, rows: [...rule.rows] });

@@ -161,6 +161,8 @@ export interface Harness {
   /** An inbound message (telegram, from the owner, in chat "c1" unless overridden). */
   message(overrides?: Partial<InboundMessage>): InboundMessage;
   ingest(overrides?: Partial<InboundMessage>): Promise<IngestOutcome>;
+  /** A config reload, as the daemon applies one: the same provider, `toml` for the rest. */
+  reconfigure(toml: string): void;
   close(): Promise<void>;
 }
 
@@ -170,7 +172,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const fake = await startFakeModel();
   const root = mkdtempSync(join(tmpdir(), "fermix-gw-"));
   const home = join(root, ".fermix");
-  const toml = `
+  const tomlWith = (channels: string) => `
 [fermix_core.providers.fake]
 api = "${options.api ?? "responses"}"
 base_url = "${fake.url}"
@@ -178,9 +180,9 @@ model = "fake-model"
 api_key = "sk-fake-key-0000"
 ${options.provider ?? ""}
 
-${options.toml ?? DEFAULT_CHANNELS_TOML}
+${channels}
 `;
-  const loaded = loadedFrom(toml, options.env ?? {}, home);
+  const loaded = loadedFrom(tomlWith(options.toml ?? DEFAULT_CHANNELS_TOML), options.env ?? {}, home);
   const log = createLogger({ FERMIX_LOG_LEVEL: "error" });
   // No retries: a scripted failure is the answer at once instead of after backoff.
   const core = buildCore({
@@ -221,6 +223,7 @@ ${options.toml ?? DEFAULT_CHANNELS_TOML}
     eventsNamed: <K extends TelemetryName>(name: K) => events.filter((e) => e.name === name) as unknown as TelemetryEvent<K>[],
     message,
     ingest: (overrides) => core.gateway.ingest(message(overrides)),
+    reconfigure: (toml) => core.reconfigure(loadedFrom(tomlWith(toml), options.env ?? {}, home)),
     async close() {
       core.background.stop();
       core.queue.stopAll(new Error("test over"));

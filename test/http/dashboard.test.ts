@@ -82,6 +82,24 @@ describe("what the health report's failures mean, and what fixes them", () => {
 });
 
 describe("the rendered page", () => {
+  test("the tool servers card: each MCP server's state and tool count, the failing one explained", () => {
+    const shown = view(report(TELEGRAM_ON));
+    shown.toolServers = [
+      { name: "files", transport: "stdio", state: "ready", tools: 4 },
+      { name: "calendar", transport: "http", state: "restarting", tools: 0, problem: "could not be reached" },
+    ];
+    const html = String(renderLive(shown));
+    expect(html).toContain("Tool servers (MCP)");
+    expect(html).toContain('data-mcp-server="files" data-state="ready"');
+    expect(html).toContain("4 tools");
+    expect(html).toContain('data-mcp-server="calendar" data-state="restarting"');
+    expect(html).toContain("could not be reached");
+    expect(String(renderLive(view(report(TELEGRAM_ON))))).not.toContain("Tool servers");
+    expect(explainFailure("mcp server calendar: could not be reached; connecting again").words).toBe(
+      "The tool server “calendar” is not available (could not be reached; connecting again); its tools are withdrawn meanwhile.",
+    );
+  });
+
   test("a ready daemon: a card per enabled channel, the provider, no attention box", () => {
     const html = String(renderLive(view(report(TELEGRAM_ON))));
     expect(html).toContain('data-status="ready"');

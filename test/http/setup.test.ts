@@ -182,6 +182,21 @@ describe("saving", () => {
     expect((await h.request("/setup", { headers: { cookie } })).status).toBe(403);
   });
 
+  test("web search: the page's step writes the backend, and its key to the secret store only", async () => {
+    const h = harness();
+    const { cookie, csrf, form } = await h.open();
+    expect(form).toContain("Web search");
+    expect(form).toContain('<option value="brave">Brave Search API</option>');
+    const braveKey = "BSA-web-page-key-0000";
+    const res = await h.post(cookie, filled(csrf, { "fermix_core.web.search_backend": "brave", "fermix_core.web.brave_api_key": braveKey }));
+    expect(res.status).toBe(200);
+    expect(await res.text()).not.toContain(braveKey);
+    const config = readFileSync(join(h.home.home, "config.toml"), "utf8");
+    expect(config).toContain('[fermix_core.web]\nsearch_backend = "brave"');
+    expect(config).not.toContain(braveKey);
+    expect(readFileSync(join(h.home.home, "secrets.toml"), "utf8")).toContain(braveKey);
+  });
+
   test("a save whose reload needs a restart (a new listen address) says so, naming what, and how to restart", async () => {
     const h = harness({ restartRequired: ["listen on 127.0.0.2:8080 (now 127.0.0.1:8080)", "whatsapp album_debounce_ms"] });
     const { cookie, csrf } = await h.open();

@@ -159,3 +159,31 @@ test("realtime voice by flags: --realtime-enabled and its keys are written; a pr
     'fermix_core.realtime.provider = "nope" is not valid: expected the name of a configured provider (openai)',
   );
 });
+
+test("web search by flags: the backend into config.toml, the Brave key into the secret store, a bad URL refused by the loader", () => {
+  const brave = planSetup({
+    currentText: HAND_WRITTEN,
+    currentSecrets: {},
+    changes: changesFromFlags({ "search-backend": "brave", "brave-api-key": "BSA-flag-key" }, {}, false),
+    filePath: FILE,
+  });
+  expect(brave.secrets).toEqual({ "fermix_core.web.brave_api_key": "BSA-flag-key" });
+  expect(brave.text).toContain('[fermix_core.web]\nsearch_backend = "brave"');
+  expect(brave.text).not.toContain("BSA-flag-key");
+  expect(brave.resolved.config.fermix_core.web.brave_api_key).toBe("BSA-flag-key");
+  const searxng = planSetup({
+    currentText: "",
+    currentSecrets: {},
+    changes: changesFromFlags({ "search-backend": "searxng", "searxng-url": "http://127.0.0.1:8888" }, {}, false),
+    filePath: FILE,
+  });
+  expect(searxng.resolved.config.fermix_core.web).toMatchObject({ search_backend: "searxng", searxng_url: "http://127.0.0.1:8888" });
+  expect(() =>
+    planSetup({
+      currentText: "",
+      currentSecrets: {},
+      changes: changesFromFlags({ "search-backend": "searxng", "searxng-url": "127.0.0.1:8888" }, {}, false),
+      filePath: FILE,
+    }),
+  ).toThrow('fermix_core.web.searxng_url = "127.0.0.1:8888" is not valid: expected an http(s) URL');
+});

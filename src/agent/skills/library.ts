@@ -8,7 +8,8 @@
  * SKILL.md. Every change is recorded with where it came from.
  */
 import { type Dirent, existsSync, readdirSync } from "node:fs";
-import { join, relative } from "node:path";
+import { isAbsolute, join, relative } from "node:path";
+import { writeFileAtomically } from "../../kernel/atomic-file.ts";
 import { describeError } from "../../kernel/errors.ts";
 import type { Logger } from "../../kernel/log.ts";
 import type { SkillChange, SkillChangeKind, SkillChangeOrigin, SkillProposal, SkillRow, SkillState, SkillStore } from "../../store/skills.ts";
@@ -191,6 +192,47 @@ export class SkillLibrary {
       this.deps.log?.info("skill proposed", { skill: name, proposal: proposal.id, change: base === null ? "new" : "change" });
       return proposal;
     });
+  }
+
+  /**
+   * Install a skill the owner brings (`fermix import openclaw`): its SKILL.md
+   * checked as a proposal's is, written with the other files of its folder
+   * (paths relative to it, never outside), active from now, and recorded
+   * with `note` as the owner's change.
+   */
+  install(
+    name: string,
+    content: string,
+    files: ReadonlyArray<{ path: string; bytes: Uint8Array; executable?: boolean }>,
+    by: SkillActor,
+    note: string,
+  ): { created: boolean } {
+    const problem = nameProblem(name);
+    if (problem) throw new SkillRefused(problem);
+    const parsed = parseSkill(content);
+    if (parsed.name !== name) throw new SkillRefused(`its front matter names the skill "${parsed.name}", but name is "${name}"`);
+    const folder = join(this.deps.dir, name);
+    for (const file of files) {
+      const target = join(folder, file.path);
+      if (file.path === "SKILL.md" || relative(folder, target).startsWith("..") || isAbsolute(file.path)) {
+        throw new SkillRefused(`"${file.path}" is not a file inside the skill's folder`);
+      }
+    }
+    const existed = this.currentText(name) !== null;
+    const { store } = this.deps;
+    const now = this.now();
+    store.transaction(() => {
+      const hash = skillHash(content);
+      if (!store.insert(name, hash, now)) {
+        store.setHash(name, hash, now);
+        store.setState(name, "active", now);
+      }
+      this.record(name, existed ? "edited" : "found", "owner", `${by.channel}:${by.senderId}`, null, note, now);
+      for (const file of files) writeFileAtomically(join(folder, file.path), file.bytes, file.executable ? 0o700 : 0o600);
+      this.file(name).write(content);
+    });
+    this.deps.log?.info("skill installed", { skill: name });
+    return { created: !existed };
   }
 
   /** Proposals waiting for the owner, oldest first. */

@@ -113,6 +113,24 @@ export class Persona {
     return this.record("manual", missing ? "SOUL.md was missing: the shipped default was written" : "edited on disk", read.text);
   }
 
+  /**
+   * Make `text` the persona as a new revision, outside the proposal flow:
+   * what `fermix import openclaw` does with the persona it brings (the
+   * owner ran it). The file as it was is recorded first, so /soul history
+   * and /soul revert still reach it; the same text again adds nothing.
+   */
+  adopt(text: string, note: string): Revision {
+    const base = this.sync();
+    if (base.text === text) return base;
+    const revision = this.deps.store.transaction(() => {
+      const added = this.deps.store.addRevision("manual", note, text, this.now());
+      this.file.write(text);
+      return added;
+    });
+    this.deps.log?.info("SOUL.md changed", { revision: revision.id, origin: revision.origin });
+    return revision;
+  }
+
   history(): RevisionSummary[] {
     this.sync();
     return this.deps.store.history();

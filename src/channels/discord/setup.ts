@@ -4,9 +4,11 @@
  * owner's user id.
  */
 import { askInTurn, type ChannelSetup } from "../setup.ts";
+import { discordOpenClaw } from "./openclaw.ts";
 
 export const discordSetup: ChannelSetup = {
   label: "Discord",
+  openclaw: discordOpenClaw,
   hint: "a bot from the Developer Portal",
   fields: [
     { key: "enabled", kind: "boolean", help: "serve Discord" },

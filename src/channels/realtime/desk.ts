@@ -15,7 +15,7 @@ import type { PromptSection, TurnRequest } from "../../agent/agent.ts";
 import type { Tool, ToolContext } from "../../agent/tools/types.ts";
 import type { RealtimeSettings } from "../../config/realtime.ts";
 import type { ToolScope } from "../../gateway/deps.ts";
-import type { Audience } from "../../gateway/roles.ts";
+import type { Audience, RoleSources } from "../../gateway/roles.ts";
 import { toolsForTurn } from "../../gateway/tools.ts";
 import { faultLine } from "../../kernel/fault-line.ts";
 import type { Logger } from "../../kernel/log.ts";
@@ -48,8 +48,10 @@ export interface VoiceDeskServices {
   soul(): string;
   /** The sections the text turns' instructions get (memory, skills), for a request. */
   sections(request: TurnRequest): PromptSection[];
-  /** Tools the features offer a scope (workspace, memory, jobs, skills): what `toolsForTurn` filters. */
+  /** Tools the features offer a scope (workspace, memory, jobs, skills, the web, tool servers): what `toolsForTurn` filters. */
   extraTools(scope: ToolScope): Tool[];
+  /** Each MCP server's roles in force (the role table's rule for its tools); absent: no server's tools are offered. */
+  mcpRoles?: RoleSources["mcpRoles"];
   workspace: string;
   idempotency: IdempotencyStore;
   /** A notice's button pressed by the owner on the companion. */
@@ -168,7 +170,7 @@ export class VoiceDesk {
     const channel = realtimeProfile.name;
     const scope: ToolScope = { channel, conversation, senderId: owner, role: "operator", audience: VOICE_AUDIENCE };
     // The one gate every turn's tools pass: what the role table offers the owner in a voice turn.
-    const tools = toolsForTurn(scope, { extraTools: (s) => services.extraTools(s) }, false);
+    const tools = toolsForTurn(scope, { extraTools: (s) => services.extraTools(s), ...(services.mcpRoles ? { mcpRoles: services.mcpRoles } : {}) }, false);
     const toolContext: Omit<ToolContext, "effects" | "signal" | "say" | "port"> = {
       channel,
       conversation,

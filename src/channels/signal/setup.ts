@@ -4,9 +4,11 @@
  * signal-cli is, and the owner's number or UUID.
  */
 import { askInTurn, type ChannelSetup } from "../setup.ts";
+import { signalOpenClaw } from "./openclaw.ts";
 
 export const signalSetup: ChannelSetup = {
   label: "Signal",
+  openclaw: signalOpenClaw,
   hint: "through signal-cli and a registered number",
   fields: [
     { key: "enabled", kind: "boolean", help: "serve Signal (through signal-cli)" },

@@ -4,9 +4,11 @@
  * member id, and where the Events API must send its webhooks.
  */
 import { askInTurn, type ChannelSetup } from "../setup.ts";
+import { slackOpenClaw } from "./openclaw.ts";
 
 export const slackSetup: ChannelSetup = {
   label: "Slack",
+  openclaw: slackOpenClaw,
   hint: "Events API; needs a public HTTPS URL for its webhook",
   fields: [
     { key: "enabled", kind: "boolean", help: "serve Slack (Events API webhooks)" },

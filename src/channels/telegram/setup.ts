@@ -6,6 +6,7 @@
  * a timeout and a typed-in id as the fallback.
  */
 import type { ChannelSetup, OwnerPairing, PairedSender, WizardKit } from "../setup.ts";
+import { telegramOpenClaw } from "./openclaw.ts";
 import { pairTelegramOwner, TelegramSetupError, telegramGetMe } from "./setup-api.ts";
 
 export const telegramPairing: OwnerPairing = {
@@ -19,6 +20,7 @@ export const telegramPairing: OwnerPairing = {
 
 export const telegramSetup: ChannelSetup = {
   label: "Telegram",
+  openclaw: telegramOpenClaw,
   hint: "a bot from @BotFather; long polling, no public URL needed",
   fields: [
     { key: "enabled", kind: "boolean", help: "serve Telegram (true/false; on by default)" },

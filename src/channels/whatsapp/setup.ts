@@ -4,9 +4,11 @@
  * number, and where Meta must send the webhooks.
  */
 import { askInTurn, type ChannelSetup } from "../setup.ts";
+import { whatsAppOpenClaw } from "./openclaw.ts";
 
 export const whatsAppSetup: ChannelSetup = {
   label: "WhatsApp",
+  openclaw: whatsAppOpenClaw,
   hint: "Cloud API; needs a public HTTPS URL for its webhook",
   fields: [
     { key: "enabled", kind: "boolean", help: "serve WhatsApp (Cloud API webhooks)" },

@@ -31,6 +31,7 @@ import type { ChannelLookup } from "../channel-facts.ts";
 import type { Delivery } from "../delivery.ts";
 import type { AgentHandle, StreamRequest, ToolScope, TurnStream } from "../deps.ts";
 import { ShutdownInterrupt } from "../queue.ts";
+import type { RoleSources } from "../roles.ts";
 import { type Asker, audienceFor, type SharedToolsLookup, senderOf, toolsForTurn } from "../tools.ts";
 import type { Role } from "../trust.ts";
 import { faultMessage, STEP_LIMIT_NOTE, type TurnFaultClass } from "./faults.ts";
@@ -46,8 +47,8 @@ export interface TurnFault {
   message: string;
 }
 
-/** What the engine needs of the daemon: small, and reading the config in force where a setting matters. */
-export interface TurnServices {
+/** What the engine needs of the daemon: small, and reading the config in force where a setting matters (the MCP servers' `roles` among it). */
+export interface TurnServices extends RoleSources {
   agent: AgentHandle;
   conversations: ConversationStore;
   delivery: Delivery;

@@ -91,6 +91,15 @@ export function explainFailure(line: string): Explained {
     if (status === "starting") return { words: `${title} is still connecting${said}.`, fixes: [] };
     return { words: `${title} is ${status}${said}.`, fixes: [DOCTOR, command("fermix service logs")] };
   }
+  const mcp = /^mcp server ([^:]+): (.*)$/.exec(line);
+  if (mcp) {
+    const [, name, rest] = mcp as unknown as [string, string, string];
+    if (rest === "starting") return { words: `The tool server “${name}” is still connecting; its tools come when it is up.`, fixes: [] };
+    return {
+      words: `The tool server “${name}” is not available (${rest}); its tools are withdrawn meanwhile.`,
+      fixes: [key(`fermix_core.mcp.servers.${name}`), DOCTOR, command("fermix service logs")],
+    };
+  }
   if (line.startsWith("database")) return { words: "The database is not open.", fixes: [DOCTOR] };
   if (line.startsWith("memory store")) return { words: `Long-term memory is not answering (${line.slice("memory store: ".length)}).`, fixes: [DOCTOR] };
   return { words: line, fixes: [DOCTOR] };

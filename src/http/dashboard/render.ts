@@ -134,6 +134,21 @@ function voiceCard(view: DashboardView): Html {
 <p><a href="/talk">Open the Talk page</a> · or <code>fermix talk</code></p></article>`;
 }
 
+const TRANSPORT_WORDS = { stdio: "program on stdio", http: "streamable HTTP" } as const;
+
+/** The MCP servers: each one's state, transport and the tools it offers now. */
+function toolServersCard(view: DashboardView): Html {
+  const servers = view.toolServers ?? [];
+  if (servers.length === 0) return html``;
+  const status = servers.some((s) => s.state === "restarting") ? "degraded" : servers.some((s) => s.state === "starting") ? "starting" : "ready";
+  const rows = servers.map(
+    (s) =>
+      html`<dt>${s.name}</dt><dd data-mcp-server="${s.name}" data-state="${s.state}">${pill(s.state === "restarting" ? "degraded" : s.state === "disabled" ? "disabled" : s.state)} ${s.state === "ready" ? `${s.tools} tool${s.tools === 1 ? "" : "s"}` : (s.problem ?? "")} <span class="muted">(${TRANSPORT_WORDS[s.transport]})</span></dd>`,
+  );
+  return html`<article class="card tool-servers" data-status="${status}"><h3>Tool servers (MCP) ${pill(status)}</h3>
+<dl>${rows}</dl></article>`;
+}
+
 const EVENT_WORDS: Record<string, string> = {
   "channel.message": "message",
   "channel.reply": "reply sent",
@@ -198,7 +213,7 @@ export function renderLive(view: DashboardView): Html {
 <p class="meta"><span>v${view.process.version}</span><span>up ${span(view.now - view.process.startedAt)}</span><span>memory ${megabytes(view.process.rssBytes)} (heap ${megabytes(view.process.heapBytes)})</span></p>
 ${why(view)}
 <section aria-label="Channels and agent"><h2>Channels and agent</h2>
-<div class="grid">${enabled.map((c) => channelCard(c, view))}${providerCard(view)}${queuesCard(view)}${voiceCard(view)}</div>
+<div class="grid">${enabled.map((c) => channelCard(c, view))}${providerCard(view)}${queuesCard(view)}${toolServersCard(view)}${voiceCard(view)}</div>
 <p class="off">${enabled.length === 0 ? "No channel is turned on. " : ""}${off.length > 0 ? `Off: ${off.map((c) => channelTitle(c.name)).join(", ")}.` : ""}</p>
 </section>
 <section aria-label="Last hour"><h2>Last hour</h2><div class="card">${hourChart(view.activity.chart)}</div></section>

@@ -4,7 +4,7 @@
  * The HTTP layer never reaches into the daemon for more.
  */
 import type { ActivitySnapshot } from "../../kernel/activity.ts";
-import type { HealthReport } from "../../kernel/health.ts";
+import type { HealthReport, McpServerHealth } from "../../kernel/health.ts";
 import type { MessageTotals } from "../../kernel/metrics.ts";
 
 export interface QueueView {
@@ -32,6 +32,8 @@ export interface DashboardView {
   provider: { name: string; model: string; api: string } | null;
   queues: QueueView;
   jobs: JobsView;
+  /** The owner's MCP servers: each one's state and how many tools it offers (none configured: empty). */
+  toolServers?: readonly McpServerHealth[];
   process: { version: string; startedAt: number; rssBytes: number; heapBytes: number };
 }
 

@@ -28,6 +28,7 @@ import {
   type SetupChannel,
   type SetupField,
   TRANSCRIPTION_FIELDS,
+  WEB_FIELDS,
 } from "../../setup/fields.ts";
 import type { SetupChange } from "../../setup/plan.ts";
 import { type LocalServer, serverKindFor } from "../../setup/probe.ts";
@@ -38,6 +39,12 @@ type Table = Record<string, unknown>;
 /** The provider keys the page asks for, in order. */
 export const PROVIDER_KEYS = ["base_url", "api", "model", "api_key", "vision", "context_window"] as const;
 export const TRANSCRIPTION_BACKEND_CHOICES = ["openai", "deepgram", "xai"] as const;
+/** web_search's backends as the page offers them; "" is off. */
+export const SEARCH_BACKEND_CHOICES = [
+  ["", "Off (web_fetch still reads links)"],
+  ["brave", "Brave Search API"],
+  ["searxng", "A SearXNG instance"],
+] as const;
 
 export interface FormState {
   /** Text inputs and selects, by form name (never a secret). */
@@ -138,7 +145,7 @@ export function initialForm(ctx: FormContext): FormState {
       } else values[field.path] = display(getPath(ctx.file, field.path));
     }
   }
-  for (const field of TRANSCRIPTION_FIELDS) {
+  for (const field of [...TRANSCRIPTION_FIELDS, ...WEB_FIELDS]) {
     if (isSecretPath(field.path)) {
       if (ctx.secrets[field.path]) secretsSet.add(field.path);
     } else values[field.path] = display(getPath(ctx.file, field.path));
@@ -247,15 +254,15 @@ export function submittedForm(input: Readonly<Record<string, string>>, ctx: Form
     changes.push(...keyChanges);
   }
 
-  // Step 3: voice notes.
-  for (const field of TRANSCRIPTION_FIELDS) {
+  // Step 3: voice notes; step 4: web search.
+  for (const field of [...TRANSCRIPTION_FIELDS, ...WEB_FIELDS]) {
     const value = fieldValue(field, input, ctx, form, secret);
     if (value === KEEP) continue;
     if (value !== undefined) check(field.path, field.path, value);
     changes.push({ path: field.path, value });
   }
 
-  // Step 4: realtime voice; `enabled` is written only when it changes what is in force.
+  // Step 5: realtime voice; `enabled` is written only when it changes what is in force.
   const realtimeOn = input[REALTIME_ENABLED] !== undefined;
   form.checked[REALTIME_ENABLED] = realtimeOn;
   if (realtimeOn !== ctx.config.fermix_core.realtime.enabled) changes.push({ path: REALTIME_ENABLED, value: realtimeOn });

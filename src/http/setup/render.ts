@@ -11,12 +11,21 @@
 import { profileOf } from "../../channels/registry.ts";
 import type { Config } from "../../config/schema.ts";
 import type { ReloadResult } from "../../kernel/health.ts";
-import { isSecretPath, PROVIDER_FIELDS, SETUP_CHANNELS, type SetupChannel, type SetupField, TRANSCRIPTION_FIELDS } from "../../setup/fields.ts";
+import { isSecretPath, PROVIDER_FIELDS, SETUP_CHANNELS, type SetupChannel, type SetupField, TRANSCRIPTION_FIELDS, WEB_FIELDS } from "../../setup/fields.ts";
 import type { LocalServer } from "../../setup/probe.ts";
-import { describeChannel, describeProvider, describeRealtime, describeTranscription } from "../../setup/summary.ts";
+import { describeChannel, describeProvider, describeRealtime, describeTranscription, describeWebSearch } from "../../setup/summary.ts";
 import { channelTitle, explainFailure } from "../dashboard/remedies.ts";
 import { type Html, html } from "../html.ts";
-import { channelFields, type FormState, LOCAL_CHOICE, localChoiceValue, REALTIME_ENABLED, realtimeTextFields, TRANSCRIPTION_BACKEND_CHOICES } from "./form.ts";
+import {
+  channelFields,
+  type FormState,
+  LOCAL_CHOICE,
+  localChoiceValue,
+  REALTIME_ENABLED,
+  realtimeTextFields,
+  SEARCH_BACKEND_CHOICES,
+  TRANSCRIPTION_BACKEND_CHOICES,
+} from "./form.ts";
 
 const providerHelp = (key: string) => PROVIDER_FIELDS.find((f) => f.path.endsWith(`.${key}`))?.help ?? "";
 
@@ -29,6 +38,9 @@ const LABELS: Record<string, string> = {
   vision: "The model understands images",
   context_window: "Context window (tokens)",
   backend: "Backend",
+  search_backend: "Search backend",
+  brave_api_key: "Brave Search API key",
+  searxng_url: "SearXNG URL",
 };
 
 /** Labels of realtime voice's keys (its `model` is not the provider's). */
@@ -166,10 +178,11 @@ const checkedTokens = () =>
     .map((name) => `the ${profileOf(name).displayName} token`)
     .join(" and ");
 
-/** The form: four steps and a save button. */
+/** The form: five steps and a save button. */
 export function renderWizard({ form, config, csrf, configPath, servers, pairing }: WizardPage): Html {
   const transcriptionBackend = TRANSCRIPTION_FIELDS.find((f) => f.path.endsWith(".backend"))!;
   const others = TRANSCRIPTION_FIELDS.filter((f) => f !== transcriptionBackend);
+  const searchBackend = WEB_FIELDS.find((f) => f.path.endsWith(".search_backend"))!;
   const anyError = form.general.length > 0 || Object.keys(form.errors).length > 0;
   return html`<div class="narrow"><header class="top"><h1 class="brand"><span class="mark"></span>Fermix setup</h1></header>
 <main>
@@ -203,7 +216,12 @@ ${select(form, transcriptionBackend.path, labelFor(transcriptionBackend.path), t
 ])}
 ${others.map((f) => fieldInput(form, f))}
 </section>
-<section class="step" aria-labelledby="step-realtime"><h2 id="step-realtime"><span class="n">4</span>Realtime voice</h2>
+<section class="step" aria-labelledby="step-web"><h2 id="step-web"><span class="n">4</span>Web search</h2>
+<p class="muted">Now: ${describeWebSearch(config)}. Reading a link (web_fetch) needs nothing; searching the web needs a backend.</p>
+${select(form, searchBackend.path, labelFor(searchBackend.path), searchBackend.help, SEARCH_BACKEND_CHOICES)}
+${WEB_FIELDS.filter((f) => f !== searchBackend).map((f) => fieldInput(form, f))}
+</section>
+<section class="step" aria-labelledby="step-realtime"><h2 id="step-realtime"><span class="n">5</span>Realtime voice</h2>
 <p class="muted">Now: ${describeRealtime(config)}. Talk with the assistant live from <code>fermix talk</code> or the <a href="/talk">Talk page</a>, through the provider's realtime API.</p>
 ${checkbox(form, REALTIME_ENABLED, "Talk with Fermix live, by voice")}
 ${realtimeTextFields().map((f) => {
