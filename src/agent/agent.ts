@@ -241,7 +241,13 @@ async function runComputer(tools: Map<string, Tool>, call: ToolCallEvent, contex
   }
 }
 
-async function runTool(tools: Map<string, Tool>, call: { name: string; arguments: string }, context: ToolContext): Promise<ToolResult> {
+/**
+ * Run one call the model made: an unknown tool, arguments that are not a
+ * JSON object, a refusal or a failure all come back as a line for the model
+ * (`error: …`); only a stop of the turn is thrown. A realtime voice session
+ * runs its calls through the same function.
+ */
+export async function runTool(tools: ReadonlyMap<string, Tool>, call: { name: string; arguments: string }, context: ToolContext): Promise<ToolResult> {
   const tool = tools.get(call.name);
   if (!tool) return `error: there is no tool named ${call.name}`;
   let args: unknown;

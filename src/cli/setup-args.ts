@@ -9,6 +9,7 @@ import {
   FALLBACK_FIELDS,
   HTTP_FIELDS,
   PROVIDER_FIELDS,
+  REALTIME_FIELDS,
   type SetupField,
   TRANSCRIPTION_FIELDS,
   WEB_FIELDS,
@@ -103,7 +104,7 @@ export function setupHelp(): string {
 In a terminal, without --yes: a guided setup. The model provider (a local
 server answering on its usual port is offered with its models), the channels
 and their owners (Telegram pairs by a message to your bot), voice-note
-transcription, and the background service. Every step shows what is
+transcription, realtime voice, and the background service. Every step shows what is
 configured now and can be skipped.
 
 With --yes, setup writes the values given as flags and asks nothing. It
@@ -155,6 +156,8 @@ ${WEB_FIELDS.map(flagLine).join("\n")}
 
 Computer use (the assistant drives a desktop; see docs/computer-use.md):
 ${COMPUTER_FIELDS.map(flagLine).join("\n")}
+Realtime voice (docs/realtime.md):
+${REALTIME_FIELDS.map(flagLine).join("\n")}
 
 HTTP:
 ${HTTP_FIELDS.map(flagLine).join("\n")}

@@ -1,12 +1,13 @@
 /**
- * The interactive face of setup: provider, channels, transcription, web search,
- * computer use, then the service. Each step shows what is configured and can be skipped; the
+ * The interactive face of setup: provider, channels, transcription and
+ * realtime voice, web search, computer use, then the service. Each step shows what is configured and can be skipped; the
  * answers become changes that src/setup/ validates and writes, exactly as
  * the flags and the web page do.
  */
 import { desktopNeeds, INSTALL_DESKTOP } from "../agent/computer/requirements.ts";
 import { ConfigError } from "../config/errors.ts";
 import { PROVIDER_KEY_ENV, parseConfigText, type Resolved } from "../config/load.ts";
+import { realtimeProviderName } from "../config/realtime.ts";
 import type { Config, ProviderConfig } from "../config/schema.ts";
 import { describeError } from "../kernel/errors.ts";
 import {
@@ -25,7 +26,7 @@ import { coerceValue, isSecretPath, SETUP_CHANNELS } from "../setup/fields.ts";
 import { planSetup, type SetupChange } from "../setup/plan.ts";
 import { type LocalServer, probeLocalServers, probeTargets } from "../setup/probe.ts";
 import { defaultServiceContext, installService, servicePlatform, serviceStatus } from "../setup/service.ts";
-import { describeChannel, describeComputer, describeProvider, describeTranscription, describeWebSearch } from "../setup/summary.ts";
+import { describeChannel, describeComputer, describeProvider, describeRealtime, describeTranscription, describeWebSearch } from "../setup/summary.ts";
 import { applySetup, type CurrentSetup } from "../setup/write.ts";
 import type { CliContext } from "./context.ts";
 import { PAIR_TIMEOUT_SECONDS, type SetupArgs } from "./setup-args.ts";
@@ -80,6 +81,8 @@ export async function runWizard({ ctx, current, args, terminal }: WizardInput): 
     );
     ask.log.step(`3/6 Voice notes — now: ${describeTranscription(start.config)}`);
     changes.push(...(await transcriptionStep(ask, start.config)));
+    // Offered through the provider chosen a moment ago, as it will be written.
+    changes.push(...(await realtimeStep(ask, plannedConfig(current, changes) ?? start.config)));
     ask.log.step(`4/6 Web search — now: ${describeWebSearch(start.config)}`);
     changes.push(...(await webSearchStep(ask, start.config)));
     ask.log.step(`5/6 Computer use — now: ${describeComputer(start.config)}`);
@@ -125,6 +128,7 @@ function summary(config: Config): string {
     `provider       ${describeProvider(config)}`,
     ...SETUP_CHANNELS.map((name) => `${name.padEnd(15)}${describeChannel(config, name)}`),
     `transcription  ${describeTranscription(config)}`,
+    `realtime voice ${describeRealtime(config)}`,
     `web search     ${describeWebSearch(config)}`,
     `computer use   ${describeComputer(config)}`,
   ].join("\n");
@@ -344,6 +348,37 @@ async function computerStep(ask: Prompts, config: Config, env: Record<string, st
     ...(now.enabled ? [] : [{ path: "fermix_core.computer.enabled", value: true }]),
     ...(display === now.display ? [] : [{ path: "fermix_core.computer.display", value: display }]),
   ];
+}
+
+/** The config the changes so far would make, or undefined when they would not load (the review says why). */
+function plannedConfig(current: CurrentSetup, changes: SetupChange[]): Config | undefined {
+  try {
+    return planSetup({ currentText: current.text, currentSecrets: current.secrets, changes, filePath: current.paths.config }).resolved.config;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Realtime voice on or off, through the primary provider unless config.toml names another; Enter keeps what is there. */
+async function realtimeStep(ask: Prompts, config: Config): Promise<SetupChange[]> {
+  const on = config.fermix_core.realtime.enabled;
+  const through = realtimeProviderName(config);
+  const { model, voice } = config.fermix_core.realtime;
+  const choice = await ask.select<string>(
+    "Talk with Fermix live, by voice (`fermix talk`, the /talk page)?",
+    on
+      ? [
+          { value: "keep", label: `Keep it on (${through ?? "no provider yet"}, ${model}, voice ${voice})` },
+          { value: "off", label: "Turn it off" },
+        ]
+      : [
+          { value: "keep", label: "Not now" },
+          { value: "on", label: `Turn it on${through ? `, through ${through}` : ""}`, hint: `${model}, voice ${voice}; the provider's realtime API` },
+        ],
+    "keep",
+  );
+  if (choice === "keep") return [];
+  return [{ path: "fermix_core.realtime.enabled", value: choice === "on" }];
 }
 
 /** Show what will change (secrets by name only) and ask before writing. */

@@ -8,6 +8,7 @@ import { Value } from "@sinclair/typebox/value";
 import { describeError } from "../kernel/errors.ts";
 import { ConfigError, type ConfigIssue } from "./errors.ts";
 import { nearest } from "./nearest.ts";
+import { realtimeIssues } from "./realtime.ts";
 import {
   type Config,
   ConfigSchema,
@@ -133,6 +134,8 @@ export function resolveConfig(input: ResolveInput): Resolved {
   warnings.push(...settlePrimary(config, input.filePath));
   checkProviderLimits(config, input.filePath);
   checkFallback(config, input.filePath);
+  const realtime = realtimeIssues(config);
+  if (realtime.length > 0) throw new ConfigError(input.filePath, realtime);
   return { config, warnings, secretValues: collectSecrets(config) };
 }
 

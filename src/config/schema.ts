@@ -438,6 +438,40 @@ const HttpSchema = Type.Object(
   },
 );
 
+const RealtimeSchema = Type.Object(
+  {
+    enabled: Type.Boolean({
+      default: false,
+      description:
+        "Realtime voice: a live spoken conversation with the assistant from `fermix talk`, the /talk page or a companion app on <home>/realtime.sock (docs/realtime.md).",
+    }),
+    provider: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          "The provider (a table name under [fermix_core.providers]) whose realtime API answers: an OpenAI-kind one (api responses or chat), reached at its base_url with ws/wss and /realtime. Unset: the primary provider.",
+      }),
+    ),
+    model: Type.String({ minLength: 1, default: "gpt-realtime", description: "The realtime model, as the provider names it." }),
+    voice: Type.String({
+      minLength: 1,
+      default: "marin",
+      description: "The voice the assistant speaks with, as the provider names it (e.g. marin, cedar, alloy).",
+    }),
+    instructions_extra: Type.String({
+      default: "",
+      description: "Words added to a voice session's instructions after SOUL.md and the memory the text turns use (e.g. a language to answer in).",
+    }),
+    max_session_minutes: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 24 * 60,
+      default: 30,
+      description: "A voice session ends after this many minutes (the companion is told and may start another).",
+    }),
+  },
+  { default: {} },
+);
+
 const WebSchema = Type.Object(
   {
     allow_hosts: Type.Array(Type.String({ format: "host-or-address" }), {
@@ -644,6 +678,7 @@ export const ConfigSchema = Type.Object({
       soul: SoulSchema,
       computer: ComputerSchema,
       http: HttpSchema,
+      realtime: RealtimeSchema,
       web: WebSchema,
       mcp: McpSchema,
     },
@@ -676,8 +711,8 @@ export const CHANNEL_NAMES = ["telegram", "whatsapp", "slack", "discord", "signa
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 /** The chat channels: every channel but ACP, which authorizes by its socket. */
 export type ChatChannelName = Exclude<ChannelName, "acp">;
-/** Every source of turns: the configured channels and the local command line, which has no table. */
-export const GATEWAY_CHANNELS = [...CHANNEL_NAMES, "cli"] as const;
+/** Every source of turns: the configured channels, the local command line and realtime voice, which have no table of their own. */
+export const GATEWAY_CHANNELS = [...CHANNEL_NAMES, "cli", "realtime"] as const;
 export type GatewayChannel = (typeof GATEWAY_CHANNELS)[number];
 
 /** Keys whose values are credentials: stored in the keychain, never logged. */

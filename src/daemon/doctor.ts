@@ -27,6 +27,7 @@ import { computerDoctorRows } from "./doctor-computer.ts";
 import { discordDoctorRows } from "./doctor-discord.ts";
 import { bindDoctorRow } from "./doctor-http.ts";
 import { memoryAndJobRows } from "./doctor-memory.ts";
+import { realtimeRows } from "./doctor-realtime.ts";
 import { mcpDoctorRows, webDoctorRows } from "./doctor-tools.ts";
 import { homeExposure, secretsExposure } from "./exposure.ts";
 import { providerHealth } from "./health.ts";
@@ -116,6 +117,7 @@ export async function runDoctor({ env, probeDaemon = isFermixListening, check = 
     }
     rows.push(...discordDoctorRows(loaded.config, paths.database));
     rows.push(transcriptionRow(loaded));
+    rows.push(...realtimeRows(loaded.config));
     rows.push(...memoryAndJobRows(loaded.config, paths.database));
     rows.push(...webDoctorRows(loaded.config), ...mcpDoctorRows(loaded.config, env, paths.home));
     rows.push(...computerDoctorRows(loaded.config, env));

@@ -311,6 +311,7 @@ export class Gateway {
       startBackground: (prompt) => commands.startBackground({ message, standing, conversation, target, rawPort, prompt }),
       persona: commands.persona ?? null,
       upcomingJobs: () => commands.upcomingJobs?.(conversation) ?? [],
+      liveVoice: () => (role === "operator" ? (commands.liveVoice?.() ?? null) : null),
       skills: commands.skills ?? null,
       sandbox: commands.sandbox ?? null,
       desk: commands.desk ?? null,

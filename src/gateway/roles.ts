@@ -1,7 +1,8 @@
 /**
  * The role table: which tools a turn is offered, decided in this one place
  * for every kind of turn (a conversation turn, `/background` work, a
- * scheduled job's run, an `/ultra` part). docs/security.md shows the same
+ * scheduled job's run, an `/ultra` part, a realtime voice session's tool
+ * calls). docs/security.md shows the same
  * table to the owner; a test holds the two together.
  *
  * A turn's audience is who it is for and where: the sender's standing on
@@ -48,10 +49,15 @@ import { mcpServerOf } from "../agent/mcp/names.ts";
 import type { McpRole } from "../config/schema.ts";
 import type { Standing } from "./trust.ts";
 
-/** The kinds of turn; they differ in what can wait for the owner (an access request needs someone there to answer). */
-export type TurnMode = "foreground" | "background" | "scheduled" | "ultra_part";
+/**
+ * The kinds of turn; they differ in what can wait for the owner (an access
+ * request needs someone there to answer) and in what the surface can do
+ * (`voice`, a realtime voice session's tool calls: the owner speaking live,
+ * with no message to react to).
+ */
+export type TurnMode = "foreground" | "background" | "scheduled" | "ultra_part" | "voice";
 
-export const TURN_MODES: readonly TurnMode[] = ["foreground", "background", "scheduled", "ultra_part"];
+export const TURN_MODES: readonly TurnMode[] = ["foreground", "background", "scheduled", "ultra_part", "voice"];
 
 /** Who a turn is for, and where. */
 export interface Audience {
@@ -108,7 +114,7 @@ export const TOOL_TABLE: Readonly<Record<string, ToolRule>> = {
   edit_file: { rows: OWNER_ACTS },
   run_command: { rows: OWNER_ACTS },
   send_attachment: { rows: OWNER_ACTS },
-  request_access: { rows: OWNER_ACTS, modes: ["foreground", "ultra_part"] },
+  request_access: { rows: OWNER_ACTS, modes: ["foreground", "ultra_part", "voice"] },
   remember: { rows: EVERYONE },
   recall: { rows: EVERYONE },
   forget: { rows: EVERYONE },

@@ -120,6 +120,8 @@ function safeFields(event: TelemetryEvent): Fields | undefined {
       return { channel, durationMs: ms(d.duration_ms), detail: words(text(m.kind), text(m.outcome)) };
     case "computer.action":
       return { channel, durationMs: ms(d.duration_ms), detail: words(text(m.action), text(m.outcome)) };
+    case "realtime.session":
+      return { channel, durationMs: m.phase === "ended" ? ms(d.duration_ms) : undefined, detail: words(text(m.phase), text(m.reason)) };
     default:
       return undefined;
   }

@@ -83,6 +83,11 @@ export interface TelemetryEvents {
     measurements: { duration_ms: number };
     metadata: { channel: ChannelName; action: string; outcome: "ok" | "refused" | "error" };
   };
+  /** A realtime voice session began (its companion was told to speak) or ended, and why. */
+  "realtime.session": {
+    measurements: { duration_ms: number };
+    metadata: { channel: ChannelName; phase: "started" | "ended"; reason: string };
+  };
   /** One run of a scheduled job: how it ended, how late it started (0 on time), where its result went. */
   "job.run": {
     measurements: { duration_ms: number; late_ms: number };

@@ -106,6 +106,24 @@ export const COMPUTER_FIELDS: readonly SetupField[] = [
   },
 ];
 
+/** Realtime voice: talk with the assistant live (docs/realtime.md). */
+export const REALTIME_FIELDS: readonly SetupField[] = [
+  {
+    flag: "realtime-enabled",
+    path: "fermix_core.realtime.enabled",
+    kind: "boolean",
+    help: "talk with the assistant live, by voice: fermix talk and the /talk page (true/false)",
+  },
+  {
+    flag: "realtime-provider",
+    path: "fermix_core.realtime.provider",
+    kind: "string",
+    help: "the provider whose realtime API answers (an OpenAI-kind one); default: the primary",
+  },
+  { flag: "realtime-model", path: "fermix_core.realtime.model", kind: "string", help: "the realtime model (default gpt-realtime)" },
+  { flag: "realtime-voice", path: "fermix_core.realtime.voice", kind: "string", help: "the voice it speaks with (default marin)" },
+];
+
 export const ALL_FIELDS: readonly SetupField[] = [
   ...PROVIDER_FIELDS,
   ...FALLBACK_FIELDS,
@@ -113,6 +131,7 @@ export const ALL_FIELDS: readonly SetupField[] = [
   ...TRANSCRIPTION_FIELDS,
   ...WEB_FIELDS,
   ...COMPUTER_FIELDS,
+  ...REALTIME_FIELDS,
   ...HTTP_FIELDS,
 ];
 

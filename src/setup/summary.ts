@@ -6,6 +6,7 @@ import { profileOf } from "../channels/registry.ts";
 import { channelReadiness } from "../config/channels.ts";
 import { resolveHttp } from "../config/http.ts";
 import type { Env } from "../config/load.ts";
+import { realtimeProviderName } from "../config/realtime.ts";
 import type { Config } from "../config/schema.ts";
 import type { SetupChannel } from "./fields.ts";
 
@@ -43,6 +44,13 @@ export function describeTranscription(config: Config): string {
   const t = config.fermix_core.transcription;
   if (!t.backend && !t.model && !t.api_key) return "not set up (voice notes use openai with the openai provider's key, if any)";
   return `${t.backend ?? "openai"}${t.model ? `, ${t.model}` : ""}, ${t.api_key ? "key set" : "no key of its own"}`;
+}
+
+export function describeRealtime(config: Config): string {
+  const r = config.fermix_core.realtime;
+  if (!r.enabled) return "off";
+  const provider = realtimeProviderName(config) ?? "no provider yet";
+  return `on: ${provider}, ${r.model}, voice ${r.voice}`;
 }
 
 export function describeWebSearch(config: Config): string {

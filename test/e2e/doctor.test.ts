@@ -55,6 +55,7 @@ describe("fermix doctor", () => {
       "channel signal",
       "channel acp",
       "transcription",
+      "realtime",
       "scheduler",
       "jobs",
       "memory",

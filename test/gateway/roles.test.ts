@@ -58,6 +58,9 @@ const NOT_IN: Record<TurnMode, string[]> = {
   // A part's reaction would answer the owner, which a part does not; the owner is there to answer access;
   // parts run side by side, and one desktop cannot be driven by several at once.
   ultra_part: ["computer", "react"],
+  // A voice session's tool calls: the owner is there to answer access, and there is no message to react to;
+  // the desktop belongs to the owner's conversations, where /pause reaches it.
+  voice: ["computer", "react"],
 };
 
 describe("the rows", () => {

@@ -217,3 +217,26 @@ export function discordToml(o: DiscordOptions): string {
     streaming: o.streaming,
   });
 }
+
+export interface RealtimeOptions {
+  /** Default true. */
+  enabled?: boolean;
+  /** A provider's table name. */
+  provider?: string;
+  model?: string;
+  voice?: string;
+  instructionsExtra?: string;
+  maxSessionMinutes?: number;
+}
+
+/** The `[fermix_core.realtime]` table: realtime voice on, through `provider`. */
+export function realtimeToml(o: RealtimeOptions = {}): string {
+  return tomlTable("fermix_core.realtime", {
+    enabled: o.enabled ?? true,
+    provider: o.provider,
+    model: o.model,
+    voice: o.voice,
+    instructions_extra: o.instructionsExtra,
+    max_session_minutes: o.maxSessionMinutes,
+  });
+}

@@ -350,6 +350,26 @@ function reading(res: Response) {
 const NOWHERE = { FERMIX_SETUP_PROBES: "127.0.0.1:9" };
 const OWNER = "fermix_channels.telegram.owner_user_id";
 
+describe("realtime voice", () => {
+  test("is the fourth step: ticked, it is written on with the voice given; unticked again, it is written off", async () => {
+    const h = harness();
+    const first = await h.open();
+    expect(first.form).toContain("Realtime voice");
+    expect(first.form).toContain('name="fermix_core.realtime.enabled"');
+    const res = await h.post(first.cookie, filled(first.csrf, { "fermix_core.realtime.enabled": "on", "fermix_core.realtime.voice": "cedar" }));
+    expect(await res.text()).toContain("Saved and applied");
+    const written = Bun.TOML.parse(readFileSync(join(h.home.home, "config.toml"), "utf8")) as { fermix_core: { realtime?: unknown } };
+    expect(written.fermix_core.realtime).toEqual({ enabled: true, voice: "cedar" });
+
+    const again = await h.open();
+    expect(again.form).toMatch(/id="f-fermix_core-realtime-enabled" name="fermix_core.realtime.enabled" value="on" checked/);
+    expect(again.form).toContain("Now: on: custom, gpt-realtime, voice cedar.");
+    await h.post(again.cookie, filled(again.csrf, { "fermix_core.realtime.voice": "cedar" }));
+    const off = Bun.TOML.parse(readFileSync(join(h.home.home, "config.toml"), "utf8")) as { fermix_core: { realtime?: unknown } };
+    expect(off.fermix_core.realtime).toEqual({ enabled: false, voice: "cedar" });
+  });
+});
+
 describe("model servers on this machine", () => {
   test("the page offers each server found, with its models; choosing one configures it as a chat provider with no key", async () => {
     const model = await startFakeModel();

@@ -187,6 +187,22 @@ test("--provider with a URL of its own keeps the URL (a gateway, a fake); --fall
   ).toThrow(/fermix_core\.fallback\[0\] = "nobody" is not valid: expected the name of a configured provider/);
 });
 
+test("realtime voice by flags: --realtime-enabled and its keys are written; a provider that is not configured fails with the loader's message", () => {
+  const changes = changesFromFlags({ "realtime-enabled": "yes", "realtime-voice": "cedar", "realtime-model": "gpt-realtime-mini" }, {}, false);
+  expect(changes).toEqual([
+    { path: "fermix_core.realtime.enabled", value: true },
+    { path: "fermix_core.realtime.model", value: "gpt-realtime-mini" },
+    { path: "fermix_core.realtime.voice", value: "cedar" },
+  ]);
+  const plan = planSetup({ currentText: HAND_WRITTEN, currentSecrets: {}, changes, filePath: FILE });
+  expect(plan.text).toContain('[fermix_core.realtime]\nenabled = true\nmodel = "gpt-realtime-mini"\nvoice = "cedar"');
+  expect(plan.resolved.config.fermix_core.realtime).toMatchObject({ enabled: true, voice: "cedar" });
+  const elsewhere = changesFromFlags({ "realtime-enabled": "true", "realtime-provider": "nope" }, {}, false);
+  expect(() => planSetup({ currentText: HAND_WRITTEN, currentSecrets: {}, changes: elsewhere, filePath: FILE })).toThrow(
+    'fermix_core.realtime.provider = "nope" is not valid: expected the name of a configured provider (openai)',
+  );
+});
+
 test("web search by flags: the backend into config.toml, the Brave key into the secret store, a bad URL refused by the loader", () => {
   const brave = planSetup({
     currentText: HAND_WRITTEN,

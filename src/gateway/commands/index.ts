@@ -60,6 +60,14 @@ export interface CommandServices {
   desk?: DesktopControl | null;
   /** Where a screenshot sent as a photo is copied first (`<home>/spool`); absent: none is sent. */
   spoolDir?: string;
+  /** The owner's live realtime voice session, if one is up (/tasks shows it; /stop leaves it alone). */
+  liveVoice?(): LiveVoiceSession | null;
+}
+
+/** A realtime voice session as the commands tell of it: since when, and through which companion. */
+export interface LiveVoiceSession {
+  since: number;
+  client: string;
 }
 
 export interface CommandContext {
@@ -83,6 +91,8 @@ export interface CommandContext {
   persona: Persona | null;
   /** Scheduled jobs still to run that were made in, or deliver to, this conversation, soonest first. */
   upcomingJobs(): Job[];
+  /** The owner's live voice session (for an operator only), or null. */
+  liveVoice?(): LiveVoiceSession | null;
   /** The name the command was sent under (an alias tells /sandbox what to do: /grant, /revoke, /confirm). */
   invokedAs?: string;
   /** The workspace sandbox (/sandbox); absent where the gateway was built without it. */
@@ -204,6 +214,8 @@ export const COMMANDS: readonly CommandSpec[] = [
         const now = Date.now();
         sections.push(`**Scheduled jobs**\n\n${jobs.map((job) => `- ${describeJob(job, now)}`).join("\n")}`);
       }
+      const voice = ctx.liveVoice?.();
+      if (voice) sections.push(voiceLine(voice));
       await ctx.reply(sections.length > 0 ? sections.join("\n\n") : "No background tasks and no scheduled jobs in this conversation.");
       const png = desktop ? await ctx.desk!.screenshot() : null;
       if (png) await ctx.sendScreenshot(png, "🖥️ The desktop now.");
@@ -236,7 +248,9 @@ export const COMMANDS: readonly CommandSpec[] = [
       ].filter(Boolean);
       const jobs = ctx.upcomingJobs().length;
       const kept = jobs > 0 ? ` Scheduled jobs are kept (${plural(jobs, "job")} still to run: /tasks lists them).` : "";
-      await ctx.reply((parts.length ? `Stopped ${parts.join(", ")}.` : "Nothing was running.") + kept);
+      // A voice session is the owner talking live elsewhere: it ends from its companion, never from a chat.
+      const voice = ctx.liveVoice?.() ? " The live voice session goes on (end it from its companion)." : "";
+      await ctx.reply((parts.length ? `Stopped ${parts.join(", ")}.` : "Nothing was running.") + kept + voice);
     },
   },
   SOUL_COMMAND,
@@ -246,6 +260,12 @@ export const COMMANDS: readonly CommandSpec[] = [
   PAUSE_COMMAND,
   RESUME_COMMAND,
 ];
+
+/** A live voice session in /tasks: when it began, through what, and that /stop leaves it be. */
+function voiceLine(voice: LiveVoiceSession): string {
+  const minutes = Math.max(0, Math.round((Date.now() - voice.since) / 60_000));
+  return `**Voice session**\n\n- live for ${minutes < 1 ? "less than a minute" : plural(minutes, "minute")}, through ${voice.client} (/stop leaves it running; end it from its companion)`;
+}
 
 /** The command for a name or alias. */
 export function findCommand(name: string): CommandSpec | undefined {

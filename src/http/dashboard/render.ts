@@ -139,6 +139,22 @@ ${session?.state === "paused" ? html`<p class="muted">Paused by the owner: /resu
 </article>`;
 }
 
+/** Realtime voice, when it is on: whether a session is live and a companion connected, and the way to the Talk page. */
+function voiceCard(view: DashboardView): Html {
+  const voice = view.health.realtime;
+  if (!voice.enabled) return html``;
+  const live = voice.active_sessions > 0;
+  return html`<article class="card voice" data-status="${voice.status}" data-live="${live ? "yes" : "no"}">
+<h3>Voice ${pill(voice.status)}</h3>
+<dl>
+<dt>Session</dt><dd>${live ? html`<b>live</b>` : html`<span class="muted">none</span>`}</dd>
+<dt>Companions</dt><dd>${voice.active_clients}</dd>
+<dt>Provider</dt><dd>${voice.provider ?? "—"}</dd>
+<dt>Model</dt><dd>${voice.model ?? "—"}</dd>
+</dl>
+<p><a href="/talk">Open the Talk page</a> · or <code>fermix talk</code></p></article>`;
+}
+
 const TRANSPORT_WORDS = { stdio: "program on stdio", http: "streamable HTTP" } as const;
 
 /** The MCP servers: each one's state, transport and the tools it offers now. */
@@ -173,6 +189,7 @@ const EVENT_WORDS: Record<string, string> = {
   "sandbox.decision": "sandbox",
   "job.run": "scheduled job",
   "computer.action": "desktop",
+  "realtime.session": "voice session",
 };
 
 function activityItem(entry: ActivityEntry): Html {
@@ -219,7 +236,7 @@ export function renderLive(view: DashboardView): Html {
 <p class="meta"><span>v${view.process.version}</span><span>up ${span(view.now - view.process.startedAt)}</span><span>memory ${megabytes(view.process.rssBytes)} (heap ${megabytes(view.process.heapBytes)})</span></p>
 ${why(view)}
 <section aria-label="Channels and agent"><h2>Channels and agent</h2>
-<div class="grid">${enabled.map((c) => channelCard(c, view))}${providerCard(view)}${queuesCard(view)}${toolServersCard(view)}${desktopCard(view)}</div>
+<div class="grid">${enabled.map((c) => channelCard(c, view))}${providerCard(view)}${queuesCard(view)}${toolServersCard(view)}${desktopCard(view)}${voiceCard(view)}</div>
 <p class="off">${enabled.length === 0 ? "No channel is turned on. " : ""}${off.length > 0 ? `Off: ${off.map((c) => channelTitle(c.name)).join(", ")}.` : ""}</p>
 </section>
 <section aria-label="Last hour"><h2>Last hour</h2><div class="card">${hourChart(view.activity.chart)}</div></section>

@@ -37,6 +37,7 @@ import {
   coerceValue,
   FALLBACK_FIELDS,
   isSecretPath,
+  REALTIME_FIELDS,
   SETUP_CHANNELS,
   type SetupChannel,
   type SetupField,
@@ -179,6 +180,8 @@ export function initialForm(ctx: FormContext): FormState {
   }
   checked[COMPUTER_ENABLED] = ctx.config.fermix_core.computer.enabled;
   values[COMPUTER_DISPLAY] = ctx.config.fermix_core.computer.display;
+  checked[REALTIME_ENABLED] = ctx.config.fermix_core.realtime.enabled;
+  for (const field of realtimeTextFields()) values[field.path] = display(getPath(ctx.file, field.path));
   return { values, checked, secretsSet, errors: {}, general: [], notes: {} };
 }
 
@@ -294,7 +297,7 @@ export function submittedForm(input: Readonly<Record<string, string>>, ctx: Form
     changes.push({ path: field.path, value });
   }
 
-  // Step 4: computer use — written only where it changes what is in force.
+  // Step 5: computer use — written only where it changes what is in force.
   const computer = ctx.config.fermix_core.computer;
   const computerOn = input[COMPUTER_ENABLED] !== undefined;
   form.checked[COMPUTER_ENABLED] = computerOn;
@@ -304,8 +307,24 @@ export function submittedForm(input: Readonly<Record<string, string>>, ctx: Form
     check(COMPUTER_DISPLAY, COMPUTER_DISPLAY, form.values[COMPUTER_DISPLAY]);
     changes.push({ path: COMPUTER_DISPLAY, value: form.values[COMPUTER_DISPLAY] });
   }
+
+  // Step 6: realtime voice; `enabled` is written only when it changes what is in force.
+  const realtimeOn = input[REALTIME_ENABLED] !== undefined;
+  form.checked[REALTIME_ENABLED] = realtimeOn;
+  if (realtimeOn !== ctx.config.fermix_core.realtime.enabled) changes.push({ path: REALTIME_ENABLED, value: realtimeOn });
+  for (const field of realtimeTextFields()) {
+    const value = fieldValue(field, input, ctx, form, secret);
+    if (value === KEEP) continue;
+    if (value !== undefined) check(field.path, field.path, value);
+    changes.push({ path: field.path, value });
+  }
   return { changes, form, typed, providerChanged, channelsChanged };
 }
+
+/** The form name of realtime voice's switch. */
+export const REALTIME_ENABLED = "fermix_core.realtime.enabled";
+/** Realtime voice's keys on the page besides its switch. */
+export const realtimeTextFields = () => REALTIME_FIELDS.filter((f) => f.path !== REALTIME_ENABLED);
 
 const KEEP = Symbol("keep");
 

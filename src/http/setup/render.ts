@@ -1,6 +1,6 @@
 /**
- * The setup page's HTML: the three steps of `fermix setup` (provider,
- * channels with their owners, voice notes) as one form, and the page shown
+ * The setup page's HTML: the steps of `fermix setup` (provider, channels
+ * with their owners, voice notes, realtime voice) as one form, and the page shown
  * once it is saved. Pure functions of the form state; secret inputs are
  * always rendered empty (a stored one is only said to be there). Step 1
  * offers the model servers found on this machine; a channel whose profile
@@ -14,7 +14,7 @@ import type { ReloadResult } from "../../kernel/health.ts";
 import { ANTHROPIC_BASE_URL, OPENAI_BASE_URL } from "../../setup/changes.ts";
 import { isSecretPath, PROVIDER_FIELDS, SETUP_CHANNELS, type SetupChannel, type SetupField, TRANSCRIPTION_FIELDS, WEB_FIELDS } from "../../setup/fields.ts";
 import type { LocalServer } from "../../setup/probe.ts";
-import { describeChannel, describeComputer, describeProvider, describeTranscription, describeWebSearch } from "../../setup/summary.ts";
+import { describeChannel, describeComputer, describeProvider, describeRealtime, describeTranscription, describeWebSearch } from "../../setup/summary.ts";
 import { channelTitle, explainFailure } from "../dashboard/remedies.ts";
 import { type Html, html } from "../html.ts";
 import {
@@ -25,6 +25,8 @@ import {
   type FormState,
   LOCAL_CHOICE,
   localChoiceValue,
+  REALTIME_ENABLED,
+  realtimeTextFields,
   SEARCH_BACKEND_CHOICES,
   TRANSCRIPTION_BACKEND_CHOICES,
 } from "./form.ts";
@@ -44,6 +46,10 @@ const LABELS: Record<string, string> = {
   brave_api_key: "Brave Search API key",
   searxng_url: "SearXNG URL",
 };
+
+/** Labels of realtime voice's keys (its `model` is not the provider's). */
+const REALTIME_LABELS: Record<string, string> = { provider: "Provider", model: "Realtime model", voice: "Voice" };
+const REALTIME_PLACEHOLDERS: Record<string, string> = { provider: "the primary provider", model: "gpt-realtime", voice: "marin" };
 
 const labelFor = (path: string) => LABELS[path.split(".").at(-1)!] ?? path.split(".").at(-1)!;
 
@@ -253,6 +259,13 @@ ${select(
     ["host", "This machine's own display (X11)"],
   ],
 )}
+<section class="step" aria-labelledby="step-realtime"><h2 id="step-realtime"><span class="n">6</span>Realtime voice</h2>
+<p class="muted">Now: ${describeRealtime(config)}. Talk with the assistant live from <code>fermix talk</code> or the <a href="/talk">Talk page</a>, through the provider's realtime API.</p>
+${checkbox(form, REALTIME_ENABLED, "Talk with Fermix live, by voice")}
+${realtimeTextFields().map((f) => {
+  const key = f.path.split(".").at(-1)!;
+  return input(form, f.path, REALTIME_LABELS[key] ?? labelFor(f.path), f.help, false, REALTIME_PLACEHOLDERS[key] ?? "");
+})}
 </section>
 ${checkbox(form, "check", `Check the provider${checkedTokens() ? ` and ${checkedTokens()}` : ""} before saving`)}
 <div class="actions"><button type="submit" name="save" value="1">Save and apply</button><a href="/">Status page</a></div>
