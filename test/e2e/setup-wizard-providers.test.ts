@@ -52,6 +52,8 @@ test("the wizard adds Anthropic as a fallback: offered by name, written with its
   await w.waitFor("Which speech-to-text backend transcribes voice notes?");
   w.keys("Down", "Down", "Down");
   w.keys("Enter");
+  await w.waitFor("Talk with Fermix live, by voice");
+  w.keys("Enter");
   await w.waitFor("Web search for the assistant?");
   w.keys("Enter");
   await w.waitFor("Let the assistant drive a desktop");
