@@ -259,6 +259,7 @@ ${select(
     ["host", "This machine's own display (X11)"],
   ],
 )}
+</section>
 <section class="step" aria-labelledby="step-realtime"><h2 id="step-realtime"><span class="n">6</span>Realtime voice</h2>
 <p class="muted">Now: ${describeRealtime(config)}. Talk with the assistant live from <code>fermix talk</code> or the <a href="/talk">Talk page</a>, through the provider's realtime API.</p>
 ${checkbox(form, REALTIME_ENABLED, "Talk with Fermix live, by voice")}
