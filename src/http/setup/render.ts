@@ -201,7 +201,7 @@ const checkedTokens = () =>
     .map((name) => `the ${profileOf(name).displayName} token`)
     .join(" and ");
 
-/** The form: five steps and a save button. */
+/** The form: six steps and a save button. */
 export function renderWizard({ form, config, csrf, configPath, servers, pairing }: WizardPage): Html {
   const transcriptionBackend = TRANSCRIPTION_FIELDS.find((f) => f.path.endsWith(".backend"))!;
   const others = TRANSCRIPTION_FIELDS.filter((f) => f !== transcriptionBackend);
