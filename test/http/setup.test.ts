@@ -352,7 +352,7 @@ const OWNER = "fermix_channels.telegram.owner_user_id";
 
 test("the page's six steps are six sections one after another, in order, none inside another", async () => {
   const { form } = await harness().open();
-  const tags = [...form.matchAll(/<section class="step"[^>]*>|<\/section>/g)].map((m) => (m[0].startsWith("</") ? "close" : "open"));
+  const tags = [...form.matchAll(/<section class="step"[^>]*>|<\/section>/g)].map((m): string => (m[0].startsWith("</") ? "close" : "open"));
   expect(tags).toEqual(Array.from({ length: 6 }, () => ["open", "close"]).flat());
   const titles = [...form.matchAll(/<span class="n">(\d)<\/span>([^<]+)<\/h2>/g)].map((m) => `${m[1]} ${m[2]}`);
   expect(titles).toEqual(["1 Model provider", "2 Channels", "3 Voice notes", "4 Web search", "5 Computer use", "6 Realtime voice"]);
