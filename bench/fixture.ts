@@ -65,6 +65,13 @@ export interface FixtureOptions {
   features?: readonly IdleFeature[];
 }
 
+/** The wire format the daemon's provider speaks to the fake model: chat, unless BENCH_PROVIDER_API names another (anthropic: what an Anthropic user's daemon loads). */
+function providerApi(): "chat" | "responses" | "anthropic" {
+  const api = process.env.BENCH_PROVIDER_API ?? "chat";
+  if (api !== "chat" && api !== "responses" && api !== "anthropic") throw new Error(`BENCH_PROVIDER_API: expected chat, responses or anthropic, got "${api}"`);
+  return api;
+}
+
 /** Start the fakes and write a home whose config turns the channels on against them. */
 export async function startFixture(options: FixtureOptions = {}): Promise<Fixture> {
   const channels = new Set(options.channels ?? FOUR_CHANNELS);
@@ -83,7 +90,7 @@ export async function startFixture(options: FixtureOptions = {}): Promise<Fixtur
   const home = join(root, ".fermix");
   mkdirSync(home, { mode: 0o700 });
   const toml =
-    providerToml(model.url, { api: "chat" }) +
+    providerToml(model.url, { api: providerApi() }) +
     telegramToml({ enabled: on("telegram"), botToken: telegram.token, apiRoot: telegram.url, ownerUserId: String(ALICE.id) }) +
     slackToml({ enabled: on("slack"), botToken: slack.token, signingSecret: SLACK_SIGNING_SECRET, ownerUserId: SLACK_ALICE, apiUrl: slack.apiUrl }) +
     whatsappToml({

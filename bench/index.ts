@@ -4,6 +4,8 @@
  * Nothing leaves 127.0.0.1: every platform and the model are loopback fakes.
  *
  *   bun bench/index.ts [suite …]   only the named suites: startup, webhook, flood, turn, size, present
+ *   BENCH_PROVIDER_API=anthropic bun bench/index.ts startup turn
+ *                                  the daemon's provider speaks that API (default chat)
  *
  * Each row with a target (docs/performance.md) says whether it is met, and
  * the run ends with the list of them.

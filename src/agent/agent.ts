@@ -11,7 +11,7 @@ import { type MessageSender, spokenText } from "../message/untrusted.ts";
 import type { ConversationStore, HistoryMessage } from "../store/conversations.ts";
 import { buildInstructions } from "./prompt.ts";
 import { type ContentPart, type ModelInput, type Provider, ProviderError, type ProviderEvent, type ProviderFault, type Usage } from "./providers/types.ts";
-import { type Tool, type ToolContext, ToolError, type ToolResult, type TurnEffects } from "./tools/types.ts";
+import { type ComputerCallResult, type Tool, type ToolContext, ToolError, type ToolResult, type TurnEffects } from "./tools/types.ts";
 
 export const MAX_STEPS = 8;
 
@@ -41,12 +41,16 @@ export interface TurnResult {
   status: TurnStatus;
   /** All assistant text of the turn, in order (pre-tool commentary included). */
   text: string;
+  /** Closes the answer: why a tool ended the turn (TurnEffects.halt). */
+  note?: string;
   effects: TurnEffects;
   usage: Usage;
   /** For `failed`: what went wrong, for the log (the provider's own words, no credential). */
   error?: string;
   /** For `failed`: the provider's fault, for the user's message and for health. */
   failure?: { fault: ProviderFault; status?: number; code?: string; attempts: number };
+  /** The provider that took the turn's latest request (answered it, or failed it last), where the provider is a failover chain. */
+  provider?: string;
 }
 
 /** A section the composition root adds to a turn's instructions (relevant memories, available skills…). */
@@ -107,7 +111,8 @@ export class MainAgent {
     const effects: TurnEffects = { reacted: false, attachments: 0 };
     const context: ToolContext = { ...request.toolContext, effects, signal: request.signal };
     const tools = new Map(request.tools.map((t) => [t.spec.name, t]));
-    const instructions = buildInstructions(this.deps.soul(), {
+    const soul = this.deps.soul();
+    const instructions = buildInstructions(soul, {
       channel: request.channel,
       now: (this.deps.now ?? (() => new Date()))(),
       canReact: tools.has("react"),
@@ -117,46 +122,84 @@ export class MainAgent {
     });
     const usage: Usage = { inputTokens: 0, outputTokens: 0 };
     const texts: string[] = [];
+    // A failover chain gives each turn its own view: the turn's steps stay with the provider that answered.
+    const turn = this.deps.provider.forTurn?.();
+    const provider: Provider = turn ?? this.deps.provider;
     const result = (status: TurnStatus, error?: ProviderError): TurnResult => {
       const text = texts.join("\n\n").trim();
-      const finalStatus = status === "ok" && text === "" && !effects.reacted && effects.attachments === 0 ? "empty" : status;
-      if (!error) return { status: finalStatus, text, effects, usage };
+      const finalStatus = status === "ok" && text === "" && !effects.reacted && effects.attachments === 0 && !effects.halt ? "empty" : status;
+      const answeredBy = turn?.answeredBy;
+      const base: TurnResult = {
+        status: finalStatus,
+        text,
+        effects,
+        usage,
+        ...(answeredBy ? { provider: answeredBy } : {}),
+        ...(effects.halt ? { note: effects.halt } : {}),
+      };
+      if (!error) return base;
       const failure: NonNullable<TurnResult["failure"]> = { fault: error.fault, attempts: error.attempts };
       if (error.status !== undefined) failure.status = error.status;
       if (error.code !== undefined) failure.code = error.code;
-      return { status: finalStatus, text, effects, usage, error: error.message, failure };
+      return { ...base, error: error.message, failure };
+    };
+
+    /** One model response: its text joins the answer, its calls are returned. */
+    const ask = async (): Promise<ToolCallEvent[]> => {
+      const calls: ToolCallEvent[] = [];
+      for await (const event of provider.stream({
+        model: this.deps.model,
+        instructions,
+        // The persona heads the instructions and stays the same from turn to turn: a provider may cache it.
+        ...(instructions.startsWith(soul.trim()) ? { stableInstructions: soul.trim().length } : {}),
+        input,
+        ...(tools.size > 0 ? { tools: [...tools.values()].map((t) => t.spec) } : {}),
+        signal: request.signal,
+      })) {
+        request.onEvent?.(event);
+        if (event.type === "message_done" && event.text.trim() !== "") {
+          texts.push(event.text);
+          input.push({ type: "message", role: "assistant", content: [{ type: "text", text: event.text }] });
+        } else if (event.type === "reasoning_done") {
+          // Signed reasoning goes back to the model with the tool calls it led to, unchanged.
+          input.push(
+            event.data !== undefined
+              ? { type: "reasoning", text: "", data: event.data }
+              : { type: "reasoning", text: event.text, signature: event.signature ?? "" },
+          );
+        } else if (event.type === "tool_call") {
+          calls.push(event);
+        } else if (event.type === "completed" && event.usage) {
+          usage.inputTokens += event.usage.inputTokens;
+          usage.outputTokens += event.usage.outputTokens;
+        }
+      }
+      return calls;
     };
 
     try {
       for (let step = 0; step < (this.deps.maxSteps ?? MAX_STEPS); step++) {
-        const calls: Array<{ callId: string; name: string; arguments: string }> = [];
-        for await (const event of this.deps.provider.stream({
-          model: this.deps.model,
-          instructions,
-          input,
-          ...(tools.size > 0 ? { tools: [...tools.values()].map((t) => t.spec) } : {}),
-          signal: request.signal,
-        })) {
-          request.onEvent?.(event);
-          if (event.type === "message_done" && event.text.trim() !== "") {
-            texts.push(event.text);
-            input.push({ type: "message", role: "assistant", content: [{ type: "text", text: event.text }] });
-          } else if (event.type === "tool_call") {
-            calls.push(event);
-          } else if (event.type === "completed" && event.usage) {
-            usage.inputTokens += event.usage.inputTokens;
-            usage.outputTokens += event.usage.outputTokens;
-          }
-        }
+        const calls = await ask();
         if (calls.length === 0) return result("ok");
+        // The step's calls together, then their answers: one assistant turn and the results that answer it, as every format wants them.
         for (const call of calls) {
-          input.push({ type: "function_call", callId: call.callId, name: call.name, arguments: call.arguments });
-          const result = await runTool(tools, call, context);
+          input.push({
+            type: "function_call",
+            callId: call.callId,
+            name: call.name,
+            arguments: call.arguments,
+            ...(call.computer ? { computer: call.computer } : {}),
+          });
+        }
+        for (const call of calls) {
           input.push(
-            typeof result === "string"
-              ? { type: "function_call_output", callId: call.callId, output: result }
-              : { type: "function_call_output", callId: call.callId, output: result.text, images: result.images },
+            call.computer ? computerOutput(call.callId, await runComputer(tools, call, context)) : toolOutput(call.callId, await runTool(tools, call, context)),
           );
+        }
+        // A tool ended the turn: the model hears what it was told and says a last word; any call it makes now is not run.
+        if (effects.halt) {
+          await ask();
+          return result("ok");
         }
       }
       return result("step_limit");
@@ -168,7 +211,43 @@ export class MainAgent {
   }
 }
 
-async function runTool(tools: Map<string, Tool>, call: { name: string; arguments: string }, context: ToolContext): Promise<ToolResult> {
+type ToolCallEvent = Extract<ProviderEvent, { type: "tool_call" }>;
+
+function toolOutput(callId: string, result: ToolResult): ModelInput {
+  return typeof result === "string"
+    ? { type: "function_call_output", callId, output: result }
+    : { type: "function_call_output", callId, output: result.text, images: result.images };
+}
+
+function computerOutput(callId: string, result: ComputerCallResult): ModelInput {
+  return {
+    type: "function_call_output",
+    callId,
+    output: result.note ?? "",
+    ...(result.screenshot ? { images: [result.screenshot] } : {}),
+    computer: { acknowledged: result.acknowledged },
+  };
+}
+
+/** A provider's own computer call, run by the tool of its name when the turn has it and it takes such calls. */
+async function runComputer(tools: Map<string, Tool>, call: ToolCallEvent, context: ToolContext): Promise<ComputerCallResult> {
+  const tool = tools.get(call.name);
+  if (!tool?.computer || !call.computer) return { note: `error: there is no computer tool in this turn; nothing was done`, acknowledged: [] };
+  try {
+    return await tool.computer(call.computer, context);
+  } catch (error) {
+    if (isAbort(error, context.signal)) throw error;
+    return { note: `error: ${error instanceof ToolError ? error.message : `${call.name} failed: ${describeError(error)}`}`, acknowledged: [] };
+  }
+}
+
+/**
+ * Run one call the model made: an unknown tool, arguments that are not a
+ * JSON object, a refusal or a failure all come back as a line for the model
+ * (`error: …`); only a stop of the turn is thrown. A realtime voice session
+ * runs its calls through the same function.
+ */
+export async function runTool(tools: ReadonlyMap<string, Tool>, call: { name: string; arguments: string }, context: ToolContext): Promise<ToolResult> {
   const tool = tools.get(call.name);
   if (!tool) return `error: there is no tool named ${call.name}`;
   let args: unknown;

@@ -1,9 +1,11 @@
 /**
- * Keeps the MainAgent alive: builds it from config (the primary provider and
- * the persona), and rebuilds it when a turn fails unexpectedly or on request
- * (SIGHUP). While it rebuilds, `current()` is null and the gateway answers
- * "restart in progress". The persona is read for every turn, so a changed
- * SOUL.md needs no restart.
+ * Keeps the MainAgent alive: builds it from config (the provider chain — the
+ * primary, then `[fermix_core] fallback` in order — and the persona), and
+ * rebuilds it when a turn fails unexpectedly or on request (SIGHUP). While it
+ * rebuilds, `current()` is null and the gateway answers "restart in
+ * progress". The persona is read for every turn, so a changed SOUL.md needs
+ * no restart. What health shows of each provider is kept here, from the
+ * outcome of every request the chain sends it.
  */
 import type { Config, ProviderConfig } from "../config/schema.ts";
 import { describeError } from "../kernel/errors.ts";
@@ -13,8 +15,9 @@ import type { Logger } from "../kernel/log.ts";
 import type { ConversationStore } from "../store/conversations.ts";
 import { type AgentDeps, MainAgent } from "./agent.ts";
 import { Compactor } from "./compaction.ts";
+import { ProviderChain } from "./providers/chain.ts";
 import { createProvider, type ProviderDeps } from "./providers/index.ts";
-import type { Provider } from "./providers/types.ts";
+import type { Provider, ProviderError } from "./providers/types.ts";
 
 /** Only the class and status of a fault are kept: a caller's object may carry more (a code, the attempts), none of it for a page. */
 const pageFault = (fault: Fault): Fault => (fault.status === undefined ? { fault: fault.fault } : { fault: fault.fault, status: fault.status });
@@ -28,6 +31,14 @@ export interface PrimaryProvider {
 export function primaryProvider(config: Config): PrimaryProvider | null {
   const entry = Object.entries(config.fermix_core.providers).find(([, p]) => p.primary);
   return entry ? { name: entry[0], config: entry[1] } : null;
+}
+
+/** The providers a request tries, in order: the primary, then `[fermix_core] fallback` (config loading checked each name). */
+export function providerOrder(config: Config): PrimaryProvider[] {
+  const primary = primaryProvider(config);
+  if (!primary) return [];
+  const { providers, fallback } = config.fermix_core;
+  return [primary, ...fallback.flatMap((name) => (providers[name] ? [{ name, config: providers[name] }] : []))];
 }
 
 /** The characters remembered facts may take in each turn's instructions: prompt_chars, or 0 when memory puts none there. */
@@ -47,13 +58,18 @@ export interface AgentSupervisorDeps {
   restartDelayMs?: number;
   /** Sections the composition root adds to every turn's instructions (memories, skills…). */
   sections?: AgentDeps["sections"];
+  /** A request moved on from a failing provider to the next one (for the log and the dashboard). */
+  onFailover?: (from: string, to: string, error: ProviderError) => void;
 }
 
 export class AgentSupervisor {
   private agent: MainAgent | null = null;
-  private health: ProviderState = { status: "ready" };
+  /** Each provider's state since its latest request: absent until it was asked (then ready or degraded). */
+  private readonly health = new Map<string, ProviderState>();
+  /** Each provider's config as last built, to tell a changed one at reload. */
+  private configs = new Map<string, string>();
   private restarting: Promise<void> | null = null;
-  private built: { primary: PrimaryProvider | null; provider: Provider | null; compactor: Compactor | null } = {
+  private built: { primary: PrimaryProvider | null; provider: ProviderChain | null; compactor: Compactor | null } = {
     primary: null,
     provider: null,
     compactor: null,
@@ -66,7 +82,8 @@ export class AgentSupervisor {
   get primary(): PrimaryProvider | null {
     return this.built.primary;
   }
-  get provider(): Provider | null {
+  /** The provider chain every request goes through (the primary first), or null when none is configured. */
+  get provider(): ProviderChain | null {
     return this.built.provider;
   }
   get compactor(): Compactor | null {
@@ -74,13 +91,28 @@ export class AgentSupervisor {
   }
 
   /**
-   * Build the provider, compactor and agent from `config` (the daemon's
-   * reload: a new primary provider takes the next turn; a turn already
-   * running finishes on the agent it started with).
+   * Build the provider chain, compactor and agent from `config` (the daemon's
+   * reload: a new primary or fallback order takes the next turn; a turn
+   * already running finishes on the agent it started with).
    */
   reconfigure(config: Config): void {
-    const primary = primaryProvider(config);
-    const provider = primary ? createProvider(primary.name, primary.config, this.deps.providerDeps) : null;
+    const order = providerOrder(config);
+    const primary = order[0] ?? null;
+    const provider =
+      order.length > 0
+        ? new ProviderChain(
+            order.map((p, i) => ({
+              name: p.name,
+              model: p.config.model,
+              // Every provider but the last has one behind it: it hands a server it cannot reach to the next rather than retrying.
+              provider: createProvider(p.name, p.config, { ...this.deps.providerDeps, ...(i < order.length - 1 ? { fallbackWaiting: true } : {}) }),
+            })),
+            {
+              onOutcome: (name, error) => this.noteOutcome(name, error),
+              ...(this.deps.onFailover ? { onFailover: this.deps.onFailover } : {}),
+            },
+          )
+        : null;
     const compaction = config.fermix_core.compaction;
     const compactor =
       provider && primary
@@ -92,6 +124,10 @@ export class AgentSupervisor {
             reservedChars: memoryPromptChars(config),
           })
         : null;
+    // What is known of a provider configured as before stays; one removed or changed (a new key, a new URL) is known afresh.
+    const configs = new Map(Object.entries(config.fermix_core.providers).map(([name, p]) => [name, JSON.stringify(p)]));
+    for (const name of [...this.health.keys()]) if (configs.get(name) !== this.configs.get(name)) this.health.delete(name);
+    this.configs = configs;
     this.built = { primary, provider, compactor };
     this.agent = this.build();
   }
@@ -105,23 +141,25 @@ export class AgentSupervisor {
     return this.primary?.name;
   }
 
-  /** What health shows for the primary provider: degraded, with the fault's class and status, after a turn it failed; ready after one it answered. */
-  providerState(): ProviderState {
+  /** What health shows of each provider asked so far: degraded, with the fault's class and status, after a request it failed; ready after one it answered. */
+  providerStates(): ReadonlyMap<string, ProviderState> {
     return this.health;
   }
 
   /**
-   * A turn's provider outcome. A failure is recorded as its class and HTTP
-   * status only: the provider's own words (which may echo what the user
-   * wrote) are for the log line the turn writes, never for health or a page.
+   * One request's outcome at provider `name` (the chain reports each). A
+   * failure is recorded as its class and HTTP status only: the provider's
+   * own words (which may echo what the user wrote) are for the log line the
+   * turn writes, never for health or a page.
    */
-  noteOutcome(ok: boolean, fault?: Fault): void {
-    if (ok) {
-      if (this.health.status === "degraded") this.deps.log.info("model provider answering again", { provider: this.primary?.name });
-      this.health = { status: "ready" };
+  noteOutcome(name: string, fault?: Fault): void {
+    const was = this.health.get(name);
+    if (!fault) {
+      if (was?.status === "degraded") this.deps.log.info("model provider answering again", { provider: name });
+      this.health.set(name, { status: "ready" });
       return;
     }
-    this.health = fault ? { status: "degraded", fault: pageFault(fault) } : { status: "degraded" };
+    this.health.set(name, { status: "degraded", fault: pageFault(fault) });
   }
 
   /** The primary provider and its model, for requests outside a turn (a /soul review); null when none is configured. */

@@ -4,7 +4,8 @@
  * only when the channel is served, so a disabled channel costs no memory
  * (the Slack client alone brings an HTTP stack; ACP brings its SDK and zod).
  * The command line has a profile and no adapter: the control socket, or the
- * command itself, serves it.
+ * command itself, serves it; so has realtime voice (its companion socket and
+ * the /talk page serve it, src/channels/realtime/).
  *
  * Adding a channel is its folder (src/channels/<name>/: the adapter, its
  * profile.ts, and its setup) and one line here, with its table in the config
@@ -14,6 +15,7 @@ import type { ChannelName, Config, GatewayChannel } from "../config/schema.ts";
 import { acpProfile } from "./acp/profile.ts";
 import { cliProfile } from "./cli/profile.ts";
 import { discordProfile } from "./discord/profile.ts";
+import { realtimeProfile } from "./realtime/profile.ts";
 import { signalProfile } from "./signal/profile.ts";
 import { slackProfile } from "./slack/profile.ts";
 import { telegramProfile } from "./telegram/profile.ts";
@@ -24,7 +26,7 @@ export type AdapterFactory = (config: Config) => ChannelAdapter;
 
 interface Registered {
   profile: ChannelProfile;
-  /** The adapter, loaded when the channel is served; absent for the command line. */
+  /** The adapter, loaded when the channel is served; absent for the command line and realtime voice. */
   adapter?: () => Promise<AdapterFactory>;
 }
 
@@ -36,6 +38,7 @@ export const CHANNELS: { readonly [C in GatewayChannel]: Registered } = {
   signal: { profile: signalProfile, adapter: () => import("./signal/index.ts").then((m) => m.signalAdapter) },
   acp: { profile: acpProfile, adapter: () => import("./acp/index.ts").then((m) => m.acpAdapter) },
   cli: { profile: cliProfile },
+  realtime: { profile: realtimeProfile },
 };
 
 /** A channel's profile: the lookup the composition root hands to the floors below. */

@@ -1,12 +1,12 @@
-/** `fermix doctor`: print the offline checks; exit 1 when any fails. */
+/** `fermix doctor`: print the checks (offline, or with --check one authenticated call per provider); exit 1 when any fails. */
 import pc from "picocolors";
 import { type DoctorRow, runDoctor } from "../daemon/doctor.ts";
 import { type CliContext, UsageError } from "./context.ts";
 
 export async function main(args: string[], ctx: CliContext): Promise<number> {
-  const unknown = args.find((a) => a !== "--json");
+  const unknown = args.find((a) => a !== "--json" && a !== "--check");
   if (unknown) throw new UsageError(`unknown option "${unknown}"`);
-  const rows = await runDoctor({ env: ctx.env });
+  const rows = await runDoctor({ env: ctx.env, check: args.includes("--check") });
   const failed = rows.some((r) => r.status === "fail");
   if (args.includes("--json")) ctx.stdout(`${JSON.stringify({ ok: !failed, rows }, null, 2)}\n`);
   else ctx.stdout(renderRows(rows, ctx.isTTY && !ctx.env.NO_COLOR));

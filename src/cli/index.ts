@@ -61,6 +61,12 @@ Neovim, Emacs…): pipes stdin/stdout to the running daemon's <home>/acp.sock
 and exits when either side closes. Start the daemon first with \`fermix run\`.`,
     load: () => import("./acp.ts"),
   },
+  talk: {
+    summary: "talk with the assistant live, by voice (microphone and speaker, or WAV files)",
+    usage: "Usage: fermix talk [--input FILE.wav] [--output FILE.wav] [--push-to-talk]",
+    help: () => import("./talk.ts").then((m) => m.TALK_USAGE),
+    load: () => import("./talk.ts"),
+  },
   setup: {
     summary: "configure providers and channels (interactive, or with flags)",
     usage: `Usage: fermix setup [--web] [--reconfigure] [--yes [--check]] [flags]`,
@@ -91,13 +97,16 @@ and exits when either side closes. Start the daemon first with \`fermix run\`.`,
     load: () => import("./service.ts"),
   },
   doctor: {
-    summary: "check the configuration offline; exit 1 when something would fail",
-    usage: `Usage: fermix doctor [--json]
+    summary: "check the configuration (offline unless --check); exit 1 when something would fail",
+    usage: `Usage: fermix doctor [--check] [--json]
 
 One row per concern: config, home permissions, database, providers, channels,
-transcription, port. Exits 1 when any row fails.
+transcription, realtime voice, port. Exits 1 when any row fails. Offline by default.
 
 Options:
+  --check  also make one cheap authenticated call per provider (its model
+           list, or Anthropic's model lookup; no tokens spent): a refused key
+           or an unknown model fails its row
   --json   print the rows as JSON for scripts`,
     load: () => import("./doctor.ts"),
   },

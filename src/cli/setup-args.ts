@@ -1,8 +1,20 @@
 /** `fermix setup`'s command line: its options, its value flags (from setup's field table), and its --help. */
 import { profileOf } from "../channels/registry.ts";
 import { CHANNEL_NAMES } from "../config/schema.ts";
-import { PROVIDER_NAME_FLAG } from "../setup/changes.ts";
-import { ALL_FIELDS, CHANNEL_FIELDS, HTTP_FIELDS, PROVIDER_FIELDS, type SetupField, TRANSCRIPTION_FIELDS, WEB_FIELDS } from "../setup/fields.ts";
+import { KNOWN_PROVIDERS, PROVIDER_FLAG, PROVIDER_NAME_FLAG } from "../setup/changes.ts";
+import {
+  ALL_FIELDS,
+  CHANNEL_FIELDS,
+  COMPUTER_FIELDS,
+  FALLBACK_FIELDS,
+  HTTP_FIELDS,
+  PROVIDER_FIELDS,
+  REALTIME_FIELDS,
+  type SetupField,
+  TRANSCRIPTION_FIELDS,
+  WEB_FIELDS,
+} from "../setup/fields.ts";
+import { KNOWN_SERVERS } from "../setup/probe.ts";
 import { UsageError } from "./context.ts";
 
 export interface SetupArgs {
@@ -33,7 +45,7 @@ const SWITCHES: Record<string, keyof Omit<SetupArgs, "flags" | "pairTimeoutSecon
 };
 
 export function parseSetupArgs(args: readonly string[]): SetupArgs {
-  const known = new Set([...ALL_FIELDS.map((f) => f.flag), PROVIDER_NAME_FLAG, PAIR_TIMEOUT_FLAG]);
+  const known = new Set([...ALL_FIELDS.map((f) => f.flag), PROVIDER_FLAG, PROVIDER_NAME_FLAG, PAIR_TIMEOUT_FLAG]);
   const parsed: SetupArgs = { flags: {}, yes: false, reconfigure: false, check: false, noService: false, web: false };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -92,7 +104,7 @@ export function setupHelp(): string {
 In a terminal, without --yes: a guided setup. The model provider (a local
 server answering on its usual port is offered with its models), the channels
 and their owners (Telegram pairs by a message to your bot), voice-note
-transcription, and the background service. Every step shows what is
+transcription, realtime voice, and the background service. Every step shows what is
 configured now and can be skipped.
 
 With --yes, setup writes the values given as flags and asks nothing. It
@@ -115,15 +127,21 @@ Options:
   --reconfigure      change an existing configuration, starting from its values
                      (without it, setup will not touch an existing config.toml)
   --yes, -y          non-interactive: write what the flags say
-  --check            with --yes: check the provider (GET <base_url>/models) and
-                     the Telegram token (getMe) first; write nothing if one fails
+  --check            with --yes: check the provider (one authenticated call: its
+                     model list, or Anthropic's model lookup) and the Telegram
+                     token (getMe) first; write nothing if one fails
   --no-service       do not offer to install the background service
   --pair-timeout S   how long Telegram pairing waits for your message before
                      asking you to type your id instead (default ${PAIR_TIMEOUT_SECONDS} s)
 
 Provider (made the primary one):
-  --${`${PROVIDER_NAME_FLAG} NAME`.padEnd(36)} its table name (default: openai, the local server's kind, or custom)
+  --${`${PROVIDER_FLAG} NAME`.padEnd(36)} ${[...Object.keys(KNOWN_PROVIDERS), ...KNOWN_SERVERS.map((k) => k.id)].join(", ")} bring their
+  ${"".padEnd(38)} API and URL; any other name is the table name
+  --${`${PROVIDER_NAME_FLAG} NAME`.padEnd(36)} its table name (default: --provider, openai, the local server's kind, or custom)
 ${PROVIDER_FIELDS.map(flagLine).join("\n")}
+
+Failover:
+${FALLBACK_FIELDS.map(flagLine).join("\n")}
 
 ${channels}
 
@@ -135,6 +153,11 @@ ${TRANSCRIPTION_FIELDS.map(flagLine).join("\n")}
 
 Web search (web_search; web_fetch needs nothing):
 ${WEB_FIELDS.map(flagLine).join("\n")}
+
+Computer use (the assistant drives a desktop; see docs/computer-use.md):
+${COMPUTER_FIELDS.map(flagLine).join("\n")}
+Realtime voice (docs/realtime.md):
+${REALTIME_FIELDS.map(flagLine).join("\n")}
 
 HTTP:
 ${HTTP_FIELDS.map(flagLine).join("\n")}

@@ -1,20 +1,32 @@
 /**
- * The interactive face of setup: provider, channels, transcription, web search, then
- * the service. Each step shows what is configured and can be skipped; the
+ * The interactive face of setup: provider, channels, transcription and
+ * realtime voice, web search, computer use, then the service. Each step shows what is configured and can be skipped; the
  * answers become changes that src/setup/ validates and writes, exactly as
  * the flags and the web page do.
  */
+import { desktopNeeds, INSTALL_DESKTOP } from "../agent/computer/requirements.ts";
 import { ConfigError } from "../config/errors.ts";
-import { parseConfigText, type Resolved } from "../config/load.ts";
+import { PROVIDER_KEY_ENV, parseConfigText, type Resolved } from "../config/load.ts";
+import { realtimeProviderName } from "../config/realtime.ts";
 import type { Config, ProviderConfig } from "../config/schema.ts";
 import { describeError } from "../kernel/errors.ts";
-import { apiFor, changesFromFlags, OPENAI_BASE_URL, type ProviderAnswer, providerChanges, providerNameFor } from "../setup/changes.ts";
+import {
+  apiFor,
+  changesFromFlags,
+  fallbackOf,
+  KNOWN_PROVIDERS,
+  OPENAI_BASE_URL,
+  type ProviderAnswer,
+  primaryProviderName,
+  providerChanges,
+  providerNameFor,
+} from "../setup/changes.ts";
 import { checkProvider } from "../setup/check.ts";
-import { isSecretPath, SETUP_CHANNELS } from "../setup/fields.ts";
+import { coerceValue, isSecretPath, SETUP_CHANNELS } from "../setup/fields.ts";
 import { planSetup, type SetupChange } from "../setup/plan.ts";
 import { type LocalServer, probeLocalServers, probeTargets } from "../setup/probe.ts";
 import { defaultServiceContext, installService, servicePlatform, serviceStatus } from "../setup/service.ts";
-import { describeChannel, describeProvider, describeTranscription, describeWebSearch } from "../setup/summary.ts";
+import { describeChannel, describeComputer, describeProvider, describeRealtime, describeTranscription, describeWebSearch } from "../setup/summary.ts";
 import { applySetup, type CurrentSetup } from "../setup/write.ts";
 import type { CliContext } from "./context.ts";
 import { PAIR_TIMEOUT_SECONDS, type SetupArgs } from "./setup-args.ts";
@@ -55,9 +67,9 @@ export async function runWizard({ ctx, current, args, terminal }: WizardInput): 
       }
     }
     const changes: SetupChange[] = [...presets];
-    ask.log.step(`1/5 Model provider — now: ${describeProvider(start.config)}`);
+    ask.log.step(`1/6 Model provider — now: ${describeProvider(start.config)}`);
     changes.push(...(await providerStep(ask, start.config, file, ctx.env)));
-    ask.log.step("2/5 Channels");
+    ask.log.step("2/6 Channels");
     changes.push(
       ...(await channelsStep({
         ask,
@@ -67,10 +79,14 @@ export async function runWizard({ ctx, current, args, terminal }: WizardInput): 
         pairTimeoutMs: (args.pairTimeoutSeconds ?? PAIR_TIMEOUT_SECONDS) * 1000,
       })),
     );
-    ask.log.step(`3/5 Voice notes — now: ${describeTranscription(start.config)}`);
+    ask.log.step(`3/6 Voice notes — now: ${describeTranscription(start.config)}`);
     changes.push(...(await transcriptionStep(ask, start.config)));
-    ask.log.step(`4/5 Web search — now: ${describeWebSearch(start.config)}`);
+    // Offered through the provider chosen a moment ago, as it will be written.
+    changes.push(...(await realtimeStep(ask, plannedConfig(current, changes) ?? start.config)));
+    ask.log.step(`4/6 Web search — now: ${describeWebSearch(start.config)}`);
     changes.push(...(await webSearchStep(ask, start.config)));
+    ask.log.step(`5/6 Computer use — now: ${describeComputer(start.config)}`);
+    changes.push(...(await computerStep(ask, start.config, ctx.env)));
     const decision = await review(ask, current, changes);
     if (decision === "declined") {
       ask.outro("Nothing was written.");
@@ -89,7 +105,7 @@ export async function runWizard({ ctx, current, args, terminal }: WizardInput): 
         spin.stop(describeReload(result).trimEnd());
       }
     }
-    ask.log.step("5/5 Background service");
+    ask.log.step("6/6 Background service");
     const service = args.noService ? "skipped" : await serviceStep(ask, ctx);
     ask.outro(nextStep(running, service));
     return 0;
@@ -112,7 +128,9 @@ function summary(config: Config): string {
     `provider       ${describeProvider(config)}`,
     ...SETUP_CHANNELS.map((name) => `${name.padEnd(15)}${describeChannel(config, name)}`),
     `transcription  ${describeTranscription(config)}`,
+    `realtime voice ${describeRealtime(config)}`,
     `web search     ${describeWebSearch(config)}`,
+    `computer use   ${describeComputer(config)}`,
   ].join("\n");
 }
 
@@ -130,25 +148,59 @@ async function providerStep(ask: Prompts, config: Config, file: Record<string, u
     "Which model provider?",
     [
       ...(primary ? [{ value: "keep", label: `Keep ${primary[0]} (${primary[1].model})` }] : []),
-      ...servers.map((s, i) => ({ value: `local:${i}`, label: `${s.label} at ${s.baseUrl}`, hint: s.models.slice(0, 3).join(", ") || "no models listed" })),
-      { value: "openai", label: "OpenAI (Responses API)", hint: "needs an API key" },
-      { value: "custom", label: "Another OpenAI-compatible server", hint: "OpenRouter, vLLM, a remote Ollama… by its base URL" },
+      ...providerChoices(servers),
+      ...(primary ? [{ value: "fallback", label: `Add a fallback provider (answers when ${primary[0]} cannot)` }] : []),
       ...(primary ? [] : [{ value: "skip", label: "Skip for now" }]),
     ],
     primary ? "keep" : servers.length > 0 ? "local:0" : "openai",
   );
-  if (choice === "keep" || choice === "skip") return [];
+  if (choice === "skip") return [];
+  if (choice === "keep") return fallbackOrder(ask, config, file, []);
+  if (choice === "fallback") {
+    const which = await ask.select<string>("Which provider answers when the primary cannot?", providerChoices(servers), "anthropic");
+    const answer = await checkedAnswer(ask, which, servers, undefined, env);
+    if (!answer) return [];
+    if (answer.name === primary?.[0]) {
+      ask.log.warn(`${answer.name} is the primary provider already: a fallback is another one.`);
+      return [];
+    }
+    return fallbackOrder(ask, config, file, providerChanges(file, answer, "fallback"), answer.name);
+  }
+  const answer = await checkedAnswer(ask, choice, servers, primary, env);
+  return answer ? fallbackOrder(ask, config, file, providerChanges(file, answer), answer.name) : [];
+}
+
+/** The providers the wizard offers: the local servers that answered first, then the hosted ones, then any compatible server. */
+function providerChoices(servers: LocalServer[]): Array<{ value: string; label: string; hint?: string }> {
+  return [
+    ...servers.map((s, i) => ({ value: `local:${i}`, label: `${s.label} at ${s.baseUrl}`, hint: s.models.slice(0, 3).join(", ") || "no models listed" })),
+    { value: "openai", label: "OpenAI (Responses API)", hint: "needs an API key" },
+    { value: "anthropic", label: KNOWN_PROVIDERS.anthropic.label, hint: "needs an API key" },
+    { value: "custom", label: "Another OpenAI-compatible server", hint: "OpenRouter, vLLM, a remote Ollama… by its base URL" },
+  ];
+}
+
+/** A provider's answers, checked live if the owner wants; undefined when they skip it. */
+async function checkedAnswer(
+  ask: Prompts,
+  choice: string,
+  servers: LocalServer[],
+  primary: [string, ProviderConfig] | undefined,
+  env: Record<string, string | undefined>,
+): Promise<ProviderAnswer | undefined> {
   for (;;) {
     const answer = await providerAnswer(ask, choice, servers, primary, env);
-    const check = await ask.confirm(`Check the connection now (GET ${answer.base_url}/models)?`);
-    if (!check) return providerChanges(file, answer);
+    const how = answer.api === "anthropic" ? `GET ${answer.base_url}/models/${answer.model}` : `GET ${answer.base_url}/models`;
+    const check = await ask.confirm(`Check the connection now (${how})?`);
+    if (!check) return answer;
     const spinCheck = ask.spinner();
-    spinCheck.start(`Asking ${answer.base_url} for its models`);
+    spinCheck.start(`Asking ${answer.base_url} for ${answer.api === "anthropic" ? "the model" : "its models"}`);
     const stored = primary && primary[0] === answer.name ? primary[1].api_key : undefined;
-    const result = await checkProvider({ baseUrl: answer.base_url, apiKey: answer.api_key ?? stored, model: answer.model });
+    const envKey = PROVIDER_KEY_ENV[answer.name] ? env[PROVIDER_KEY_ENV[answer.name]!] : undefined;
+    const result = await checkProvider({ baseUrl: answer.base_url, apiKey: answer.api_key ?? stored ?? envKey, model: answer.model, api: answer.api });
     if (result.ok) {
       spinCheck.stop(`${answer.base_url} answers and has ${answer.model}`);
-      return providerChanges(file, answer);
+      return answer;
     }
     spinCheck.error(result.message);
     const next = await ask.select("What now?", [
@@ -156,9 +208,34 @@ async function providerStep(ask: Prompts, config: Config, file: Record<string, u
       { value: "keep", label: "Keep these values anyway" },
       { value: "skip", label: "Skip the provider for now" },
     ]);
-    if (next === "keep") return providerChanges(file, answer);
-    if (next === "skip") return [];
+    if (next === "keep") return answer;
+    if (next === "skip") return undefined;
   }
+}
+
+/**
+ * With more than one provider, the order the others stand in when the primary
+ * cannot answer (`[fermix_core] fallback`). Asked only then: one provider has
+ * nothing to fail over to.
+ */
+async function fallbackOrder(ask: Prompts, config: Config, file: Record<string, unknown>, changes: SetupChange[], added?: string): Promise<SetupChange[]> {
+  const primary = changes.some((c) => c.path.endsWith(".primary") && c.value === true) ? added : primaryProviderName(file);
+  const names = [...new Set([...Object.keys(config.fermix_core.providers), ...(added ? [added] : [])])].filter((name) => name !== primary);
+  if (names.length === 0 || !primary) return changes;
+  const planned = changes.find((c) => c.path === "fermix_core.fallback")?.value as string[] | undefined;
+  const current = (planned ?? fallbackOf(file)).filter((name) => name !== primary);
+  const order = await ask.text(`Fallback providers when ${primary} cannot answer, in order (of ${names.join(", ")}; empty: none)`, {
+    initial: current.join(", "),
+    validate: (raw) => {
+      const list = coerceValue("list", raw) as string[];
+      const unknown = list.find((n) => !names.includes(n));
+      if (unknown) return `"${unknown}" is not one of ${names.join(", ")}`;
+      return new Set(list).size === list.length ? undefined : "each provider once";
+    },
+  });
+  const list = coerceValue("list", order) as string[];
+  const rest = changes.filter((c) => c.path !== "fermix_core.fallback");
+  return Bun.deepEquals(list, fallbackOf(file)) ? rest : [...rest, { path: "fermix_core.fallback", value: list }];
 }
 
 async function providerAnswer(
@@ -169,7 +246,8 @@ async function providerAnswer(
   env: Record<string, string | undefined>,
 ): Promise<ProviderAnswer> {
   const server = choice.startsWith("local:") ? servers[Number(choice.slice(6))] : undefined;
-  let baseUrl = server?.baseUrl ?? OPENAI_BASE_URL;
+  const known = choice === "openai" || choice === "anthropic" ? KNOWN_PROVIDERS[choice] : undefined;
+  let baseUrl = server?.baseUrl ?? known?.base_url ?? OPENAI_BASE_URL;
   if (choice === "custom") {
     baseUrl = await ask.text("Base URL of the API (including /v1)", {
       ...(primary && primary[1].base_url !== OPENAI_BASE_URL ? { initial: primary[1].base_url } : { placeholder: "https://openrouter.ai/api/v1" }),
@@ -186,6 +264,7 @@ async function providerAnswer(
           [
             { value: "chat" as const, label: "Chat completions (/chat/completions)", hint: "almost every compatible server" },
             { value: "responses" as const, label: "Responses (/responses)", hint: "OpenAI's newer API" },
+            { value: "anthropic" as const, label: "Anthropic Messages (/messages)", hint: "an Anthropic-compatible gateway" },
           ],
           same?.[1].api ?? "chat",
         )
@@ -197,18 +276,19 @@ async function providerAnswer(
           server.models.map((m) => ({ value: m, label: m })),
           same?.[1].model ?? server.models[0],
         )
-      : await ask.text("Model", { initial: same?.[1].model ?? (name === "openai" ? "gpt-5.1" : ""), validate: loaderCheck(at("model")) });
+      : await ask.text("Model", { initial: same?.[1].model ?? known?.model ?? "", validate: loaderCheck(at("model")) });
+  const keyVariable = PROVIDER_KEY_ENV[name];
   const keyNote = same?.[1].api_key
     ? "leave empty to keep the stored key"
-    : name === "openai" && env.OPENAI_API_KEY
-      ? "leave empty to use OPENAI_API_KEY"
+    : keyVariable && env[keyVariable]
+      ? `leave empty to use ${keyVariable}`
       : server || choice === "custom"
         ? "leave empty if the server needs none"
         : "";
   const key = await ask.secret(`API key${keyNote ? ` (${keyNote})` : ""}`, { validate: loaderCheck(at("api_key"), (raw) => raw.trim(), true) });
   const vision = await ask.confirm("Does the model understand images (vision)?", same?.[1].vision ?? !server);
   const window = await ask.text("Context window, in tokens", {
-    initial: String(same?.[1].context_window ?? (name === "openai" ? 400_000 : server ? 32_768 : 128_000)),
+    initial: String(same?.[1].context_window ?? known?.context_window ?? (server ? 32_768 : 128_000)),
     validate: loaderCheck(at("context_window"), (raw) => (/^\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw.trim())),
   });
   return { name, api, base_url: baseUrl, model, ...(key ? { api_key: key } : {}), vision, context_window: Number(window) };
@@ -243,6 +323,62 @@ async function transcriptionStep(ask: Prompts, config: Config): Promise<SetupCha
     { path: at("model"), value: model === "" ? undefined : model },
     ...(key ? [{ path: at("api_key"), value: key }] : []),
   ];
+}
+
+/** Computer use: on or off, and which display; what the desktop needs that is not installed is said, not refused. */
+async function computerStep(ask: Prompts, config: Config, env: Record<string, string | undefined>): Promise<SetupChange[]> {
+  const now = config.fermix_core.computer;
+  const on = await ask.confirm(
+    "Let the assistant drive a desktop (computer use: it sees the screen, clicks and types; yours alone, in your direct chats)?",
+    now.enabled,
+  );
+  if (!on) return now.enabled ? [{ path: "fermix_core.computer.enabled", value: false }] : [];
+  const display = await ask.select<"virtual" | "host">(
+    "Which display?",
+    [
+      { value: "virtual", label: "A private virtual display (Xvfb), started for each session", hint: "works on a server" },
+      { value: "host", label: "This machine's own X11 display (DISPLAY)", hint: "everything on your desktop" },
+    ],
+    now.display,
+  );
+  const needs = desktopNeeds({ display, start: now.start }, (command) => Bun.which(command, { PATH: env.PATH ?? "" }), { platform: process.platform, env });
+  if (needs.hostProblem) ask.log.warn(`The host display cannot be driven here: ${needs.hostProblem}.`);
+  if (needs.missing.length > 0) ask.log.warn(`Missing ${needs.missing.join(", ")}: ${INSTALL_DESKTOP}. \`fermix doctor\` checks again.`);
+  return [
+    ...(now.enabled ? [] : [{ path: "fermix_core.computer.enabled", value: true }]),
+    ...(display === now.display ? [] : [{ path: "fermix_core.computer.display", value: display }]),
+  ];
+}
+
+/** The config the changes so far would make, or undefined when they would not load (the review says why). */
+function plannedConfig(current: CurrentSetup, changes: SetupChange[]): Config | undefined {
+  try {
+    return planSetup({ currentText: current.text, currentSecrets: current.secrets, changes, filePath: current.paths.config }).resolved.config;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Realtime voice on or off, through the primary provider unless config.toml names another; Enter keeps what is there. */
+async function realtimeStep(ask: Prompts, config: Config): Promise<SetupChange[]> {
+  const on = config.fermix_core.realtime.enabled;
+  const through = realtimeProviderName(config);
+  const { model, voice } = config.fermix_core.realtime;
+  const choice = await ask.select<string>(
+    "Talk with Fermix live, by voice (`fermix talk`, the /talk page)?",
+    on
+      ? [
+          { value: "keep", label: `Keep it on (${through ?? "no provider yet"}, ${model}, voice ${voice})` },
+          { value: "off", label: "Turn it off" },
+        ]
+      : [
+          { value: "keep", label: "Not now" },
+          { value: "on", label: `Turn it on${through ? `, through ${through}` : ""}`, hint: `${model}, voice ${voice}; the provider's realtime API` },
+        ],
+    "keep",
+  );
+  if (choice === "keep") return [];
+  return [{ path: "fermix_core.realtime.enabled", value: choice === "on" }];
 }
 
 /** Show what will change (secrets by name only) and ask before writing. */

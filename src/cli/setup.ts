@@ -14,7 +14,7 @@ import { changesFromFlags, UnknownFlag } from "../setup/changes.ts";
 import { checkProvider } from "../setup/check.ts";
 import { ALL_FIELDS, PROVIDER_SLOT, SETUP_CHANNELS } from "../setup/fields.ts";
 import { planSetup, type SetupChange } from "../setup/plan.ts";
-import { describeChannel, describeProvider, describeTranscription } from "../setup/summary.ts";
+import { describeChannel, describeComputer, describeProvider, describeTranscription } from "../setup/summary.ts";
 import { type AppliedSetup, applySetup, type CurrentSetup, readCurrentSetup } from "../setup/write.ts";
 import { type CliContext, UsageError } from "./context.ts";
 import { parseSetupArgs } from "./setup-args.ts";
@@ -106,7 +106,9 @@ async function withFlags(ctx: CliContext, current: CurrentSetup, flags: Record<s
 /** The flags behind a loader error's keys, so the user knows which one to fix. */
 function flagsFor(error: ConfigError): string[] {
   return error.issues.flatMap((issue) => {
-    const field = ALL_FIELDS.find((f) => new RegExp(`^${f.path.replace(PROVIDER_SLOT, "[^.]+").replaceAll(".", "\\.")}$`).test(issue.key));
+    // A list's issue names its entry (fermix_core.fallback[1]): the flag sets the whole list.
+    const key = issue.key.replace(/\[\d+\]$/, "");
+    const field = ALL_FIELDS.find((f) => new RegExp(`^${f.path.replace(PROVIDER_SLOT, "[^.]+").replaceAll(".", "\\.")}$`).test(key));
     return field ? [field.flag] : [];
   });
 }
@@ -119,8 +121,8 @@ async function liveChecks(config: import("../config/schema.ts").Config, changes:
   const primary = Object.entries(config.fermix_core.providers).find(([, p]) => p.primary);
   if (primary && touched("fermix_core.providers.")) {
     const [name, p] = primary;
-    const result = await checkProvider({ baseUrl: p.base_url, apiKey: p.api_key, model: p.model });
-    if (result.ok) ok.push(`provider ${name}: ${p.base_url} answers and lists ${p.model}`);
+    const result = await checkProvider({ baseUrl: p.base_url, apiKey: p.api_key, model: p.model, api: p.api, authHeader: p.auth_header });
+    if (result.ok) ok.push(`provider ${name}: ${p.base_url} answers and ${p.api === "anthropic" ? "knows" : "lists"} ${p.model}`);
     else failed.push(`provider ${name}: ${result.message}`);
   }
   for (const name of CHANNEL_NAMES) {
@@ -151,5 +153,6 @@ export function writtenReport(applied: AppliedSetup): string {
   lines.push(`provider:      ${describeProvider(config)}`);
   for (const name of SETUP_CHANNELS) lines.push(`${`${name}:`.padEnd(15)}${describeChannel(config, name)}`);
   lines.push(`transcription: ${describeTranscription(config)}`);
+  lines.push(`computer use:  ${describeComputer(config)}`);
   return `${lines.join("\n")}\n`;
 }

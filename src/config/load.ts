@@ -8,7 +8,19 @@ import { Value } from "@sinclair/typebox/value";
 import { describeError } from "../kernel/errors.ts";
 import { ConfigError, type ConfigIssue } from "./errors.ts";
 import { nearest } from "./nearest.ts";
-import { type Config, ConfigSchema, MCP_SERVER_NAME, McpServerSchema, ProviderSchema, SECRET_KEYS, schemaAt } from "./schema.ts";
+import { realtimeIssues } from "./realtime.ts";
+import {
+  type Config,
+  ConfigSchema,
+  DEFAULT_BASE_URLS,
+  MCP_SERVER_NAME,
+  McpServerSchema,
+  PROVIDER_APIS,
+  type ProviderApi,
+  ProviderSchema,
+  SECRET_KEYS,
+  schemaAt,
+} from "./schema.ts";
 
 export { ConfigError, type ConfigIssue } from "./errors.ts";
 
@@ -40,6 +52,7 @@ export const ENV_KEYS: ReadonlyArray<readonly [variable: string, path: string, k
 /** Provider API keys from the environment, for the provider or transcription backend of that name. */
 export const PROVIDER_KEY_ENV: Readonly<Record<string, string>> = {
   openai: "OPENAI_API_KEY",
+  anthropic: "ANTHROPIC_API_KEY",
   xai: "XAI_API_KEY",
   deepgram: "DEEPGRAM_API_KEY",
 };
@@ -107,9 +120,7 @@ export function resolveConfig(input: ResolveInput): Resolved {
   const withDefaults = Value.Default(ConfigSchema, merged) as Table;
   const providers = providersOf(withDefaults);
   for (const [name, provider] of Object.entries(providers)) {
-    if (provider && typeof provider === "object") {
-      providers[name] = Value.Default(ProviderSchema, provider);
-    }
+    if (isTable(provider)) providers[name] = Value.Default(ProviderSchema, withApiDefaults(name, provider));
   }
 
   const servers = mcpServersOf(withDefaults);
@@ -121,6 +132,10 @@ export function resolveConfig(input: ResolveInput): Resolved {
   if (issues.length > 0) throw new ConfigError(input.filePath, issues);
   const config = withDefaults as unknown as Config;
   warnings.push(...settlePrimary(config, input.filePath));
+  checkProviderLimits(config, input.filePath);
+  checkFallback(config, input.filePath);
+  const realtime = realtimeIssues(config);
+  if (realtime.length > 0) throw new ConfigError(input.filePath, realtime);
   return { config, warnings, secretValues: collectSecrets(config) };
 }
 
@@ -264,6 +279,57 @@ export function allowedFor(schema: TSchema): string {
   }
 }
 
+/**
+ * A provider's `api` and `base_url` where the file leaves them out: the table
+ * named anthropic speaks Anthropic's API (as the one named openai speaks
+ * OpenAI's), and each API's own service is its default URL.
+ */
+function withApiDefaults(name: string, provider: Table): Table {
+  const out = { ...provider };
+  out.api ??= name === "anthropic" ? "anthropic" : "responses";
+  if (out.base_url === undefined && PROVIDER_APIS.includes(out.api as ProviderApi)) out.base_url = DEFAULT_BASE_URLS[out.api as ProviderApi];
+  return out;
+}
+
+/** Thinking needs room to answer after it: a budget at or above the answer's limit is refused naming the key. */
+function checkProviderLimits(config: Config, filePath: string): void {
+  const issues: ConfigIssue[] = [];
+  for (const [name, provider] of Object.entries(config.fermix_core.providers)) {
+    const budget = provider.thinking_budget_tokens;
+    if (budget !== undefined && provider.max_tokens !== undefined && budget >= provider.max_tokens) {
+      issues.push({
+        key: `fermix_core.providers.${name}.thinking_budget_tokens`,
+        value: budget,
+        allowed: `less than max_tokens (${provider.max_tokens}): the answer comes after the thinking, within the same limit`,
+      });
+    }
+  }
+  if (issues.length > 0) throw new ConfigError(filePath, issues);
+}
+
+/** `fallback` names configured providers other than the primary, each once. */
+function checkFallback(config: Config, filePath: string): void {
+  const { providers, fallback } = config.fermix_core;
+  const names = Object.keys(providers);
+  const primary = names.find((name) => providers[name]!.primary === true);
+  const issues: ConfigIssue[] = [];
+  fallback.forEach((name, index) => {
+    const key = `fermix_core.fallback[${index}]`;
+    if (!Object.hasOwn(providers, name)) {
+      issues.push({
+        key,
+        value: name,
+        allowed: names.length > 0 ? `the name of a configured provider (${names.join(", ")})` : "a configured provider (none is)",
+      });
+    } else if (name === primary) {
+      issues.push({ key, value: name, allowed: `a provider other than the primary (${name} is primary and always tried first)` });
+    } else if (fallback.indexOf(name) !== index) {
+      issues.push({ key, value: name, allowed: "each provider once (it is already earlier in the list)" });
+    }
+  });
+  if (issues.length > 0) throw new ConfigError(filePath, issues);
+}
+
 /** One provider is primary: the one marked, else the only one. Two marked is an error. */
 function settlePrimary(config: Config, filePath: string): string[] {
   const entries = Object.entries(config.fermix_core.providers);
@@ -277,7 +343,6 @@ function settlePrimary(config: Config, filePath: string): string[] {
       },
     ]);
   }
-  for (const [, provider] of entries) provider.api ??= "responses";
   if (marked.length === 1 || entries.length === 0) return [];
   entries[0]![1].primary = true;
   return entries.length === 1 ? [] : [`no provider is marked primary; using ${entries[0]![0]} (set primary = true on one provider)`];

@@ -8,6 +8,8 @@ export interface Paths {
   database: string;
   acpSocket: string;
   controlSocket: string;
+  /** Realtime voice companions (`fermix talk`, companion apps): 0600, like the ACP socket. */
+  realtimeSocket: string;
   workspace: string;
   grants: string;
   soul: string;
@@ -28,6 +30,7 @@ export function pathsFor(home: string): Paths {
     database: join(home, "fermix.db"),
     acpSocket: join(home, "acp.sock"),
     controlSocket: join(home, "control.sock"),
+    realtimeSocket: join(home, "realtime.sock"),
     workspace,
     grants: join(home, "grants"),
     soul: join(workspace, "SOUL.md"),

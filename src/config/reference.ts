@@ -21,7 +21,7 @@ export interface ReferenceKey {
 
 /** Environment variables that set a key beyond the channel table of load.ts. */
 const EXTRA_ENV: Readonly<Record<string, string>> = {
-  "fermix_core.providers.<name>.api_key": "OPENAI_API_KEY (provider named openai)",
+  "fermix_core.providers.<name>.api_key": "OPENAI_API_KEY / ANTHROPIC_API_KEY (provider of that name)",
   "fermix_core.transcription.api_key": "OPENAI_API_KEY / XAI_API_KEY / DEEPGRAM_API_KEY (by backend)",
   "fermix_core.http.bind": "FERMIX_HTTP_BIND",
   "fermix_core.http.port": "PORT",
@@ -76,8 +76,8 @@ Environment variables always honoured: \`PORT\` (default 4030) and
 \`FERMIX_HTTP_BIND\` (default 127.0.0.1) for the HTTP server, \`FERMIX_HOME\`,
 \`FERMIX_LOG_LEVEL\` (debug, info, warn, error), \`FERMIX_SECRET_STORE\`
 (file or keychain), the channel variables in the tables below, and
-\`OPENAI_API_KEY\`, \`XAI_API_KEY\`, \`DEEPGRAM_API_KEY\` for the provider and
-transcription backend of that name. \`TELEGRAM_BOT_TOKEN\` is never read.
+\`OPENAI_API_KEY\`, \`ANTHROPIC_API_KEY\`, \`XAI_API_KEY\`, \`DEEPGRAM_API_KEY\` for
+the provider and transcription backend of that name. \`TELEGRAM_BOT_TOKEN\` is never read.
 
 Also read, outside the configuration: \`TZ\` (the system time zone, the
 default for \`[fermix_core] timezone\`), \`NO_COLOR\` (no colour in

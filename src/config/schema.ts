@@ -23,7 +23,14 @@ const literals = <const T extends readonly string[]>(values: T, options: SchemaO
 
 export const STREAMING_MODES = ["off", "draft", "block"] as const;
 export type StreamingMode = (typeof STREAMING_MODES)[number];
-export const PROVIDER_APIS = ["responses", "chat"] as const;
+export const PROVIDER_APIS = ["responses", "chat", "anthropic"] as const;
+export type ProviderApi = (typeof PROVIDER_APIS)[number];
+/** Where each wire format's own service lives: the base_url a provider of that `api` gets when it names none. */
+export const DEFAULT_BASE_URLS: Readonly<Record<ProviderApi, string>> = {
+  responses: "https://api.openai.com/v1",
+  chat: "https://api.openai.com/v1",
+  anthropic: "https://api.anthropic.com/v1",
+};
 export const TRANSCRIPTION_BACKENDS = ["openai", "xai", "deepgram"] as const;
 export type TranscriptionBackend = (typeof TRANSCRIPTION_BACKENDS)[number];
 /** Where web_search sends a query; "" is off. */
@@ -59,13 +66,26 @@ export const ProviderSchema = Type.Object({
   api: Type.Optional(
     literals(PROVIDER_APIS, {
       description:
-        "The wire format: responses (the OpenAI Responses API, default) or chat (OpenAI-compatible chat completions: Ollama, llama.cpp, vLLM, OpenRouter…).",
+        "The wire format: responses (the OpenAI Responses API), chat (OpenAI-compatible chat completions: Ollama, llama.cpp, vLLM, OpenRouter…) or anthropic (Anthropic's Messages API). Default: anthropic for the provider named anthropic, else responses.",
     }),
   ),
-  base_url: Type.String({ minLength: 1, pattern: "^https?://", default: "https://api.openai.com/v1", description: "The API root including its version." }),
+  base_url: Type.String({
+    minLength: 1,
+    pattern: "^https?://",
+    default: "https://api.openai.com/v1",
+    description: "The API root including its version; for api = anthropic the default is https://api.anthropic.com/v1.",
+  }),
   model: Type.String({ minLength: 1, description: "The model to ask, as the server names it." }),
   api_key: Type.Optional(
-    secret("The provider's API key; OPENAI_API_KEY for the provider named openai. A local server (localhost, a private network) may go without one."),
+    secret(
+      "The provider's API key; OPENAI_API_KEY for the provider named openai, ANTHROPIC_API_KEY for the one named anthropic. A local server (localhost, a private network) may go without one.",
+    ),
+  ),
+  auth_header: Type.Optional(
+    literals(["x-api-key", "bearer"], {
+      description:
+        "api = anthropic: where the key goes, x-api-key (default, as Anthropic's API takes it) or bearer (Authorization: Bearer, for a gateway that wants it). The other APIs always send a Bearer token.",
+    }),
   ),
   primary: Type.Optional(
     Type.Boolean({ description: "The provider that answers turns; a single provider is primary without saying so, two marked primary is an error." }),
@@ -97,6 +117,22 @@ export const ProviderSchema = Type.Object({
     default: 90_000,
     description: "The longest silence allowed between two parts of an answer once it has started (ms).",
   }),
+  max_tokens: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 1_000_000,
+      description:
+        "The most tokens one answer may take. Anthropic's API needs a limit: unset, 16384 (4096 for Claude 3 models, 8192 for Claude 3.5). The other APIs send it only when set.",
+    }),
+  ),
+  thinking_budget_tokens: Type.Optional(
+    Type.Integer({
+      minimum: 1024,
+      maximum: 1_000_000,
+      description:
+        "api = anthropic: extended thinking, with this many tokens to think in before answering (shown as the 💭 status while it thinks); unset: no thinking. Must be below max_tokens.",
+    }),
+  ),
 });
 
 const CompactionSchema = Type.Object(
@@ -306,6 +342,44 @@ const SandboxSchema = Type.Object(
   { default: {} },
 );
 
+export const COMPUTER_DISPLAYS = ["virtual", "host"] as const;
+export type ComputerDisplay = (typeof COMPUTER_DISPLAYS)[number];
+
+const ComputerSchema = Type.Object(
+  {
+    enabled: Type.Boolean({
+      default: false,
+      description:
+        "Computer use: the owner's assistant may drive a desktop (the `computer` tool), in the owner's direct chats only. Off: the tool is offered to nobody and no display is started.",
+    }),
+    display: literals(COMPUTER_DISPLAYS, {
+      default: "virtual",
+      description:
+        "virtual: a private X display started for each session (Xvfb on a Unix socket with its own auth cookie, never TCP), with a window manager and the `start` programs; host: the display already running where the daemon runs (X11 through DISPLAY; Wayland and macOS are refused).",
+    }),
+    width: Type.Integer({ minimum: 320, maximum: 7680, default: 1280, description: "Width of the virtual display, in pixels." }),
+    height: Type.Integer({ minimum: 240, maximum: 4320, default: 800, description: "Height of the virtual display, in pixels." }),
+    max_actions: Type.Integer({
+      minimum: 1,
+      maximum: 1000,
+      default: 50,
+      description: "At most this many desktop actions in one turn; past it the turn ends and says so.",
+    }),
+    idle_minutes: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 24 * 60,
+      default: 15,
+      description: "A desktop session nobody used for this long is torn down (display and programs); fractions of a minute are allowed.",
+    }),
+    start: Type.Array(Type.String({ minLength: 1 }), {
+      default: ["xterm", "chromium"],
+      description:
+        "The programs opened on a virtual display when its session starts, one command line each (split on spaces, no shell); one that is not installed is skipped. Chromium is given the sandbox's network setting.",
+    }),
+  },
+  { default: {} },
+);
+
 const SoulSchema = Type.Object(
   {
     confirm_ttl_seconds: Type.Integer({
@@ -362,6 +436,40 @@ const HttpSchema = Type.Object(
     description:
       "Where the HTTP server (dashboard, health, metrics, webhooks, setup page) listens, who it answers, and its setup links. The environment wins over bind and port.",
   },
+);
+
+const RealtimeSchema = Type.Object(
+  {
+    enabled: Type.Boolean({
+      default: false,
+      description:
+        "Realtime voice: a live spoken conversation with the assistant from `fermix talk`, the /talk page or a companion app on <home>/realtime.sock (docs/realtime.md).",
+    }),
+    provider: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          "The provider (a table name under [fermix_core.providers]) whose realtime API answers: an OpenAI-kind one (api responses or chat), reached at its base_url with ws/wss and /realtime. Unset: the primary provider.",
+      }),
+    ),
+    model: Type.String({ minLength: 1, default: "gpt-realtime", description: "The realtime model, as the provider names it." }),
+    voice: Type.String({
+      minLength: 1,
+      default: "marin",
+      description: "The voice the assistant speaks with, as the provider names it (e.g. marin, cedar, alloy).",
+    }),
+    instructions_extra: Type.String({
+      default: "",
+      description: "Words added to a voice session's instructions after SOUL.md and the memory the text turns use (e.g. a language to answer in).",
+    }),
+    max_session_minutes: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 24 * 60,
+      default: 30,
+      description: "A voice session ends after this many minutes (the companion is told and may start another).",
+    }),
+  },
+  { default: {} },
 );
 
 const WebSchema = Type.Object(
@@ -553,6 +661,11 @@ export const ConfigSchema = Type.Object({
         default: {},
         description: "Model providers, one table each: [fermix_core.providers.<name>].",
       }),
+      fallback: Type.Array(Type.String({ minLength: 1, pattern: "^[A-Za-z0-9_-]+$" }), {
+        default: [],
+        description:
+          "Providers to answer when the primary cannot, in order (names of [fermix_core.providers.<name>] tables; not the primary, which is always tried first). A turn whose provider fails before any of its answer was shown (cannot connect, 5xx or overloaded after its retries, 429 past its Retry-After cap, no first byte in time) runs on the next one, once each.",
+      }),
       compaction: CompactionSchema,
       transcription: TranscriptionSchema,
       delivery: DeliverySchema,
@@ -563,7 +676,9 @@ export const ConfigSchema = Type.Object({
       skills: SkillsSchema,
       sandbox: SandboxSchema,
       soul: SoulSchema,
+      computer: ComputerSchema,
       http: HttpSchema,
+      realtime: RealtimeSchema,
       web: WebSchema,
       mcp: McpSchema,
     },
@@ -596,8 +711,8 @@ export const CHANNEL_NAMES = ["telegram", "whatsapp", "slack", "discord", "signa
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 /** The chat channels: every channel but ACP, which authorizes by its socket. */
 export type ChatChannelName = Exclude<ChannelName, "acp">;
-/** Every source of turns: the configured channels and the local command line, which has no table. */
-export const GATEWAY_CHANNELS = [...CHANNEL_NAMES, "cli"] as const;
+/** Every source of turns: the configured channels, the local command line and realtime voice, which have no table of their own. */
+export const GATEWAY_CHANNELS = [...CHANNEL_NAMES, "cli", "realtime"] as const;
 export type GatewayChannel = (typeof GATEWAY_CHANNELS)[number];
 
 /** Keys whose values are credentials: stored in the keychain, never logged. */

@@ -5,7 +5,9 @@
  */
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
-import type { TurnRequest } from "../agent/agent.ts";
+import type { PromptSection, TurnRequest } from "../agent/agent.ts";
+import { ComputerDesk } from "../agent/computer/desk.ts";
+import { computerTool } from "../agent/computer/tool.ts";
 import { jobTools } from "../agent/jobs/tools.ts";
 import { McpHub } from "../agent/mcp/hub.ts";
 import { memorySection } from "../agent/memory/section.ts";
@@ -20,9 +22,14 @@ import type { Tool } from "../agent/tools/types.ts";
 import { webTools } from "../agent/tools/web/index.ts";
 import { createTranscription } from "../agent/transcription/index.ts";
 import { UltraMode } from "../agent/ultra/engine.ts";
+import { localUser } from "../channels/local-user.ts";
+import { VoiceDesk, voiceConversation } from "../channels/realtime/desk.ts";
+import { realtimeProfile } from "../channels/realtime/profile.ts";
+import { voiceRecap } from "../channels/realtime/voice-prompt.ts";
 import { profileOf } from "../channels/registry.ts";
 import type { LoadedConfig } from "../config/index.ts";
 import { LiveConfig } from "../config/live.ts";
+import { realtimeSettings } from "../config/realtime.ts";
 import { ownerTimeZone } from "../config/timezone.ts";
 import { transcriptionSettings } from "../config/transcription.ts";
 import { webSettings } from "../config/web.ts";
@@ -115,6 +122,14 @@ export interface Core {
   reconfigure(next: LoadedConfig): void;
   /** The workspace sandbox: its state, codes and tools; `sandbox.press` answers button presses. */
   sandbox: Sandbox;
+  /** The owner's desktop (computer use): its session, if one runs. */
+  desk: ComputerDesk;
+  /** Realtime voice's sessions and companions (the daemon serves them on its socket and the /talk page). */
+  voice: VoiceDesk;
+  /** The tools the features offer a scope, before the role table filters them (realtime voice asks for its own). */
+  extraTools(scope: ToolScope): Tool[];
+  /** The sections every turn's instructions get (memory, skills, the latest voice conversation). */
+  sections(request: TurnRequest): PromptSection[];
   /** The owner's MCP servers and their tools; started by the daemon (and by `fermix ask` without one), following reloads. */
   mcp: McpHub;
   /** Replay the inbox and resume the outbox: what a crash left behind. */
@@ -194,7 +209,9 @@ export function buildCore(options: CoreOptions): Core {
     const settings = live.config.fermix_core.memory;
     return settings.enabled ? memorySection(memory, { items: settings.prompt_items, chars: settings.prompt_chars })(request) : [];
   };
-  const sectionFeatures = [memoryPrompt, skillsSection(skills)];
+  // The owner's latest voice conversation, for their text turns (realtime voice keeps its own history).
+  const recap = voiceRecap({ conversation: () => voiceConversation(localUser()), conversations, now: Date.now });
+  const sectionFeatures = [memoryPrompt, skillsSection(skills), recap];
   const sections = (request: TurnRequest) => sectionFeatures.flatMap((section) => section(request));
   const providerLog = log.child({ component: "provider" });
   const agents = new AgentSupervisor({
@@ -221,6 +238,17 @@ export function buildCore(options: CoreOptions): Core {
         });
         options.providerDeps?.onRetry?.(retry);
       },
+    },
+    // A request handed from a failing provider to the next: the operator sees the outage, the dashboard which provider stood in.
+    onFailover: (from, to, error) => {
+      providerLog.warn("model provider failed before answering; the next one takes the request", {
+        provider: from,
+        next: to,
+        fault: error.fault,
+        ...(error.status !== undefined ? { status: error.status } : {}),
+        reason: error.message,
+      });
+      telemetry.emit("provider.failover", { measurements: { count: 1 }, metadata: { from, to, class: error.fault } });
     },
   });
   const ultra = new UltraMode({
@@ -254,6 +282,19 @@ export function buildCore(options: CoreOptions): Core {
   const stream = options.streaming
     ? streamFactory({ channels: () => live.config.fermix_channels, facts: profileOf, telemetry, log, maxParts: () => live.config.fermix_core.max_reply_parts })
     : undefined;
+  // The owner's desktop: nothing runs until the computer tool's first action; settings are read when a session starts.
+  const computerSettings = () => live.config.fermix_core.computer;
+  const desk = new ComputerDesk({
+    settings: () => {
+      const settings = computerSettings();
+      return { display: settings.display, width: settings.width, height: settings.height, start: settings.start, idleMs: settings.idle_minutes * 60_000 };
+    },
+    dir: join(paths.home, "desktop"),
+    env: options.env ?? process.env,
+    launch: () => ({ ...sandbox.programs(), root: process.getuid?.() === 0 }),
+    telemetry,
+    log: log.child({ component: "computer" }),
+  });
   const resolveTarget = targetResolver({ config: () => live.config, channels: profileOf, conversations, running: (channel) => channels.has(channel) });
   const webLog = log.child({ component: "web" });
   const mcp = new McpHub({ servers: () => live.config.fermix_core.mcp.servers, home: paths.home, log: log.child({ component: "mcp" }), telemetry });
@@ -264,6 +305,21 @@ export function buildCore(options: CoreOptions): Core {
     (scope) => sandbox.tools(scope),
     () => skillTools(skills),
     () => (live.config.fermix_core.memory.enabled ? memoryTools(memory) : []),
+    (scope) =>
+      computerSettings().enabled
+        ? [
+            computerTool({
+              desk,
+              settings: () => {
+                const settings = computerSettings();
+                return { maxActions: settings.max_actions, display: settings.display, width: settings.width, height: settings.height };
+              },
+              approve: (ask, ctx) => sandbox.approve(ask, ctx),
+              direct: scope.audience.direct,
+              telemetry,
+            }),
+          ]
+        : [],
     () =>
       jobTools({
         store: jobs,
@@ -274,6 +330,12 @@ export function buildCore(options: CoreOptions): Core {
         schedulerRunning: () => scheduler.running,
       }),
   ];
+  const extraTools = (scope: ToolScope) => features.flatMap((offer) => offer(scope));
+  // The role table's rule for MCP tools reads each server's roles in force; a disabled server's tools go to nobody.
+  const mcpRoles = (server: string) => {
+    const configured = live.config.fermix_core.mcp.servers[server];
+    return configured?.enabled ? configured.roles : undefined;
+  };
   const upcomingJobs = (conversation: string) =>
     jobs.live().filter((job) => job.origin.conversation === conversation || targetConversation(job) === conversation);
   const engine = new TurnEngine({
@@ -283,12 +345,8 @@ export function buildCore(options: CoreOptions): Core {
     db,
     idempotency,
     workspace: paths.workspace,
-    extraTools: (scope) => features.flatMap((offer) => offer(scope)),
-    // The role table's rule for MCP tools reads each server's roles in force; a disabled server's tools go to nobody.
-    mcpRoles: (server) => {
-      const configured = live.config.fermix_core.mcp.servers[server];
-      return configured?.enabled ? configured.roles : undefined;
-    },
+    extraTools,
+    mcpRoles,
     sharedToolsOn: (channel, chatId) => sandbox.control.store.sharedToolsOn(channel, chatId),
     profiles: profileOf,
     ...(stream ? { stream } : {}),
@@ -326,6 +384,9 @@ export function buildCore(options: CoreOptions): Core {
       skills,
       sandbox: sandbox.control,
       upcomingJobs,
+      desk,
+      spoolDir: join(paths.home, "spool"),
+      liveVoice: () => voice.status().live,
     },
     onActivity: createSettler(),
     ...(options.onUnknownSender ? { onUnknownSender: options.onUnknownSender } : {}),
@@ -338,6 +399,23 @@ export function buildCore(options: CoreOptions): Core {
     run: jobRunner({ engine, channel: (name) => channels.get(name), profiles: profileOf, config: () => live.config, outbox, log }),
     telemetry,
     log: log.child({ component: "scheduler" }),
+  });
+  // Realtime voice's sessions and companions: the daemon adds the socket and the /talk page (src/daemon/realtime.ts).
+  const voice = new VoiceDesk({
+    settings: () => realtimeSettings(live.config),
+    owner: localUser,
+    conversations,
+    soul: () => persona.current(),
+    sections,
+    extraTools,
+    mcpRoles,
+    workspace: paths.workspace,
+    idempotency,
+    // Judged like any press on the confirmation path: here the owner, on a local surface.
+    press: (press) =>
+      sandbox.press({ channel: realtimeProfile.name, chatId: press.chatId, senderId: press.senderId, messageId: "", data: press.data, direct: true }),
+    log,
+    telemetry,
   });
   const supervisor = new TaskSupervisor(options.handoffCapacity ?? HANDOFF_CAPACITY, log.child({ component: "supervisor" }));
   const dispatcher = new Dispatcher({
@@ -381,6 +459,10 @@ export function buildCore(options: CoreOptions): Core {
     background,
     channels,
     sandbox,
+    desk,
+    extraTools,
+    sections,
+    voice,
     mcp,
     reconfigure(next) {
       live.replace(next);
@@ -395,6 +477,7 @@ export function buildCore(options: CoreOptions): Core {
       if (closed) return;
       closed = true;
       clearInterval(sweeper);
+      voice.endAll("shutdown");
       strangers.close();
       // First the scheduler, so the runs the stop cuts short stay claimed (they run again at the next start).
       scheduler.stop();
@@ -405,6 +488,8 @@ export function buildCore(options: CoreOptions): Core {
       await Promise.race([supervisor.whenIdle(), Bun.sleep(graceMs)]);
       queue.stopAll(new ShutdownInterrupt());
       await Promise.race([Promise.all([supervisor.whenIdle(), retriers]), Bun.sleep(500)]);
+      // No display or program of a desktop session outlives the daemon.
+      await desk.close();
       // A stdio server's program is ended with its connection.
       await Promise.race([mcp.stop(), Bun.sleep(graceMs)]);
       stopCheckpoints();

@@ -16,7 +16,7 @@ import { currentMtime, type LoadedConfig, loadConfig } from "../config/index.ts"
 import type { Env } from "../config/load.ts";
 import { CHANNEL_NAMES, type ChannelName, type Config } from "../config/schema.ts";
 import type { Presenter } from "../gateway/delivery.ts";
-import { createApp } from "../http/app.ts";
+import { createApp, socketRoutes } from "../http/app.ts";
 import { type HttpServer, serveHttp } from "../http/server.ts";
 import { webhookRoutes } from "../http/webhooks/index.ts";
 import type { ReloadResult } from "../kernel/health.ts";
@@ -28,6 +28,7 @@ import { buildCore, type Core } from "./core.ts";
 import { exposures } from "./exposure.ts";
 import { buildHealthReport, type ChannelRuntimeState, type HealthReport } from "./health.ts";
 import { UnknownSenderWatch } from "./pairing.ts";
+import { buildRealtime } from "./realtime.ts";
 import { reloadDaemon } from "./reload.ts";
 import { buildWeb, type SetupLink, type Web } from "./web.ts";
 
@@ -145,7 +146,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let restartRequired: string[] = [];
   let control: UnixSocketListener<unknown> | undefined;
   let web: Web | undefined;
+  const realtime = buildRealtime(core, log);
   const closeAll = async () => {
+    realtime.stop();
     web?.stop();
     await server?.stop();
     control?.stop(true);
@@ -165,10 +168,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         channels: new Map([...missing, ...[...adapters.keys()].map((name) => [name, channels.state(name)!] as const)]),
         databaseReady: true,
         restartRequired: restartRequired.length > 0 || currentMtime(loaded.paths.config) !== loaded.fileMtimeMs,
-        ...(core.agents.primary ? { providers: new Map([[core.agents.primary.name, core.agents.providerState()]]) } : {}),
+        providers: core.agents.providerStates(),
         sendTrouble: (channel) => core.delivery.trouble(channel),
         memoryStore: core.memory.check(),
         problems: exposures(loaded),
+        realtime: realtime.state(),
         mcpServers: core.mcp.status(),
       });
 
@@ -177,8 +181,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const reload = (): Promise<ReloadResult> => {
       const next = reloads.then(() =>
         reloadDaemon({ env, log, http, current: () => loaded, adopt: (next) => (loaded = next), core, channels, adapters, buildAdapter, report }).then(
-          (result) => {
+          async (result) => {
             if (result.ok) restartRequired = result.restart_required;
+            // Realtime voice turned on or off: its socket follows.
+            await realtime.apply();
             return { ...result, health: report() };
           },
         ),
@@ -193,7 +199,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       return pairing.next(channel, signal);
     };
     web = buildWeb({ core, env, log, loaded: () => loaded, http, report, reload, awaitSender });
+    const talk = { enabled: realtime.enabled, connect: realtime.talk };
     const app = createApp({
+      talk,
       access: web.access,
       report,
       setupGate: web.gate,
@@ -211,7 +219,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         }),
       ],
     });
-    server = serveHttp(app, { ...http, log });
+    server = serveHttp(app, { ...http, log, sockets: socketRoutes({ access: web.access, talk }) });
     phase("http");
     const listening = server.url;
     const setupLink = () => web!.setupLink(listening);
@@ -225,6 +233,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       awaitSender,
     })) as UnixSocketListener<unknown>;
     sockets.push(loaded.paths.controlSocket);
+    await realtime.apply();
 
     phase("control_socket");
     // In the background: a tool server that is slow or failing never holds the start up.

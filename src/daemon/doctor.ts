@@ -1,7 +1,10 @@
 /**
- * Offline checks, one row per concern. Nothing here talks to a platform or a
- * model: it reads the config, the home and the database, and asks the OS
- * whether the port is free.
+ * Checks, one row per concern. By default nothing here talks to a platform or
+ * a model: it reads the config, the home and the database, and asks the OS
+ * whether the port is free. With `check`, each provider gets one cheap
+ * authenticated call (src/setup/check.ts: its model list, or Anthropic's
+ * model lookup — no tokens spent), so a refused key is named before a turn
+ * meets it.
  */
 import { existsSync, statSync } from "node:fs";
 import { detectBackend, INSTALL_BWRAP, probeBackend } from "../agent/sandbox/detect.ts";
@@ -12,16 +15,19 @@ import { type HttpConfig, type HttpSettings, resolveHttp } from "../config/http.
 import { type LoadedConfig, loadConfig } from "../config/index.ts";
 import { ConfigError, type Env, PROVIDER_KEY_ENV } from "../config/load.ts";
 import { pathsFor, resolveHome } from "../config/paths.ts";
-import { CHANNEL_NAMES } from "../config/schema.ts";
+import { CHANNEL_NAMES, type ProviderConfig } from "../config/schema.ts";
 import { transcriptionSettings } from "../config/transcription.ts";
 import { describeError } from "../kernel/errors.ts";
 import { formatMb } from "../kernel/sizes.ts";
+import { checkProvider } from "../setup/check.ts";
 import { defaultServiceContext, servicePlatform, serviceStatus } from "../setup/service.ts";
 import { openDatabaseReadOnly, schemaVersion } from "../store/db.ts";
 import { MIGRATIONS } from "../store/migrations.ts";
+import { computerDoctorRows } from "./doctor-computer.ts";
 import { discordDoctorRows } from "./doctor-discord.ts";
 import { bindDoctorRow } from "./doctor-http.ts";
 import { memoryAndJobRows } from "./doctor-memory.ts";
+import { realtimeRows } from "./doctor-realtime.ts";
 import { mcpDoctorRows, webDoctorRows } from "./doctor-tools.ts";
 import { homeExposure, secretsExposure } from "./exposure.ts";
 import { providerHealth } from "./health.ts";
@@ -38,11 +44,15 @@ const row = (check: string, status: RowStatus, detail: string): DoctorRow => ({ 
 
 export interface DoctorOptions {
   env: Env;
+  /** Make one authenticated call per provider (`fermix doctor --check`). */
+  check?: boolean;
+  /** Reaches the providers for `check`; default fetch. */
+  fetch?: typeof fetch;
   /** Whether something on the port is a fermix daemon; injected so tests need no real daemon. */
   probeDaemon?: (settings: HttpSettings) => Promise<boolean>;
 }
 
-export async function runDoctor({ env, probeDaemon = isFermixListening }: DoctorOptions): Promise<DoctorRow[]> {
+export async function runDoctor({ env, probeDaemon = isFermixListening, check = false, fetch: fetchFn }: DoctorOptions): Promise<DoctorRow[]> {
   const paths = pathsFor(resolveHome(env));
   const rows: DoctorRow[] = [];
 
@@ -62,9 +72,12 @@ export async function runDoctor({ env, probeDaemon = isFermixListening }: Doctor
   if (loaded) {
     const providers = Object.entries(loaded.config.fermix_core.providers);
     if (providers.length === 0) rows.push(row("providers", "fail", "no provider configured: run `fermix setup`"));
-    for (const [name, provider] of providers) {
+    const fallback = loaded.config.fermix_core.fallback;
+    if (fallback.length > 0) rows.push(row("fallback", "ok", `when the primary cannot answer: ${fallback.join(", then ")}`));
+    const liveRows = check ? await Promise.all(providers.map(([name, provider]) => liveProviderRow(name, provider, fetchFn))) : [];
+    for (const [index, [name, provider]] of providers.entries()) {
       const health = providerHealth(name, provider);
-      const role = health.primary ? "primary, " : "";
+      const role = health.primary ? "primary, " : fallback.includes(name) ? `fallback ${fallback.indexOf(name) + 1}, ` : "";
       rows.push(
         health.status === "ready"
           ? row(
@@ -78,6 +91,8 @@ export async function runDoctor({ env, probeDaemon = isFermixListening }: Doctor
               `no api_key for ${provider.base_url}${PROVIDER_KEY_ENV[name] ? ` (set it with fermix setup or ${PROVIDER_KEY_ENV[name]})` : " (set it with fermix setup)"}`,
             ),
       );
+      const live = liveRows[index];
+      if (live) rows.push(live);
     }
     for (const name of CHANNEL_NAMES) {
       const profile = profileOf(name);
@@ -102,8 +117,10 @@ export async function runDoctor({ env, probeDaemon = isFermixListening }: Doctor
     }
     rows.push(...discordDoctorRows(loaded.config, paths.database));
     rows.push(transcriptionRow(loaded));
+    rows.push(...realtimeRows(loaded.config));
     rows.push(...memoryAndJobRows(loaded.config, paths.database));
     rows.push(...webDoctorRows(loaded.config), ...mcpDoctorRows(loaded.config, env, paths.home));
+    rows.push(...computerDoctorRows(loaded.config, env));
   }
 
   rows.push(sandboxRow(env));
@@ -113,6 +130,27 @@ export async function runDoctor({ env, probeDaemon = isFermixListening }: Doctor
   if (bind) rows.push(bind);
   rows.push(await serviceRow(env));
   return rows;
+}
+
+/**
+ * `--check`: one authenticated call to the provider. A refused key is named
+ * as such, with where a new one goes; the key itself is never shown.
+ */
+async function liveProviderRow(name: string, provider: ProviderConfig, fetchFn?: typeof fetch): Promise<DoctorRow> {
+  const check = `provider ${name} (live)`;
+  const result = await checkProvider(
+    { baseUrl: provider.base_url, apiKey: provider.api_key, model: provider.model, api: provider.api, authHeader: provider.auth_header },
+    fetchFn ? { fetch: fetchFn } : {},
+  );
+  if (result.ok) return row(check, "ok", `${provider.base_url} accepts the ${provider.api_key ? "key" : "request"} and knows ${provider.model}`);
+  if (result.reason !== "unauthorized") return row(check, "fail", result.message);
+  const variable = PROVIDER_KEY_ENV[name];
+  const where = `fermix setup --reconfigure --provider-name ${name} --api-key …${variable ? `, or ${variable}` : ""}`;
+  return row(
+    check,
+    "fail",
+    provider.api_key ? `the key was refused: ${result.message}; set a new one with ${where}` : `${result.message}; set one with ${where}`,
+  );
 }
 
 /** Whether the background service is installed, and whether its manager says it runs. */

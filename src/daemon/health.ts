@@ -5,12 +5,31 @@
 import { profileOf } from "../channels/registry.ts";
 import { channelReadiness } from "../config/channels.ts";
 import type { LoadedConfig } from "../config/index.ts";
+import { realtimeProviderName } from "../config/realtime.ts";
 import { CHANNEL_NAMES, type ChannelName, type ProviderConfig } from "../config/schema.ts";
 import { isLocalUrl } from "../config/urls.ts";
 import { providerFaultLine } from "../kernel/fault-line.ts";
-import type { ChannelHealth, ChannelRuntimeState, HealthReport, McpServerHealth, OverallStatus, ProviderHealth, ProviderState } from "../kernel/health.ts";
+import type {
+  ChannelHealth,
+  ChannelRuntimeState,
+  HealthReport,
+  McpServerHealth,
+  OverallStatus,
+  ProviderHealth,
+  ProviderState,
+  RealtimeHealth,
+  RealtimeState,
+} from "../kernel/health.ts";
 
-export type { ChannelHealth, ChannelRuntimeState, ChannelStatus, HealthReport, OverallStatus, ProviderHealth } from "../kernel/health.ts";
+export type {
+  ChannelHealth,
+  ChannelRuntimeState,
+  ChannelStatus,
+  HealthReport,
+  OverallStatus,
+  ProviderHealth,
+  RealtimeState,
+} from "../kernel/health.ts";
 
 export interface HealthSnapshot {
   version: string;
@@ -28,6 +47,8 @@ export interface HealthSnapshot {
   memoryStore?: { ok: true } | { ok: false; error: string };
   /** Other faults the daemon found at start (a home or secrets file readable by others…), each a failure line. */
   problems?: readonly string[];
+  /** Realtime voice as it runs (its socket, sessions, companions); absent: nothing runs (taken as not listening when enabled). */
+  realtime?: RealtimeState;
   /** The MCP servers the daemon runs: one not ready is a failure line (its state and problem in our words); the report gains no key for them. */
   mcpServers?: readonly McpServerHealth[];
 }
@@ -101,6 +122,8 @@ export function buildHealthReport(snapshot: HealthSnapshot): HealthReport {
   const memoryStore = snapshot.databaseReady && memoryProbe.ok ? "ready" : "failed";
   if (!memoryProbe.ok) failures.push(`memory store: ${memoryProbe.error}`);
   failures.push(...(snapshot.problems ?? []));
+  const { block: realtime, failures: realtimeFailures } = realtimeHealth(loaded, snapshot.realtime);
+  failures.push(...realtimeFailures);
   for (const server of snapshot.mcpServers ?? []) {
     if (server.state === "ready" || server.state === "disabled") continue;
     failures.push(`mcp server ${server.name}: ${server.state === "starting" ? "starting" : `${server.problem ?? "not running"}; connecting again`}`);
@@ -122,16 +145,40 @@ export function buildHealthReport(snapshot: HealthSnapshot): HealthReport {
     providers,
     channels,
     memory: { conversation_store: store, store: memoryStore },
-    realtime: {
-      enabled: false,
-      status: "disabled",
-      provider: null,
-      model: null,
-      socket_path: null,
-      socket_alive: null,
-      active_sessions: 0,
-      active_clients: 0,
-      "companion_connected?": false,
+    realtime,
+  };
+}
+
+/** The realtime block, and the failure lines behind a degraded one. */
+function realtimeHealth(loaded: LoadedConfig, state: RealtimeState | undefined): { block: RealtimeHealth; failures: string[] } {
+  const { config, paths } = loaded;
+  const counts = {
+    active_sessions: state?.activeSessions ?? 0,
+    active_clients: state?.activeClients ?? 0,
+    "companion_connected?": (state?.activeClients ?? 0) > 0,
+  };
+  if (!config.fermix_core.realtime.enabled) {
+    const block = { enabled: false, status: "disabled", provider: null, model: null, socket_path: null, socket_alive: null, ...counts } as const;
+    return { block, failures: [] };
+  }
+  const name = realtimeProviderName(config);
+  const provider = name === undefined ? undefined : config.fermix_core.providers[name];
+  const socketAlive = state?.socketAlive ?? false;
+  const failures: string[] = [];
+  if (!provider) failures.push("realtime: no provider configured");
+  else if (providerHealth(name!, provider).status !== "ready") failures.push(`realtime: provider ${name} has no api_key`);
+  if (!socketAlive) failures.push(`realtime: the companion socket is not listening (${paths.realtimeSocket})`);
+  if (state?.fault) failures.push(`realtime: ${state.fault}`);
+  return {
+    block: {
+      enabled: true,
+      status: failures.length > 0 ? "degraded" : "ready",
+      provider: name ?? null,
+      model: config.fermix_core.realtime.model,
+      socket_path: paths.realtimeSocket,
+      socket_alive: socketAlive,
+      ...counts,
     },
+    failures,
   };
 }

@@ -13,11 +13,12 @@ import { detectBackend, INSTALL_BWRAP, probeBackend, type SandboxBackend } from 
 import { realPath } from "../agent/sandbox/paths.ts";
 import { buildPolicy, isSecretName, usableGrants } from "../agent/sandbox/policy.ts";
 import { SandboxRunner } from "../agent/sandbox/runner.ts";
-import type { Tool } from "../agent/tools/types.ts";
+import type { Tool, ToolContext } from "../agent/tools/types.ts";
+import type { AccessDecision } from "../agent/tools/workspace/index.ts";
 import { workspaceTools } from "../agent/tools/workspace/index.ts";
 import { profileOf } from "../channels/registry.ts";
 import type { LiveConfig } from "../config/live.ts";
-import { AccessDesk, grantAccess } from "../gateway/access.ts";
+import { AccessDesk, type ApprovalAsk, grantAccess } from "../gateway/access.ts";
 import { Confirmations } from "../gateway/confirm.ts";
 import type { ToolScope } from "../gateway/deps.ts";
 import { answerPress } from "../gateway/press.ts";
@@ -49,6 +50,14 @@ export interface Sandbox {
   tools(scope: ToolScope): Tool[];
   /** A button press from a channel (AdapterContext.press). */
   press(press: ButtonPress): Promise<PressResult>;
+  /** Ask the owner for a go-ahead that grants nothing (a provider's safety check) and wait, as for an access request. */
+  approve(ask: ApprovalAsk, ctx: ToolContext): Promise<AccessDecision>;
+  /**
+   * How a program the assistant starts outside run_command (the desktop's) runs under the sandbox's rules
+   * in force: the commands' environment and network setting, the workspace as its folder, and bubblewrap
+   * where it runs here (null: none).
+   */
+  programs(): { env: Record<string, string>; network: boolean; cwd: string; bwrap: string | null };
 }
 
 export function buildSandbox(options: SandboxOptions): Sandbox {
@@ -137,6 +146,12 @@ export function buildSandbox(options: SandboxOptions): Sandbox {
     tools: (scope) => workspaceTools({ canAsk: mayUse("request_access", scope.audience), direct: scope.audience.direct }, toolDeps),
     // Judged by the config in force when the button is pressed: a former owner's press counts for nothing.
     press: async (press) => answerPress(press, { config: live.config, profiles: profileOf, sandbox: control, log: sandboxLog }),
+    approve: (ask, ctx) => desk.approve(ask, ctx),
+    programs: () => {
+      const policy = toolDeps.policy();
+      const { backend } = os();
+      return { env: policy.env, network: policy.network, cwd: workspace, bwrap: backend?.kind === "bwrap" ? backend.path : null };
+    },
   };
 }
 

@@ -9,13 +9,15 @@
  * when set). The HTTP layer gets these as data and functions; it never sees
  * the core.
  */
+
+import type { DeskStatus } from "../agent/computer/desk.ts";
 import { profileOf } from "../channels/registry.ts";
 import { type HttpSettings, isLoopbackBind } from "../config/http.ts";
 import type { LoadedConfig } from "../config/index.ts";
 import type { Env } from "../config/load.ts";
 import { CHANNEL_NAMES } from "../config/schema.ts";
 import type { AccessPolicy } from "../http/access.ts";
-import type { DashboardSource, DashboardView } from "../http/dashboard/index.ts";
+import type { DashboardSource, DashboardView, DesktopView } from "../http/dashboard/index.ts";
 import { randomToken, SetupGate, type SetupService } from "../http/setup/index.ts";
 import { describeError } from "../kernel/errors.ts";
 import type { HealthReport, ReloadResult } from "../kernel/health.ts";
@@ -65,6 +67,17 @@ export interface Web {
 function channelDetail(report: HealthReport, name: string): string | undefined {
   const line = report.failures.find((f) => f.startsWith(`channel ${name}: `));
   return line?.slice(`channel ${name}: `.length);
+}
+
+/** The desktop card's view: on or off, and the session if one runs. */
+function desktopView(settings: { enabled: boolean; display: "virtual" | "host" }, status: DeskStatus | null): DesktopView {
+  return {
+    enabled: settings.enabled,
+    display: settings.display,
+    session: status
+      ? { state: status.state, display: status.display, startedAt: status.startedAt, actions: status.actions, lastUsedAt: status.lastUsedAt }
+      : null,
+  };
 }
 
 /** Where a browser on this machine reaches a server bound to `base` (a wildcard bind is reached on loopback). */
@@ -150,6 +163,7 @@ export function buildWeb(deps: WebDeps): Web {
         activity: metrics.activity.snapshot(),
         totals: await metrics.totals(),
         provider: primary ? { name: primary.name, model: primary.config.model, api: primary.config.api ?? "responses" } : null,
+        fallback: deps.loaded().config.fermix_core.fallback,
         queues: {
           runningTurns: now.runningTurns,
           waitingMessages: now.waitingMessages,
@@ -157,6 +171,7 @@ export function buildWeb(deps: WebDeps): Web {
           outboxPending: now.outboxPending,
         },
         jobs: core.scheduler.status(),
+        desktop: desktopView(deps.loaded().config.fermix_core.computer, core.desk.status()),
         toolServers: core.mcp.status(),
         process: { version: VERSION, startedAt: metrics.started, rssBytes: memory.rss, heapBytes: memory.heapUsed },
       };

@@ -35,6 +35,8 @@ const modeWords = (mode: GrantMode) => (mode === "rw" ? "read-write" : "read-onl
 /** Make the grant a confirmed access request asked for, in whichever process the answer arrived; returns what the owner is told. */
 export function grantAccess(code: CodeRecord<SandboxChange>, deps: { store: SandboxStore; log: Logger }): string {
   const change = code.grants;
+  // A go-ahead changes nothing: the turn that waits for it goes on (a provider's safety check on a desktop action).
+  if (change.kind === "approve") return `Approved: ${code.summary}. The assistant goes on.`;
   if (change.kind !== "grant") throw new Error("That request asked for nothing that can be granted.");
   const who = `${code.channel}:${code.senderId}`;
   deps.store.grant(change.path, change.mode, `${who} (asked by the assistant)`);
@@ -57,22 +59,78 @@ export function accessPrompt(request: AccessRequest, token: string | null, butto
   return lines.join("\n");
 }
 
+/** A go-ahead the owner is asked for, which grants nothing: a provider's safety check on a desktop action. */
+export interface ApprovalAsk {
+  /** One line: what waits for the owner. */
+  summary: string;
+  /** Why, in the provider's words. */
+  reason: string;
+  /** The turn's chat is one-to-one with its owner: the prompt may show its code. */
+  direct: boolean;
+}
+
+/** The prompt of a go-ahead; `token` is left out where the code is withheld. */
+export function approvalPrompt(ask: ApprovalAsk, token: string | null, buttons: boolean, waitWords: string): string {
+  const lines = [`⚠️ **Safety check**: ${ask.summary}.`, "", ask.reason, "", "The assistant waits for you before it goes on."];
+  if (token === null) lines.push(`Approve or deny with the buttons below — or from a direct message to me or the command line. It waits ${waitWords}.`);
+  else
+    lines.push(
+      `${buttons ? "Tap Approve, or send" : "To approve, send"} \`/confirm ${token}\` (to refuse: \`/sandbox deny ${token}\`). It waits ${waitWords}.`,
+    );
+  return lines.join("\n");
+}
+
 export class AccessDesk implements AccessBroker {
   constructor(private readonly deps: AccessDeskDeps) {}
 
   async request(request: AccessRequest, ctx: ToolContext): Promise<AccessDecision> {
     if (ctx.port.askPermission) return this.askEditor(request, ctx, ctx.port.askPermission.bind(ctx.port));
-    const { confirmations, log, telemetry } = this.deps;
     const summary = `${modeWords(request.mode)} access to ${request.path}`;
-    const code = confirmations.openAccess({ channel: ctx.channel, senderId: ctx.senderId, conversation: ctx.conversation }, summary, this.deps.timeoutMs, {
-      kind: "grant",
-      path: request.path,
-      mode: request.mode,
-    });
+    this.deps.log.info("access requested", { channel: ctx.channel, conversation: ctx.conversation, path: request.path, mode: request.mode });
+    const decision = await this.wait(ctx, summary, { kind: "grant", path: request.path, mode: request.mode }, request.direct, (token, buttons) =>
+      accessPrompt(request, token, buttons, this.waitWords()),
+    );
+    this.deps.log.info("access request answered", { channel: ctx.channel, path: request.path, decision });
+    return decision;
+  }
+
+  /** Ask the owner for a go-ahead and wait for it, as for an access request; nothing is granted by it. */
+  async approve(ask: ApprovalAsk, ctx: ToolContext): Promise<AccessDecision> {
+    if (ctx.port.askPermission) {
+      const timeout = AbortSignal.timeout(this.deps.timeoutMs);
+      const answer = await ctx.port.askPermission(
+        { title: `Approve: ${ask.summary}?`, reason: ask.reason, path: "", kind: "edit" },
+        AbortSignal.any([timeout, ctx.signal]),
+      );
+      if (ctx.signal.aborted) throw ctx.signal.reason ?? new DOMException("stopped", "AbortError");
+      return answer === "allow" ? "granted" : answer === "deny" ? "denied" : timeout.aborted ? "timed_out" : "denied";
+    }
+    const decision = await this.wait(ctx, ask.summary, { kind: "approve" }, ask.direct, (token, buttons) =>
+      approvalPrompt(ask, token, buttons, this.waitWords()),
+    );
+    this.deps.log.info("approval answered", { channel: ctx.channel, what: ask.summary, decision });
+    return decision;
+  }
+
+  /** Open a code for `grants`, show the prompt, and wait for the answer, the timeout, or the turn's stop. */
+  private async wait(
+    ctx: ToolContext,
+    summary: string,
+    grants: SandboxChange,
+    direct: boolean,
+    promptFor: (token: string | null, buttons: boolean) => string,
+  ): Promise<AccessDecision> {
+    const { confirmations, log, telemetry } = this.deps;
+    const code = confirmations.openAccess(
+      { channel: ctx.channel, senderId: ctx.senderId, conversation: ctx.conversation },
+      summary,
+      this.deps.timeoutMs,
+      grants,
+    );
     const buttons = ctx.port.capabilities.buttons === true;
-    const withheld = buttons && !request.direct;
-    const prompt = accessPrompt(request, withheld ? null : code.token, buttons, this.waitWords());
-    log.info("access requested", { channel: ctx.channel, conversation: ctx.conversation, path: request.path, mode: request.mode, code_shown: !withheld });
+    const withheld = buttons && !direct;
+    const prompt = promptFor(withheld ? null : code.token, buttons);
+    log.info("waiting for the owner", { channel: ctx.channel, conversation: ctx.conversation, what: summary, code_shown: !withheld });
     let onStop!: () => void;
     const stopped = new Promise<never>((_, reject) => {
       onStop = () => {
@@ -101,7 +159,6 @@ export class AccessDesk implements AccessBroker {
           metadata: { channel: ctx.channel, kind: "access", outcome: "timed_out", via: "timeout" },
         });
       }
-      log.info("access request answered", { channel: ctx.channel, path: request.path, decision });
       return decision;
     } finally {
       ctx.signal.removeEventListener("abort", onStop);

@@ -24,6 +24,7 @@
  */
 
 import { describeError } from "../kernel/errors.ts";
+import { otherProcessRuns } from "../kernel/pid.ts";
 import type { GatewayChannel, PressResult } from "../message/index.ts";
 import { CODES_KEPT_MS, type CodeKind, type CodeRow, type CodeState, type ConfirmationStore } from "../store/confirmations.ts";
 import type { Role } from "./trust.ts";
@@ -375,12 +376,5 @@ function recordOf<G>(row: CodeRow<G>): CodeRecord<G> {
  * (a container's pid 1).
  */
 export function processAlive(holder: string): boolean {
-  const pid = Number(holder.split(":")[0]);
-  if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
+  return otherProcessRuns(Number(holder.split(":")[0]));
 }

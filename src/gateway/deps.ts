@@ -7,7 +7,6 @@
  * commands/index.ts, `JobRunnerDeps` in jobs/run.ts).
  */
 import type { MainAgent } from "../agent/agent.ts";
-import type { Fault } from "../kernel/fault-line.ts";
 import type { FetchedMedia, GatewayChannel, InboundMedia, ReplyPort, ReplyTarget } from "../message/index.ts";
 import type { ProviderEvent } from "../message/stream.ts";
 import type { TextFile } from "./delivery.ts";
@@ -30,9 +29,7 @@ export interface AgentHandle {
   readonly configured: boolean;
   current(): MainAgent | null;
   restart(reason: string): void;
-  /** A turn's provider outcome: a failure marks the provider degraded in health (its fault's class and status, never its words), a success ready again. */
-  noteOutcome?(ok: boolean, fault?: Fault): void;
-  /** The primary provider's name, for log lines. */
+  /** The primary provider's name, for log lines about a turn no provider took. */
   readonly providerName?: string;
 }
 

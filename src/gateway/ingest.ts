@@ -4,6 +4,7 @@
  * gateway pipeline") in order: convert (done by the adapter), authorize,
  * media, reply port, commands, queue, and the one turn engine.
  */
+import { sendScreenshot as sendDesktopScreenshot } from "../agent/computer/tool.ts";
 import type { TranscriptionEngine } from "../agent/transcription/index.ts";
 import type { Config } from "../config/schema.ts";
 import { describeError } from "../kernel/errors.ts";
@@ -294,7 +295,8 @@ export class Gateway {
     target: ReplyTarget,
     rawPort: ReplyPort,
   ): CommandContext {
-    const { commands, queue } = this.services;
+    const { commands, queue, delivery } = this.services;
+    let shots = 0;
     return {
       message,
       role,
@@ -309,8 +311,17 @@ export class Gateway {
       startBackground: (prompt) => commands.startBackground({ message, standing, conversation, target, rawPort, prompt }),
       persona: commands.persona ?? null,
       upcomingJobs: () => commands.upcomingJobs?.(conversation) ?? [],
+      liveVoice: () => (role === "operator" ? (commands.liveVoice?.() ?? null) : null),
       skills: commands.skills ?? null,
       sandbox: commands.sandbox ?? null,
+      desk: commands.desk ?? null,
+      standing,
+      // A photo through the outbox, under the command message's key like its replies.
+      sendScreenshot: async (png, caption) => {
+        if (!commands.spoolDir) return;
+        const port = delivery.durablePort(message.channel, target, `${message.channel}:${message.chatId}:${message.messageId}:shot${shots++}`, rawPort);
+        await sendDesktopScreenshot(port, commands.spoolDir, png, caption);
+      },
     };
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The role table: which tools a turn is offered, decided in this one place
  * for every kind of turn (a conversation turn, `/background` work, a
- * scheduled job's run, an `/ultra` part). docs/security.md shows the same
+ * scheduled job's run, an `/ultra` part, a realtime voice session's tool
+ * calls). docs/security.md shows the same
  * table to the owner; a test holds the two together.
  *
  * A turn's audience is who it is for and where: the sender's standing on
@@ -38,6 +39,9 @@
  * switched tools on. A name of a server that is not configured matches
  * nothing.
  *
+ * A tool may also be the owner's alone (`ownerOnly`): the `owner` row, and the owner in it, not an
+ * operator (the desktop: `computer`).
+ *
  * A tool missing from the table is offered to no one: a new tool is
  * reachable only once its row is written here (and in docs/security.md).
  */
@@ -45,10 +49,15 @@ import { mcpServerOf } from "../agent/mcp/names.ts";
 import type { McpRole } from "../config/schema.ts";
 import type { Standing } from "./trust.ts";
 
-/** The kinds of turn; they differ in what can wait for the owner (an access request needs someone there to answer). */
-export type TurnMode = "foreground" | "background" | "scheduled" | "ultra_part";
+/**
+ * The kinds of turn; they differ in what can wait for the owner (an access
+ * request needs someone there to answer) and in what the surface can do
+ * (`voice`, a realtime voice session's tool calls: the owner speaking live,
+ * with no message to react to).
+ */
+export type TurnMode = "foreground" | "background" | "scheduled" | "ultra_part" | "voice";
 
-export const TURN_MODES: readonly TurnMode[] = ["foreground", "background", "scheduled", "ultra_part"];
+export const TURN_MODES: readonly TurnMode[] = ["foreground", "background", "scheduled", "ultra_part", "voice"];
 
 /** Who a turn is for, and where. */
 export interface Audience {
@@ -77,10 +86,16 @@ export function trustedWords(audience: Pick<Audience, "standing" | "direct" | "s
   return OWNER_READS.includes(trustRow(audience));
 }
 
-/** One line of the table: the rows that get a tool, and in which kinds of turn (all when absent). */
+/**
+ * One line of the table: the rows that get a tool, in which kinds of turn (all when absent), and
+ * whether the row's audience must be the owner themself (`owner_only`: an operator by
+ * `command_allowlist`, who reads the `owner` row in a direct chat, does not get it).
+ */
 export interface ToolRule {
   rows: readonly TrustRow[];
   modes?: readonly TurnMode[];
+  /** The owner themself: an operator by `command_allowlist`, who reads the `owner` row in a direct chat, does not get it. */
+  ownerOnly?: boolean;
   /** In a shared chat, only where the owner switched tools on (`/sandbox chat on`), whatever the row. */
   onlyWhereToolsOn?: boolean;
 }
@@ -99,7 +114,7 @@ export const TOOL_TABLE: Readonly<Record<string, ToolRule>> = {
   edit_file: { rows: OWNER_ACTS },
   run_command: { rows: OWNER_ACTS },
   send_attachment: { rows: OWNER_ACTS },
-  request_access: { rows: OWNER_ACTS, modes: ["foreground", "ultra_part"] },
+  request_access: { rows: OWNER_ACTS, modes: ["foreground", "ultra_part", "voice"] },
   remember: { rows: EVERYONE },
   recall: { rows: EVERYONE },
   forget: { rows: EVERYONE },
@@ -110,6 +125,9 @@ export const TOOL_TABLE: Readonly<Record<string, ToolRule>> = {
   propose_skill: { rows: OWNER_ACTS },
   web_fetch: { rows: OWNER_ACTS },
   web_search: { rows: OWNER_ACTS },
+  // The owner's own desktop, driven live: in a conversation, where /pause and /stop reach it (not
+  // background or scheduled work nobody watches, nor ultra parts, which would drive one screen at once).
+  computer: { rows: ["owner"], modes: ["foreground"], ownerOnly: true },
 };
 
 /** The line for an MCP server's tools: the rows its `roles` name, and in a shared chat only where tools are on. */
@@ -137,6 +155,7 @@ export function mayUse(name: string, audience: Audience, sources: RoleSources = 
   if (!rule) return false;
   if (rule.modes && !rule.modes.includes(audience.mode)) return false;
   if (rule.onlyWhereToolsOn && !audience.direct && !audience.sharedToolsOn) return false;
+  if (rule.ownerOnly && audience.standing !== "owner") return false;
   return rule.rows.includes(trustRow(audience));
 }
 

@@ -22,7 +22,9 @@ export type SandboxChange =
   | { kind: "env-set"; name: string; value: string }
   | { kind: "preset"; on: boolean; name: string }
   | { kind: "network"; on: boolean }
-  | { kind: "shared-chat"; channel: GatewayChannel; chatId: string; on: boolean };
+  | { kind: "shared-chat"; channel: GatewayChannel; chatId: string; on: boolean }
+  /** A go-ahead a waiting turn asked the owner for, which changes nothing (a provider's safety check on a desktop action). */
+  | { kind: "approve" };
 
 export interface SandboxControl {
   store: SandboxStore;
@@ -88,6 +90,8 @@ export function applyChange(change: SandboxChange, control: SandboxControl, by: 
         : "Off: in this chat I only read and answer now; nothing is changed or sent on anyone's word.";
       return changed ? now : `That was already ${change.on ? "on" : "off"} here.`;
     }
+    case "approve":
+      return "Approved: the assistant goes on.";
     case "network": {
       store.setNetwork(change.on, by);
       const still = !change.on && effectiveNetwork(store.state(), control.networkDefault);

@@ -1,14 +1,15 @@
 /**
  * Who may ask the HTTP server what: one check before any route runs.
  *
- * - **The Host header.** Pages (`/`, `/setup`), `/events`, `/metrics` and
+ * - **The Host header.** Pages (`/`, `/setup`, `/talk`), `/events`, `/metrics` and
  *   the health probes answer only to an IP address (a DNS name cannot be
  *   one), a loopback name (`localhost`, `*.localhost`) or a name in
  *   `[fermix_core.http] allowed_hosts`; any other name is 421, and so is a
  *   request with no Host. A DNS-rebinding page (a name of the attacker's,
  *   made to resolve to 127.0.0.1) sends its own name, so it reads nothing.
  * - **The dashboard token**, when the server listens beyond loopback: the
- *   status page, `/events`, `/metrics` and the health report need it, as a
+ *   status page, the Talk page and its WebSocket, `/events`, `/metrics` and
+ *   the health report need it, as a
  *   cookie (set by opening `/?token=…` once) or `Authorization: Bearer …`;
  *   without it, 401.
  *

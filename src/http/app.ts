@@ -11,7 +11,9 @@ import { type AccessPolicy, checkAccess } from "./access.ts";
 import { type DashboardSource, dashboardRoutes } from "./dashboard/index.ts";
 import { healthRoutes, jsonResponse } from "./health.ts";
 import { type MetricsSource, metricsRoutes } from "./metrics.ts";
+import type { SocketRoute } from "./server.ts";
 import { type SetupGate, type SetupService, setupRoutes } from "./setup/index.ts";
+import { type TalkSource, talkRoutes, talkSocket } from "./talk/index.ts";
 
 export interface AppDeps {
   /** The Host names answered and, beyond loopback, the dashboard tokens; read per request. */
@@ -27,6 +29,8 @@ export interface AppDeps {
   log: Logger;
   /** Extra route groups (webhooks, dashboard) mounted by the composition root. */
   mounts?: AnyElysia[];
+  /** Realtime voice for the Talk page (`/talk`); absent, there is no such page. */
+  talk?: TalkSource;
 }
 
 export function createApp(deps: AppDeps) {
@@ -55,8 +59,14 @@ export function createApp(deps: AppDeps) {
         ),
     );
   }
+  if (deps.talk) app.use(talkRoutes(deps.talk));
   for (const mount of deps.mounts ?? []) app.use(mount);
   return app;
+}
+
+/** The WebSocket routes served beside the app (src/http/server.ts): the Talk page's, behind the same access check. */
+export function socketRoutes(deps: Pick<AppDeps, "access" | "talk">): SocketRoute[] {
+  return deps.talk ? [talkSocket(deps.talk, deps.access)] : [];
 }
 
 export type FermixApp = ReturnType<typeof createApp>;

@@ -4,7 +4,9 @@
  * body with no length is read here so the limit applies to it too. A URL
  * the router would read a different path from (a Host under four
  * characters, or none) is rebuilt first, so the access check and the
- * router judge the same path (src/http/access.ts).
+ * router judge the same path (src/http/access.ts). A WebSocket upgrade to a
+ * socket route (the Talk page's) is judged by that route, which runs the
+ * same access check first.
  */
 import type { Server } from "bun";
 import type { Logger } from "../kernel/log.ts";
@@ -21,6 +23,36 @@ export interface HttpServer {
   url: URL;
   stop(): Promise<void>;
 }
+
+/** One end of a WebSocket as a route sees it: frames in, and its end. */
+export interface SocketPeer {
+  message(text: string): void;
+  close(): void;
+}
+
+/**
+ * A WebSocket route (the Talk page's): `accept` judges the upgrade request
+ * — a Response refuses it (421, 401, 403…) — or returns how to make the
+ * peer once the socket is open (`send` writes a text frame, `close` ends it).
+ */
+export interface SocketRoute {
+  path: string;
+  accept(request: Request, connection: SocketConnection): Response | ((send: (text: string) => void, close: () => void) => SocketPeer);
+}
+
+/** Where an upgrade request came from (the client's address and port, when known) and the port it came to. */
+export interface SocketConnection {
+  client: { address: string; port: number } | null;
+  serverPort: number;
+}
+
+interface SocketData {
+  open: (send: (text: string) => void, close: () => void) => SocketPeer;
+  peer?: SocketPeer;
+}
+
+/** The largest WebSocket frame taken (bytes): a companion frame of audio is well under it. */
+const MAX_FRAME_BYTES = 1_000_000;
 
 const tooLarge = () => jsonResponse({ error: "Payload Too Large" }, 413);
 
@@ -50,12 +82,30 @@ async function bufferUnsizedBody(request: Request): Promise<Request | Response> 
   return new Request(request.url, { method: request.method, headers, body: bytes });
 }
 
-export function serveHttp(app: HttpHandler, options: { hostname: string; port: number; log: Logger }): HttpServer {
-  const server: Server<undefined> = Bun.serve({
+/** The route a WebSocket upgrade request asks for, if it is one. */
+function socketRouteFor(request: Request, routes: readonly SocketRoute[]): SocketRoute | undefined {
+  if (routes.length === 0 || request.headers.get("upgrade")?.toLowerCase() !== "websocket") return undefined;
+  const rest = pathAndQuery(request.url);
+  const path = rest.slice(0, rest.search(/[?#]|$/));
+  return routes.find((route) => route.path === path);
+}
+
+export function serveHttp(app: HttpHandler, options: { hostname: string; port: number; log: Logger; sockets?: readonly SocketRoute[] }): HttpServer {
+  const sockets = options.sockets ?? [];
+  const server: Server<SocketData> = Bun.serve<SocketData>({
     hostname: options.hostname,
     port: options.port,
     maxRequestBodySize: MAX_BODY_BYTES,
-    async fetch(request) {
+    async fetch(request, server) {
+      // A WebSocket is judged on the request as it came (the upgrade needs that very object): the route's own access check.
+      const route = socketRouteFor(request, sockets);
+      if (route) {
+        const ip = server.requestIP(request);
+        const accepted = route.accept(request, { client: ip ? { address: ip.address, port: ip.port } : null, serverPort: server.port ?? 0 });
+        if (accepted instanceof Response) return accepted;
+        if (server.upgrade(request, { data: { open: accepted } })) return undefined;
+        return jsonResponse({ error: "Bad Request" }, 400);
+      }
       const ready = await bufferUnsizedBody(routable(request));
       if (ready instanceof Response) return ready;
       return app.handle(ready);
@@ -63,6 +113,21 @@ export function serveHttp(app: HttpHandler, options: { hostname: string; port: n
     error(error) {
       options.log.error("http server error", { error: error.message });
       return jsonResponse({ error: "Internal Server Error" }, 500);
+    },
+    websocket: {
+      maxPayloadLength: MAX_FRAME_BYTES,
+      open(ws) {
+        ws.data.peer = ws.data.open(
+          (text) => void ws.send(text),
+          () => ws.close(),
+        );
+      },
+      message(ws, message) {
+        ws.data.peer?.message(typeof message === "string" ? message : new TextDecoder().decode(message));
+      },
+      close(ws) {
+        ws.data.peer?.close();
+      },
     },
   });
   return {

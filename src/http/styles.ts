@@ -100,4 +100,17 @@ button.secondary{background:transparent;color:var(--accent);border:1px solid var
 .found code,.found li{overflow-wrap:anywhere}
 .pair-wait:has(~ *){display:none}
 button.implicit{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);border:0}
+.talk{margin-top:14px}
+.talk-state{font-size:18px;font-weight:600;margin:4px 0 10px}
+.talk-state[data-state=speaking]{color:var(--out)}.talk-state[data-state=hearing]{color:var(--in)}.talk-state[data-state=ended]{color:var(--muted)}
+.talk meter{width:100%;height:14px}
+.talk .actions button.secondary{margin:0;padding:11px 20px}
+.modes{border:0;padding:0;margin:8px 0}.modes legend{font-size:13px;color:var(--muted);padding:0}
+.modes .check{font-weight:600;flex-wrap:wrap}.modes .help{flex-basis:100%;margin-left:28px}
+button:disabled{opacity:.45;cursor:default}
+#ptt{touch-action:none;user-select:none}
+.notice p{margin:0 0 6px}.notice button.secondary{margin:4px 8px 0 0}
+ol.transcript{list-style:none;margin:0;padding:0;font-size:15px}
+ol.transcript li{padding:7px 0;border-top:1px solid var(--line)}ol.transcript li:first-child{border-top:0}
+ol.transcript li b{margin-right:8px}ol.transcript li.user b{color:var(--in)}ol.transcript li.assistant b{color:var(--out)}
 `;

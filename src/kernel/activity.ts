@@ -45,6 +45,8 @@ export interface ChannelTally {
 export interface LastTurn {
   at: number;
   channel: string;
+  /** The provider that gave the answer, where it is known (a fallback's while the primary is down). */
+  provider?: string;
   durationMs: number;
   inputTokens: number;
   outputTokens: number;
@@ -86,7 +88,7 @@ function safeFields(event: TelemetryEvent): Fields | undefined {
     case "channel.reply":
       return { channel, direction: "outbound", durationMs: ms(d.duration_ms), detail: words(text(m.kind), m.ok === false ? "failed" : undefined) };
     case "turn.done":
-      return { channel, durationMs: ms(d.duration_ms), detail: text(m.outcome) };
+      return { channel, durationMs: ms(d.duration_ms), detail: words(text(m.outcome), text(m.provider) && `by ${m.provider}`) };
     case "turn.failed":
       return { channel, durationMs: ms(d.duration_ms), detail: text(m.class) };
     case "command.received":
@@ -108,12 +110,18 @@ function safeFields(event: TelemetryEvent): Fields | undefined {
       return { channel };
     case "provider.retry":
       return { detail: words(text(m.provider), text(m.reason)) };
+    case "provider.failover":
+      return { detail: words(text(m.from), text(m.class) && `(${m.class})`, text(m.to) && `→ ${m.to}`) };
     case "tool.call":
       return { channel, durationMs: ms(d.duration_ms), detail: words(text(m.tool), text(m.outcome)) };
     case "sandbox.decision":
       return { channel, detail: words(text(m.kind), text(m.outcome)) };
     case "job.run":
       return { channel, durationMs: ms(d.duration_ms), detail: words(text(m.kind), text(m.outcome)) };
+    case "computer.action":
+      return { channel, durationMs: ms(d.duration_ms), detail: words(text(m.action), text(m.outcome)) };
+    case "realtime.session":
+      return { channel, durationMs: m.phase === "ended" ? ms(d.duration_ms) : undefined, detail: words(text(m.phase), text(m.reason)) };
     default:
       return undefined;
   }
@@ -176,6 +184,7 @@ export class ActivityLog {
       this.lastTurn = {
         at,
         channel: event.metadata.channel,
+        ...(event.metadata.provider ? { provider: event.metadata.provider } : {}),
         durationMs: Math.round(event.measurements.duration_ms),
         inputTokens: event.measurements.input_tokens,
         outputTokens: event.measurements.output_tokens,

@@ -68,17 +68,35 @@ export interface HealthReport {
   providers: ProviderHealth[];
   channels: ChannelHealth[];
   memory: { conversation_store: "ready" | "failed"; store: "ready" | "failed" };
-  realtime: {
-    enabled: boolean;
-    status: "disabled";
-    provider: null;
-    model: null;
-    socket_path: null;
-    socket_alive: null;
-    active_sessions: number;
-    active_clients: number;
-    "companion_connected?": boolean;
-  };
+  realtime: RealtimeHealth;
+}
+
+/**
+ * Realtime voice (docs/realtime.md): off, ready, or degraded — why is in
+ * `failures` (a provider that refused or dropped a session, a socket not
+ * listening). Off, everything but the counts is null.
+ */
+export interface RealtimeHealth {
+  enabled: boolean;
+  status: "disabled" | "ready" | "degraded";
+  provider: string | null;
+  model: string | null;
+  socket_path: string | null;
+  socket_alive: boolean | null;
+  /** Voice sessions open with the provider now (at most one: one owner). */
+  active_sessions: number;
+  /** Companions connected now (the socket's and the /talk page's), talking or not. */
+  active_clients: number;
+  "companion_connected?": boolean;
+}
+
+/** What the running daemon knows of realtime voice beyond its config. */
+export interface RealtimeState {
+  socketAlive: boolean;
+  activeSessions: number;
+  activeClients: number;
+  /** The provider's last refusal or drop of a session, page-safe, until one is up again. */
+  fault?: string;
 }
 
 /** The HTTP status a health report is served with: 200 only when ready. */

@@ -61,6 +61,7 @@ export class Metrics {
   private readonly commands: Counter<"channel" | "command">;
   private readonly providerRetries: Counter<"provider" | "reason">;
   private readonly jobRuns: Counter<"channel" | "kind" | "outcome">;
+  private readonly computerActions: Counter<"action" | "outcome">;
 
   constructor(options: MetricsOptions) {
     this.now = options.now ?? Date.now;
@@ -102,6 +103,10 @@ export class Metrics {
     this.commands = counter("fermix_commands_total", "Slash commands received.", ["channel", "command"]);
     this.providerRetries = counter("fermix_provider_retries_total", "Model requests that failed and were tried again.", ["provider", "reason"]);
     this.jobRuns = counter("fermix_job_runs_total", "Runs of scheduled jobs, by kind and outcome.", ["channel", "kind", "outcome"]);
+    this.computerActions = counter("fermix_computer_actions_total", "Desktop actions (computer use), by kind and outcome (ok, refused, error).", [
+      "action",
+      "outcome",
+    ]);
 
     const metrics = this;
     const gauge = (name: string, help: string, read: (r: GaugeReadings) => number) =>
@@ -213,6 +218,9 @@ export class Metrics {
         return;
       case "job.run":
         this.jobRuns.inc({ channel: event.metadata.channel, kind: event.metadata.kind, outcome: event.metadata.outcome });
+        return;
+      case "computer.action":
+        this.computerActions.inc({ action: event.metadata.action, outcome: event.metadata.outcome });
         return;
     }
   }

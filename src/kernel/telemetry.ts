@@ -56,6 +56,8 @@ export interface TelemetryEvents {
   };
   /** A model request that failed and is tried again. */
   "provider.retry": { measurements: { attempt: number; delay_ms: number }; metadata: { provider: string; reason: string } };
+  /** A request moved on from a provider that failed before answering to the next one of the chain (the fault's class, never its words). */
+  "provider.failover": { measurements: { count: number }; metadata: { from: string; to: string; class: string } };
   /** A turn that ended in a fault the user is told about (the class of the fault, never its text). */
   "turn.failed": { measurements: { duration_ms: number }; metadata: { channel: ChannelName; kind: string; class: string } };
   /** A workspace tool call and how it ended: ok, refused (out of reach), error (bad arguments, a failure). */
@@ -73,7 +75,18 @@ export interface TelemetryEvents {
   /** A turn that ran to an answer (what the dashboard's provider card and charts show). */
   "turn.done": {
     measurements: { duration_ms: number; input_tokens: number; output_tokens: number };
-    metadata: { channel: ChannelName; kind: string; outcome: string };
+    /** `provider`: which one gave the answer, where a failover chain answered. */
+    metadata: { channel: ChannelName; kind: string; outcome: string; provider?: string };
+  };
+  /** One desktop action (computer use): its kind, and whether it was done, refused (paused, over the limit) or failed. */
+  "computer.action": {
+    measurements: { duration_ms: number };
+    metadata: { channel: ChannelName; action: string; outcome: "ok" | "refused" | "error" };
+  };
+  /** A realtime voice session began (its companion was told to speak) or ended, and why. */
+  "realtime.session": {
+    measurements: { duration_ms: number };
+    metadata: { channel: ChannelName; phase: "started" | "ended"; reason: string };
   };
   /** One run of a scheduled job: how it ended, how late it started (0 on time), where its result went. */
   "job.run": {

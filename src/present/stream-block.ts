@@ -85,6 +85,9 @@ export class BlockStream extends StreamBase implements Streamer {
       }
       case "completed":
         return this.current && !this.current.done ? this.endItem(this.current) : Promise.resolve();
+      case "reasoning_done":
+        // What a reader sees of reasoning came as its deltas; the finished block is the model's to keep.
+        return Promise.resolve();
     }
   }
 

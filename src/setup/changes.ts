@@ -5,22 +5,48 @@
  */
 import { profileOf } from "../channels/registry.ts";
 import { getPath } from "../config/load.ts";
-import { CHANNEL_NAMES } from "../config/schema.ts";
-import { ALL_FIELDS, coerceValue, PROVIDER_FIELDS, PROVIDER_SLOT, type SetupChannel, type SetupField } from "./fields.ts";
+import { CHANNEL_NAMES, DEFAULT_BASE_URLS, type ProviderApi } from "../config/schema.ts";
+import { ALL_FIELDS, coerceValue, FALLBACK_FLAG, PROVIDER_FIELDS, PROVIDER_SLOT, type SetupChannel, type SetupField } from "./fields.ts";
 import type { SetupChange } from "./plan.ts";
-import { serverKindFor } from "./probe.ts";
+import { KNOWN_SERVERS, serverKindFor } from "./probe.ts";
 
 type Table = Record<string, unknown>;
 
-export const OPENAI_BASE_URL = "https://api.openai.com/v1";
+export const OPENAI_BASE_URL = DEFAULT_BASE_URLS.responses;
+export const ANTHROPIC_BASE_URL = DEFAULT_BASE_URLS.anthropic;
 
 /** The flag that names the provider being configured (not a config key: it picks the table). */
 export const PROVIDER_NAME_FLAG = "provider-name";
+/** The flag that picks a known provider (`--provider anthropic`): its table name, wire format and URL. */
+export const PROVIDER_FLAG = "provider";
+
+/** A provider setup knows by name: how the wizard, the page and `--provider` offer it. */
+export interface KnownProvider {
+  label: string;
+  api: ProviderApi;
+  base_url: string;
+  /** The model offered first. */
+  model: string;
+  context_window: number;
+}
+
+/** The hosted providers setup offers by name; a local server is offered when it answers (src/setup/probe.ts). */
+export const KNOWN_PROVIDERS: Readonly<Record<"openai" | "anthropic", KnownProvider>> = {
+  openai: { label: "OpenAI", api: "responses", base_url: OPENAI_BASE_URL, model: "gpt-5.1", context_window: 400_000 },
+  anthropic: { label: "Anthropic (Claude)", api: "anthropic", base_url: ANTHROPIC_BASE_URL, model: "claude-sonnet-4-5", context_window: 200_000 },
+};
+
+/** What `--provider <name>` brings: a hosted provider's, or a local server's usual address (speaking chat); nothing for another name. */
+function presetFor(name: string): Pick<KnownProvider, "api" | "base_url"> | undefined {
+  if (Object.hasOwn(KNOWN_PROVIDERS, name)) return KNOWN_PROVIDERS[name as keyof typeof KNOWN_PROVIDERS];
+  const server = KNOWN_SERVERS.find((k) => k.id === name);
+  return server ? { api: "chat", base_url: `http://127.0.0.1:${server.port}/v1` } : undefined;
+}
 
 export interface ProviderAnswer {
   /** The provider's table name; see providerNameFor. */
   name: string;
-  api: "responses" | "chat";
+  api: ProviderApi;
   base_url: string;
   model: string;
   /** Undefined: keep what is stored (or none, for a local server). */
@@ -39,12 +65,26 @@ export function providerNameFor(baseUrl: string | undefined): string {
     return "custom";
   }
   if (url.hostname === "api.openai.com") return "openai";
+  if (url.hostname === "api.anthropic.com") return "anthropic";
   return serverKindFor(Number(url.port))?.id ?? "custom";
 }
 
-/** The wire format a URL most likely speaks: OpenAI's own API is Responses, every compatible server speaks chat. */
-export function apiFor(baseUrl: string): "responses" | "chat" {
-  return providerNameFor(baseUrl) === "openai" ? "responses" : "chat";
+/** The wire format a URL most likely speaks: OpenAI's own API is Responses, Anthropic's its Messages, every compatible server chat. */
+export function apiFor(baseUrl: string): ProviderApi {
+  const name = providerNameFor(baseUrl);
+  return name === "openai" ? "responses" : name === "anthropic" ? "anthropic" : "chat";
+}
+
+/** The fallback list in a config table ([] when none). */
+export function fallbackOf(file: Table): string[] {
+  const list = getPath(file, "fermix_core.fallback");
+  return Array.isArray(list) ? list.filter((n): n is string => typeof n === "string") : [];
+}
+
+/** A provider made primary leaves the fallback list (the primary is always tried first; config loading refuses it there). */
+function leaveFallback(file: Table, primary: string): SetupChange[] {
+  const list = fallbackOf(file);
+  return list.includes(primary) ? [{ path: "fermix_core.fallback", value: list.filter((n) => n !== primary) }] : [];
 }
 
 /** The primary provider's name in a config table, if any. */
@@ -55,19 +95,26 @@ export function primaryProviderName(file: Table): string | undefined {
   return (entries.find(([, p]) => (p as Table)?.primary === true) ?? entries[0])?.[0];
 }
 
-/** Make `answer` the primary provider: its keys, `primary = true`, and no other provider marked primary. */
-export function providerChanges(file: Table, answer: ProviderAnswer): SetupChange[] {
+/**
+ * Write `answer`'s keys. As the primary (default): `primary = true`, no other
+ * provider marked primary, and out of the fallback list. As a fallback: added
+ * at the end of the list (where it is not already).
+ */
+export function providerChanges(file: Table, answer: ProviderAnswer, role: "primary" | "fallback" = "primary"): SetupChange[] {
   const at = (key: string) => `fermix_core.providers.${answer.name}.${key}`;
   const changes: SetupChange[] = [
     { path: at("api"), value: answer.api },
     { path: at("base_url"), value: answer.base_url },
     { path: at("model"), value: answer.model },
-    { path: at("primary"), value: true },
   ];
   if (answer.api_key !== undefined) changes.push({ path: at("api_key"), value: answer.api_key });
   if (answer.vision !== undefined) changes.push({ path: at("vision"), value: answer.vision });
   if (answer.context_window !== undefined) changes.push({ path: at("context_window"), value: answer.context_window });
-  return [...changes, ...demoteOthers(file, answer.name)];
+  if (role === "fallback") {
+    const list = fallbackOf(file);
+    return list.includes(answer.name) ? changes : [...changes, { path: "fermix_core.fallback", value: [...list, answer.name] }];
+  }
+  return [...changes, { path: at("primary"), value: true }, ...demoteOthers(file, answer.name), ...leaveFallback(file, answer.name)];
 }
 
 function demoteOthers(file: Table, keep: string): SetupChange[] {
@@ -93,27 +140,37 @@ export class UnknownFlag extends Error {
  * Flags (name without dashes → raw string) into changes. A channel named by
  * any of its flags is turned on unless `--<channel>-enabled` says otherwise;
  * provider flags configure the provider named by `--provider-name`, else
- * the one the base URL suggests, else the current primary, and make it primary.
+ * `--provider` (a known one brings its wire format and URL: openai,
+ * anthropic, ollama…), else the one the base URL suggests, else the current
+ * primary, and make it primary (out of the fallback list, unless
+ * `--fallback` sets the list).
  * On a fresh home a channel that is on by default but needs credentials
  * (its setup's `offUntilNamed`: Telegram) is written off unless a flag names it.
  */
 export function changesFromFlags(flags: Readonly<Record<string, string>>, file: Table, freshHome: boolean): SetupChange[] {
   const byFlag = new Map<string, SetupField>(ALL_FIELDS.map((f) => [f.flag, f]));
   for (const flag of Object.keys(flags)) {
-    if (flag !== PROVIDER_NAME_FLAG && !byFlag.has(flag)) throw new UnknownFlag(`unknown option "--${flag}"`);
+    if (flag !== PROVIDER_NAME_FLAG && flag !== PROVIDER_FLAG && !byFlag.has(flag)) throw new UnknownFlag(`unknown option "--${flag}"`);
   }
   const changes: SetupChange[] = [];
 
   const providerFlags = PROVIDER_FIELDS.filter((f) => flags[f.flag] !== undefined);
-  if (providerFlags.length > 0 || flags[PROVIDER_NAME_FLAG] !== undefined) {
+  const picked = flags[PROVIDER_FLAG]?.trim() || undefined;
+  if (providerFlags.length > 0 || flags[PROVIDER_NAME_FLAG] !== undefined || picked !== undefined) {
     const baseUrl = flags["provider-base-url"]?.trim();
-    const name = flags[PROVIDER_NAME_FLAG]?.trim() || (baseUrl ? providerNameFor(baseUrl) : (primaryProviderName(file) ?? "openai"));
-    const existing = getPath(file, `fermix_core.providers.${name}`);
+    const name = flags[PROVIDER_NAME_FLAG]?.trim() || picked || (baseUrl ? providerNameFor(baseUrl) : (primaryProviderName(file) ?? "openai"));
+    const existing = getPath(file, `fermix_core.providers.${name}`) as Table | undefined;
     for (const field of providerFlags) changes.push({ path: field.path.replace(PROVIDER_SLOT, name), value: coerceValue(field.kind, flags[field.flag]!) });
-    if (flags["provider-api"] === undefined && existing === undefined && baseUrl) {
-      changes.push({ path: `fermix_core.providers.${name}.api`, value: apiFor(baseUrl) });
+    // A known provider brings its wire format and address, unless the flags or the table already say.
+    const preset = picked ? presetFor(picked) : undefined;
+    if (flags["provider-api"] === undefined && existing?.api === undefined && (preset || (existing === undefined && baseUrl))) {
+      changes.push({ path: `fermix_core.providers.${name}.api`, value: preset?.api ?? apiFor(baseUrl!) });
+    }
+    if (preset && baseUrl === undefined && existing?.base_url === undefined) {
+      changes.push({ path: `fermix_core.providers.${name}.base_url`, value: preset.base_url });
     }
     changes.push({ path: `fermix_core.providers.${name}.primary`, value: true }, ...demoteOthers(file, name));
+    if (flags[FALLBACK_FLAG] === undefined) changes.push(...leaveFallback(file, name));
   }
 
   for (const field of ALL_FIELDS) {

@@ -1,10 +1,16 @@
 /**
- * The provider's live check: `GET {base_url}/models` with the key, and a
- * failure named so a person can act on it — the server unreachable, the key
- * refused, or a model the server does not list. Only the wizard and
- * `fermix setup --check` run it; flags alone contact nothing.
+ * The provider's live check: one cheap authenticated call, and a failure
+ * named so a person can act on it — the server unreachable, the key refused,
+ * or a model the server does not know. OpenAI and compatible servers are
+ * asked for their model list (`GET {base_url}/models` with the Bearer key);
+ * Anthropic's API for the model itself (`GET {base_url}/models/{model}` with
+ * `x-api-key` and `anthropic-version`), which also resolves its aliases and
+ * costs no tokens. Only the wizard, `fermix setup --check`, the setup page
+ * and `fermix doctor --check` run it; flags alone contact nothing.
  */
 
+import { ANTHROPIC_VERSION } from "../agent/providers/anthropic.ts";
+import type { ProviderApi } from "../config/schema.ts";
 import { describeError } from "../kernel/errors.ts";
 import { modelIds } from "./probe.ts";
 
@@ -16,6 +22,10 @@ export interface ProviderCheckInput {
   baseUrl: string;
   apiKey?: string | undefined;
   model: string;
+  /** The wire format, which says how to ask (default: OpenAI's). */
+  api?: ProviderApi | undefined;
+  /** api = anthropic: where the key goes (the provider's `auth_header`). */
+  authHeader?: "x-api-key" | "bearer" | undefined;
 }
 
 export interface CheckOptions {
@@ -25,10 +35,24 @@ export interface CheckOptions {
   signal?: AbortSignal;
 }
 
-export async function checkProvider(input: ProviderCheckInput, options: CheckOptions = {}): Promise<ProviderCheck> {
-  const url = `${input.baseUrl.replace(/\/+$/, "")}/models`;
+/** The call that proves the key and the model: where, and with which headers. */
+function probeRequest(input: ProviderCheckInput): { url: string; headers: Record<string, string> } {
+  const base = input.baseUrl.replace(/\/+$/, "");
   const headers: Record<string, string> = { accept: "application/json" };
+  if (input.api === "anthropic") {
+    headers["anthropic-version"] = ANTHROPIC_VERSION;
+    if (input.apiKey) {
+      if (input.authHeader === "bearer") headers.authorization = `Bearer ${input.apiKey}`;
+      else headers["x-api-key"] = input.apiKey;
+    }
+    return { url: `${base}/models/${encodeURIComponent(input.model)}`, headers };
+  }
   if (input.apiKey) headers.authorization = `Bearer ${input.apiKey}`;
+  return { url: `${base}/models`, headers };
+}
+
+export async function checkProvider(input: ProviderCheckInput, options: CheckOptions = {}): Promise<ProviderCheck> {
+  const { url, headers } = probeRequest(input);
   const signals = [AbortSignal.timeout(options.timeoutMs ?? 8000), ...(options.signal ? [options.signal] : [])];
   let response: Response;
   try {
@@ -47,6 +71,7 @@ export async function checkProvider(input: ProviderCheckInput, options: CheckOpt
         : `the server wants an API key (HTTP ${response.status} from ${url})`,
     };
   }
+  if (input.api === "anthropic") return anthropicModel(response, input.model, url);
   if (!response.ok) {
     await response.body?.cancel();
     return { ok: false, reason: "http_error", message: `${url} answered HTTP ${response.status}` };
@@ -64,4 +89,20 @@ export async function checkProvider(input: ProviderCheckInput, options: CheckOpt
     return { ok: false, reason: "unknown_model", message: `the server does not list the model "${input.model}" (it has: ${shown})`, models };
   }
   return { ok: true, models };
+}
+
+/** Anthropic's answer about one model: 200 knows it, 404 does not. */
+async function anthropicModel(response: Response, model: string, url: string): Promise<ProviderCheck> {
+  if (response.status === 404) {
+    await response.body?.cancel();
+    return { ok: false, reason: "unknown_model", message: `the API does not know the model "${model}" (HTTP 404 from ${url})` };
+  }
+  if (!response.ok) {
+    await response.body?.cancel();
+    return { ok: false, reason: "http_error", message: `${url} answered HTTP ${response.status}` };
+  }
+  const body = (await response.json().catch(() => undefined)) as { id?: unknown } | undefined;
+  if (typeof body?.id !== "string")
+    return { ok: false, reason: "not_a_model_list", message: `${url} did not answer with a model: is this Anthropic's API root?` };
+  return { ok: true, models: [body.id] };
 }

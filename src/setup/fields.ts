@@ -39,8 +39,13 @@ const channelField = (name: ChannelName, field: ChannelField): SetupField => ({
 });
 
 export const PROVIDER_FIELDS: readonly SetupField[] = [
-  provider("provider-base-url", "base_url", "string", "the provider's API root, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1"),
-  provider("provider-api", "api", "string", "responses (OpenAI) or chat (OpenAI-compatible servers); default from the URL"),
+  provider(
+    "provider-base-url",
+    "base_url",
+    "string",
+    "the provider's API root, e.g. https://api.anthropic.com/v1 or http://127.0.0.1:11434/v1; default from --provider",
+  ),
+  provider("provider-api", "api", "string", "responses (OpenAI), anthropic, or chat (OpenAI-compatible servers); default from --provider or the URL"),
   provider("model", "model", "string", "the model name"),
   provider("api-key", "api_key", "string", "the provider's API key (optional for a local server); stored as a secret"),
   provider("vision", "vision", "boolean", "whether the model takes images (true/false)"),
@@ -54,6 +59,14 @@ export const PROVIDER_FIELDS: readonly SetupField[] = [
 export const CHANNEL_FIELDS: readonly SetupField[] = CHANNEL_NAMES.flatMap((name) =>
   (profileOf(name).setup?.fields ?? []).map((field) => channelField(name, field)),
 );
+
+/** The flag of the fallback order. */
+export const FALLBACK_FLAG = "fallback";
+
+/** Which providers answer when the primary cannot, in order. */
+export const FALLBACK_FIELDS: readonly SetupField[] = [
+  { flag: FALLBACK_FLAG, path: "fermix_core.fallback", kind: "list", help: "providers that answer when the primary cannot, in order (their table names)" },
+];
 
 export const TRANSCRIPTION_FIELDS: readonly SetupField[] = [
   { flag: "transcription-backend", path: "fermix_core.transcription.backend", kind: "string", help: "openai, xai or deepgram" },
@@ -77,7 +90,50 @@ export const HTTP_FIELDS: readonly SetupField[] = [
   { flag: "http-port", path: "fermix_core.http.port", kind: "integer", help: "port to listen on (default 4030); needs a restart" },
 ];
 
-export const ALL_FIELDS: readonly SetupField[] = [...PROVIDER_FIELDS, ...CHANNEL_FIELDS, ...TRANSCRIPTION_FIELDS, ...WEB_FIELDS, ...HTTP_FIELDS];
+/** Computer use: the assistant drives a desktop (docs/computer-use.md). */
+export const COMPUTER_FIELDS: readonly SetupField[] = [
+  {
+    flag: "computer-enabled",
+    path: "fermix_core.computer.enabled",
+    kind: "boolean",
+    help: "let the assistant drive a desktop, the owner's alone (true/false)",
+  },
+  {
+    flag: "computer-display",
+    path: "fermix_core.computer.display",
+    kind: "string",
+    help: "virtual (a private Xvfb display) or host (this machine's X11 DISPLAY)",
+  },
+];
+
+/** Realtime voice: talk with the assistant live (docs/realtime.md). */
+export const REALTIME_FIELDS: readonly SetupField[] = [
+  {
+    flag: "realtime-enabled",
+    path: "fermix_core.realtime.enabled",
+    kind: "boolean",
+    help: "talk with the assistant live, by voice: fermix talk and the /talk page (true/false)",
+  },
+  {
+    flag: "realtime-provider",
+    path: "fermix_core.realtime.provider",
+    kind: "string",
+    help: "the provider whose realtime API answers (an OpenAI-kind one); default: the primary",
+  },
+  { flag: "realtime-model", path: "fermix_core.realtime.model", kind: "string", help: "the realtime model (default gpt-realtime)" },
+  { flag: "realtime-voice", path: "fermix_core.realtime.voice", kind: "string", help: "the voice it speaks with (default marin)" },
+];
+
+export const ALL_FIELDS: readonly SetupField[] = [
+  ...PROVIDER_FIELDS,
+  ...FALLBACK_FIELDS,
+  ...CHANNEL_FIELDS,
+  ...TRANSCRIPTION_FIELDS,
+  ...WEB_FIELDS,
+  ...COMPUTER_FIELDS,
+  ...REALTIME_FIELDS,
+  ...HTTP_FIELDS,
+];
 
 /** The channels setup asks about (those with wizard questions), in the order it asks. */
 export const SETUP_CHANNELS: readonly ChannelName[] = CHANNEL_NAMES.filter((name) => profileOf(name).setup?.ask !== undefined);

@@ -6,6 +6,7 @@ import { profileOf } from "../channels/registry.ts";
 import { channelReadiness } from "../config/channels.ts";
 import { resolveHttp } from "../config/http.ts";
 import type { Env } from "../config/load.ts";
+import { realtimeProviderName } from "../config/realtime.ts";
 import type { Config } from "../config/schema.ts";
 import type { SetupChannel } from "./fields.ts";
 
@@ -15,7 +16,14 @@ export function describeProvider(config: Config): string {
   if (!primary) return "none configured";
   const [name, p] = primary;
   const key = p.api_key ? "key set" : "no key";
-  const others = entries.length > 1 ? `; ${entries.length - 1} more provider${entries.length > 2 ? "s" : ""}` : "";
+  const { fallback } = config.fermix_core;
+  const spare = entries.length - 1 - fallback.length;
+  const others = [
+    ...(fallback.length > 0 ? [`fallback ${fallback.join(", then ")}`] : []),
+    ...(spare > 0 ? [`${spare} more provider${spare > 1 ? "s" : ""}`] : []),
+  ]
+    .map((part) => `; ${part}`)
+    .join("");
   return `${name}: ${p.model} at ${p.base_url} (${p.api ?? "responses"}, ${key}, vision ${p.vision ? "on" : "off"})${others}`;
 }
 
@@ -38,6 +46,13 @@ export function describeTranscription(config: Config): string {
   return `${t.backend ?? "openai"}${t.model ? `, ${t.model}` : ""}, ${t.api_key ? "key set" : "no key of its own"}`;
 }
 
+export function describeRealtime(config: Config): string {
+  const r = config.fermix_core.realtime;
+  if (!r.enabled) return "off";
+  const provider = realtimeProviderName(config) ?? "no provider yet";
+  return `on: ${provider}, ${r.model}, voice ${r.voice}`;
+}
+
 export function describeWebSearch(config: Config): string {
   const web = config.fermix_core.web;
   switch (web.search_backend) {
@@ -48,6 +63,12 @@ export function describeWebSearch(config: Config): string {
     case "searxng":
       return `SearXNG at ${web.searxng_url}`;
   }
+}
+
+export function describeComputer(config: Config): string {
+  const c = config.fermix_core.computer;
+  if (!c.enabled) return "off";
+  return c.display === "virtual" ? `on, a virtual display ${c.width}×${c.height}` : "on, this machine's display (DISPLAY)";
 }
 
 /** Where a webhook channel's platform must send events (its route, `path`): the local address, and the public one to register. */

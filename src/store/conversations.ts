@@ -35,6 +35,7 @@ export class ConversationStore {
   private readonly compactStmt: Statement;
   private readonly recentUserStmt: Statement;
   private readonly chatStmt: Statement;
+  private readonly updatedStmt: Statement;
 
   constructor(
     private readonly db: Database,
@@ -60,6 +61,7 @@ export class ConversationStore {
       "SELECT content AS text FROM messages WHERE conversation = ?1 AND sender_id = ?2 AND role = 'user' ORDER BY id DESC LIMIT ?3",
     );
     this.chatStmt = db.query("SELECT 1 AS found FROM conversations WHERE substr(key, 1, length(?1)) = ?1 LIMIT 1");
+    this.updatedStmt = db.query("SELECT updated_at FROM conversations WHERE key = ?1");
   }
 
   private window(key: string): number {
@@ -90,6 +92,11 @@ export class ConversationStore {
   /** Whether Fermix has talked in this chat (any thread of it): where a scheduled job may deliver. */
   hasChat(channel: string, chatId: string): boolean {
     return this.chatStmt.get(`${channel}:${chatId}:`) !== null;
+  }
+
+  /** When a message was last added to the conversation (epoch ms), or null when it has none. */
+  lastActivity(key: string): number | null {
+    return (this.updatedStmt.get(key) as { updated_at: number } | null)?.updated_at ?? null;
   }
 
   /** `/new`: later turns start from an empty window; nothing is deleted. */

@@ -1,9 +1,14 @@
 /**
  * A tool that answers with an image (a screenshot, a picture a tool server
- * returned): the model sees it beside the text, on both wire formats — in the
+ * returned): the model sees it beside the text, on every wire format — in the
  * Responses API as the function call output's content parts, in chat
  * completions (whose tool messages carry text only) as a user message right
- * after the tool messages of its step.
+ * after the tool messages of its step, in Anthropic's Messages API inside the
+ * tool_result block itself. And a tool that ends the turn (TurnEffects.halt:
+ * the desktop paused by the owner, its action limit reached): the model is
+ * asked once more, hears what the tool answered and says a last word; a call
+ * it makes then is not run; the turn's result carries the tool's note to
+ * close the answer.
  */
 import type { Database } from "bun:sqlite";
 import { afterEach, beforeEach, expect, test } from "bun:test";
@@ -16,7 +21,7 @@ import { createProvider } from "../../src/agent/providers/index.ts";
 import { defineTool, type ToolContext } from "../../src/agent/tools/types.ts";
 import { ConversationStore } from "../../src/store/conversations.ts";
 import { openDatabase } from "../../src/store/db.ts";
-import { type FakeModel, reply, startFakeModel } from "../fakes/model-server.ts";
+import { type FakeModel, reply, startFakeModel, toolOutputText, type WirePart } from "../fakes/model-server.ts";
 
 let root: string;
 let db: Database;
@@ -40,7 +45,7 @@ const look = defineTool({
   run: async () => ({ text: "the screen now", images: [{ mime: "image/png", data: PIXEL }] }),
 });
 
-async function turnWith(api: "responses" | "chat"): Promise<void> {
+async function turnWith(api: "responses" | "chat" | "anthropic"): Promise<void> {
   const provider = createProvider("fake", { api, base_url: fake.url, model: "fake-model" } as never, { limits: { maxRetries: 0 } });
   const agent = new MainAgent({ provider, model: "fake-model", conversations: new ConversationStore(db), soul: () => "You are a test." });
   fake.reply(reply.toolCalls({ name: "look", arguments: {}, callId: "c1" }, { name: "look", arguments: {}, callId: "c2" }), reply.text("I see it."));
@@ -68,16 +73,64 @@ test("Responses: the image is part of the function call's output", async () => {
   }
 });
 
-test("chat completions: the text in the tool message, its image in a user message right after the step's tool messages", async () => {
+test("chat completions: the text in the tool messages, their images in one user message right after the step's tool messages", async () => {
   await turnWith("chat");
   const messages = fake.requests[1]!.body.messages ?? [];
-  const tools = messages.flatMap((m, i) => (m.role === "tool" ? [i] : []));
-  expect(tools).toHaveLength(2);
-  for (const at of tools) {
-    expect(messages[at]).toMatchObject({ role: "tool", content: "the screen now" });
-    const next = messages[at + 1]!;
-    expect(next.role).toBe("user");
-    const parts = next.content as unknown as Array<{ type: string; image_url?: { url: string } }>;
-    expect(parts.filter((part) => part.type === "image_url").map((part) => part.image_url!.url)).toEqual([`data:image/png;base64,${PIXEL}`]);
+  expect(messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "tool", "user"]);
+  expect(messages[2]!.tool_calls?.map((call) => call.id)).toEqual(["c1", "c2"]);
+  for (const at of [3, 4]) expect(messages[at]).toMatchObject({ role: "tool", content: "the screen now" });
+  const parts = messages[5]!.content as unknown as Array<{ type: string; image_url?: { url: string } }>;
+  expect(parts.filter((part) => part.type === "image_url").map((part) => part.image_url!.url)).toEqual([
+    `data:image/png;base64,${PIXEL}`,
+    `data:image/png;base64,${PIXEL}`,
+  ]);
+});
+
+test("Anthropic: the text and the image in the tool_result block, both results in the one user message that follows the calls", async () => {
+  await turnWith("anthropic");
+  const messages = fake.requests[1]!.body.messages ?? [];
+  expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+  const calls = (messages[1]!.content as WirePart[]).filter((block) => block.type === "tool_use").map((block) => block.id);
+  expect(calls).toEqual(["c1", "c2"]);
+  const results = messages[2]!.content as WirePart[];
+  expect(results.map((block) => [block.type, block.tool_use_id])).toEqual([
+    ["tool_result", "c1"],
+    ["tool_result", "c2"],
+  ]);
+  for (const result of results) {
+    expect(result.content).toEqual([
+      { type: "text", text: "the screen now" },
+      { type: "image", source: { type: "base64", media_type: "image/png", data: PIXEL } },
+    ]);
   }
+});
+
+test("the tool's refusal reaches the model, its last word and the note end the turn, and no later call runs", async () => {
+  let runs = 0;
+  const act = defineTool({
+    name: "act",
+    description: "do something",
+    parameters: Type.Object({}, { additionalProperties: false }),
+    run: async (_args, ctx) => {
+      runs++;
+      ctx.effects.halt = "Paused: I stopped here.";
+      return "refused: paused by the owner";
+    },
+  });
+  const provider = createProvider("fake", { api: "responses", base_url: fake.url, model: "fake-model" } as never, { limits: { maxRetries: 0 } });
+  const agent = new MainAgent({ provider, model: "fake-model", conversations: new ConversationStore(db), soul: () => "You are a test." });
+  fake.reply(reply.toolCall("act", {}), reply.toolCall("act", {}, { text: ["OK, stopping."] }));
+  const result = await agent.runTurn({
+    conversation: "cli:local:",
+    channel: "cli",
+    text: "go",
+    images: [],
+    tools: [act],
+    toolContext: { senderId: "me", role: "operator" } as unknown as Omit<ToolContext, "effects" | "signal">,
+    signal: new AbortController().signal,
+  });
+  expect(runs).toBe(1);
+  expect(fake.requests).toHaveLength(2);
+  expect(toolOutputText((fake.requests[1]!.body.input ?? []).at(-1)!)).toBe("refused: paused by the owner");
+  expect(result).toMatchObject({ status: "ok", text: "OK, stopping.", note: "Paused: I stopped here." });
 });

@@ -57,9 +57,9 @@ describe("validation errors name the key, the value and what is allowed", () => 
     expect(error.issues).toEqual([{ key: "fermix_channels.telegram.streaming", value: "fast", allowed: 'one of "off", "draft", "block"' }]);
   });
 
-  test("a provider api outside responses|chat", () => {
+  test("a provider api outside responses|chat|anthropic", () => {
     const error = configError(`[fermix_core.providers.openai]\nmodel = "m"\napi = "completions"\n`);
-    expect(error.message).toContain(`fermix_core.providers.openai.api = "completions" is not valid: expected one of "responses", "chat"`);
+    expect(error.message).toContain(`fermix_core.providers.openai.api = "completions" is not valid: expected one of "responses", "chat", "anthropic"`);
   });
 
   test("a transcription backend outside the three", () => {
@@ -135,6 +135,60 @@ describe("validation errors name the key, the value and what is allowed", () => 
     // Quoted, the same values load.
     const { config } = resolve(`[fermix_channels.telegram]\nowner_user_id = "42"\nallowed_user_ids = ["123"]\n`);
     expect(config.fermix_channels.telegram.owner_user_id).toBe("42");
+  });
+});
+
+describe("Anthropic", () => {
+  test("the provider named anthropic speaks its API at its own URL; any provider may say api = anthropic; ANTHROPIC_API_KEY keys the one named anthropic", () => {
+    const { config } = resolve(
+      `[fermix_core.providers.anthropic]\nmodel = "claude-sonnet-4-5"\nprimary = true\n[fermix_core.providers.gateway]\napi = "anthropic"\nmodel = "claude"\nbase_url = "https://gateway.example/v1"\n`,
+      { ANTHROPIC_API_KEY: "sk-ant-env" },
+    );
+    expect(config.fermix_core.providers.anthropic).toMatchObject({ api: "anthropic", base_url: "https://api.anthropic.com/v1", api_key: "sk-ant-env" });
+    expect(config.fermix_core.providers.gateway).toMatchObject({ api: "anthropic", base_url: "https://gateway.example/v1" });
+    expect(config.fermix_core.providers.gateway!.api_key).toBeUndefined();
+  });
+
+  test("a thinking budget at or above max_tokens is refused naming the key", () => {
+    const error = configError(`[fermix_core.providers.anthropic]\nmodel = "claude"\nmax_tokens = 4000\nthinking_budget_tokens = 4000\n`);
+    expect(error.issues).toEqual([
+      {
+        key: "fermix_core.providers.anthropic.thinking_budget_tokens",
+        value: 4000,
+        allowed: "less than max_tokens (4000): the answer comes after the thinking, within the same limit",
+      },
+    ]);
+    expect(
+      resolve(`[fermix_core.providers.anthropic]\nmodel = "claude"\nmax_tokens = 8000\nthinking_budget_tokens = 4000\n`).config.fermix_core.providers.anthropic,
+    ).toMatchObject({
+      max_tokens: 8000,
+      thinking_budget_tokens: 4000,
+    });
+  });
+});
+
+describe("fallback", () => {
+  const providers = `[fermix_core.providers.a]\nmodel = "m"\nprimary = true\n[fermix_core.providers.b]\nmodel = "m"\n[fermix_core.providers.c]\nmodel = "m"\n`;
+
+  test("lists configured providers other than the primary, in order; empty by default", () => {
+    expect(resolve(providers).config.fermix_core.fallback).toEqual([]);
+    expect(resolve(`[fermix_core]\nfallback = ["c", "b"]\n${providers}`).config.fermix_core.fallback).toEqual(["c", "b"]);
+  });
+
+  test("the primary in the list is a config error naming the key", () => {
+    const error = configError(`[fermix_core]\nfallback = ["b", "a"]\n${providers}`);
+    expect(error.issues).toEqual([
+      { key: "fermix_core.fallback[1]", value: "a", allowed: "a provider other than the primary (a is primary and always tried first)" },
+    ]);
+    expect(error.message).toContain("fermix_core.fallback[1]");
+  });
+
+  test("a name that is no provider, or one listed twice, is refused naming its place", () => {
+    const error = configError(`[fermix_core]\nfallback = ["b", "x", "b"]\n${providers}`);
+    expect(error.issues).toEqual([
+      { key: "fermix_core.fallback[1]", value: "x", allowed: "the name of a configured provider (a, b, c)" },
+      { key: "fermix_core.fallback[2]", value: "b", allowed: "each provider once (it is already earlier in the list)" },
+    ]);
   });
 });
 

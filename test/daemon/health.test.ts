@@ -150,3 +150,63 @@ test("local URLs are recognised for keyless providers", () => {
   expect(isLocalUrl("https://api.openai.com/v1")).toBe(false);
   expect(isLocalUrl("https://172.32.0.1/v1")).toBe(false);
 });
+
+describe("the realtime block", () => {
+  const ON = "\n[fermix_core.realtime]\nenabled = true\n";
+  const withState = (toml: string, realtime?: Parameters<typeof buildHealthReport>[0]["realtime"]) =>
+    buildHealthReport({
+      version: "1.2.3",
+      now: NOW,
+      loaded: loadedFrom(toml),
+      channels: new Map(),
+      databaseReady: true,
+      restartRequired: false,
+      ...(realtime ? { realtime } : {}),
+    });
+
+  test("off: disabled, nulls, and the counts", () => {
+    expect(withState(READY_CONFIG).realtime).toEqual({
+      enabled: false,
+      status: "disabled",
+      provider: null,
+      model: null,
+      socket_path: null,
+      socket_alive: null,
+      active_sessions: 0,
+      active_clients: 0,
+      "companion_connected?": false,
+    });
+  });
+
+  test("on and listening: ready, with the provider, model, socket and what is connected", () => {
+    const r = withState(READY_CONFIG + ON, { socketAlive: true, activeSessions: 1, activeClients: 2 });
+    expect(r.realtime).toEqual({
+      enabled: true,
+      status: "ready",
+      provider: "openai",
+      model: "gpt-realtime",
+      socket_path: "/home/you/.fermix/realtime.sock",
+      socket_alive: true,
+      active_sessions: 1,
+      active_clients: 2,
+      "companion_connected?": true,
+    });
+    expect(r.failures).toEqual([]);
+    expect(r.status).toBe("ready");
+  });
+
+  test("degraded, the reason in failures: a socket not listening, a provider's refusal", () => {
+    const r = withState(READY_CONFIG + ON, {
+      socketAlive: false,
+      activeSessions: 0,
+      activeClients: 0,
+      fault: "provider openai refused the session: server error (HTTP 503)",
+    });
+    expect(r.realtime.status).toBe("degraded");
+    expect(r.status).toBe("degraded");
+    expect(r.failures).toEqual([
+      "realtime: the companion socket is not listening (/home/you/.fermix/realtime.sock)",
+      "realtime: provider openai refused the session: server error (HTTP 503)",
+    ]);
+  });
+});

@@ -20,11 +20,11 @@ describe("fermix binary", () => {
   test("help lists every subcommand", async () => {
     const r = await runFermix(["help"], home.env);
     expect(r.exitCode).toBe(0);
-    for (const name of ["run", "ask", "chat", "acp", "setup", "service", "doctor"]) expect(r.stdout).toContain(`  ${name} `);
+    for (const name of ["run", "ask", "chat", "acp", "talk", "setup", "service", "doctor"]) expect(r.stdout).toContain(`  ${name} `);
   });
 
   test("every subcommand has --help, which exits 0 without running it", async () => {
-    for (const name of ["run", "ask", "chat", "acp", "setup", "service", "doctor"]) {
+    for (const name of ["run", "ask", "chat", "acp", "talk", "setup", "service", "doctor"]) {
       const r = await runFermix([name, "--help"], home.env);
       expect(r.exitCode).toBe(0);
       expect(r.stdout).toStartWith(`Usage: fermix ${name}`);
@@ -58,6 +58,10 @@ test("setup --help documents every flag, the fixed names included", async () => 
     "--transcription-backend",
     "--transcription-model",
     "--transcription-api-key",
+    "--realtime-enabled",
+    "--realtime-provider",
+    "--realtime-model",
+    "--realtime-voice",
     "--http-port",
   ]) {
     expect(r.stdout).toMatch(new RegExp(`^  ${flag}[ ,]`, "m"));

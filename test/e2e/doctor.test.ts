@@ -55,18 +55,42 @@ describe("fermix doctor", () => {
       "channel signal",
       "channel acp",
       "transcription",
+      "realtime",
       "scheduler",
       "jobs",
       "memory",
       "web fetch",
       "web search",
+      "computer use",
       "sandbox",
       "user",
       "port",
       "service",
     ]);
     expect(r.rows.filter((row) => row.status === "fail")).toEqual([]);
+    expect(r.byCheck("computer use")).toEqual([{ check: "computer use", status: "ok", detail: "disabled" }]);
     expect(r.stdout).not.toContain("sk-test-not-a-real-key");
+  });
+
+  test("computer use: what a virtual desktop needs and is missing fails, naming it; a host display without DISPLAY fails, saying why", async () => {
+    const on = `${READY_CONFIG}\n[fermix_core.computer]\nenabled = true\nstart = ["xterm", "no-such-browser"]\n`;
+    const found = await doctor(on);
+    expect(found.byCheck("computer use")).toEqual([
+      { check: "computer use", status: "ok", detail: "virtual display 1280×800; found Xvfb, xauth, xprop, xdotool, import" },
+      { check: "computer use", status: "warn", detail: "start programs not installed, skipped: no-such-browser" },
+    ]);
+    // A PATH with none of the X tools (bun's own folder alone).
+    const bare = await doctor(on, { PATH: "/nonexistent" });
+    expect(bare.exitCode).toBe(1);
+    expect(bare.byCheck("computer use")[0]).toEqual({
+      check: "computer use",
+      status: "fail",
+      detail: expect.stringContaining("missing Xvfb, xauth, xprop, xdotool, import (Debian/Ubuntu: sudo apt-get install xvfb"),
+    });
+    const host = await doctor(`${READY_CONFIG}\n[fermix_core.computer]\nenabled = true\ndisplay = "host"\n`);
+    expect(host.byCheck("computer use")).toEqual([
+      { check: "computer use", status: "fail", detail: 'display = "host": no X display to drive: DISPLAY is not set in the daemon\'s environment' },
+    ]);
   });
 
   test("the scheduler's time zone, the pending jobs (overdue ones warned about) and the memory store", async () => {

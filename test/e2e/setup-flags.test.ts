@@ -75,6 +75,10 @@ test("--yes configures every channel from flags alone: credentials in secrets.to
     "deepgram",
     "--transcription-model",
     "nova-3",
+    "--computer-enabled",
+    "true",
+    "--computer-display",
+    "virtual",
     ...Object.entries(SECRETS).flat(),
   ];
   const r = await runFermix(args, home.env);
@@ -95,6 +99,7 @@ test("--yes configures every channel from flags alone: credentials in secrets.to
     fermix_core: {
       providers: { openai: { base_url: "https://api.openai.com/v1", model: "gpt-5.1", api: "responses", primary: true, context_window: 400000 } },
       transcription: { backend: "deepgram", model: "nova-3" },
+      computer: { enabled: true, display: "virtual" },
     },
     fermix_channels: {
       telegram: { enabled: true, owner_user_id: "111111111" },
@@ -125,6 +130,13 @@ test("--yes configures every channel from flags alone: credentials in secrets.to
     status: "ok",
     detail: "deepgram (nova-3) via https://api.deepgram.com/v1: api key set",
   });
+  // Computer use, on a virtual display: the tools it needs are found (CI installs them).
+  expect(rows.find((row) => row.check === "computer use")).toEqual({
+    check: "computer use",
+    status: "ok",
+    detail: "virtual display 1280×800; found Xvfb, xauth, xprop, xdotool, import",
+  });
+  expect(r.stdout).toContain("computer use:  on, a virtual display 1280×800");
 });
 
 test("a bad flag fails with the config loader's own message (the flag named), and nothing is written", async () => {

@@ -78,10 +78,19 @@ test("the wizard: provider, Telegram paired by a message, transcription; then th
   await see(w, "API key (leave empty to use the openai provider's key");
   w.type(TRANSCRIPTION_KEY);
   w.keys("Enter");
+  // Realtime voice, offered through the provider just chosen: turned on.
+  await see(w, /Talk with Fermix live, by voice[\s\S]*Turn it on, through local/);
+  w.keys("Down", "Enter");
   await see(w, "Web search for the assistant?");
   w.keys("Enter");
+  await see(w, "Let the assistant drive a desktop");
+  w.keys("Left", "Enter");
+  await see(w, "Which display?");
+  w.keys("Enter");
   const review = await see(w, "Write them?");
+  expect(review).toContain("fermix_core.realtime.enabled = true");
   expect(review).toContain('fermix_channels.telegram.owner_user_id = "111111111"');
+  expect(review).toContain("fermix_core.computer.enabled = true");
   expect(review).toContain("fermix_channels.telegram.bot_token = (secret, to secrets.toml)");
   w.keys("Enter");
   expect(await w.exited()).toBe(0);
@@ -100,6 +109,8 @@ test("the wizard: provider, Telegram paired by a message, transcription; then th
     fermix_core: {
       providers: { local: { base_url: model.url, model: "fake-model", api: "chat", primary: true } },
       transcription: { backend: "openai", model: "gpt-4o-mini-transcribe" },
+      computer: { enabled: true },
+      realtime: { enabled: true },
     },
     fermix_channels: { telegram: { enabled: true, owner_user_id: String(ALICE.id), api_root: telegram.url } },
   });
@@ -146,7 +157,14 @@ test("the wizard: provider, Telegram paired by a message, transcription; then th
   r.keys("Enter");
   await see(r, /Which speech-to-text backend[\s\S]*Keep openai, gpt-4o-mini-transcribe, key set/);
   r.keys("Enter");
+  await see(r, "Talk with Fermix live, by voice");
+  r.keys("Enter");
   await see(r, /Web search for the assistant\?[\s\S]*No web search for now/);
+  r.keys("Enter");
+  // Computer use is on now: keeping it asks which display, and keeping that changes nothing.
+  await see(r, "Let the assistant drive a desktop");
+  r.keys("Enter");
+  await see(r, /Which display\?[\s\S]*A private virtual display/);
   r.keys("Enter");
   const changes = await see(r, "Write them?");
   expect(changes).toContain('fermix_channels.telegram.owner_user_id = "222222222"');
@@ -239,7 +257,11 @@ test("the wizard's channel steps: Telegram pairing that hears nothing says so an
   expect(notes).toContain("The daemon listens on 127.0.0.1; set FERMIX_HTTP_BIND (or [fermix_core.http] bind) to an address the proxy reaches.");
   expect(notes).toContain("Subscribe to message.im and app_mention.");
   w.keys("Down", "Down", "Down", "Enter");
+  await w.waitFor("Talk with Fermix live, by voice");
+  w.keys("Enter");
   await w.waitFor("Web search for the assistant?");
+  w.keys("Enter");
+  await w.waitFor("Let the assistant drive a desktop");
   w.keys("Enter");
   const review = await w.waitFor("Write them?");
   expect(review).toContain(`fermix_channels.telegram.owner_user_id = "${ALICE.id}"`);
@@ -325,7 +347,11 @@ test("--reconfigure keeping every answer writes nothing, and the last step insta
   await w.waitFor("Which speech-to-text backend transcribes voice notes?");
   w.keys("Down", "Down", "Down");
   w.keys("Enter");
+  await w.waitFor("Talk with Fermix live, by voice");
+  w.keys("Enter");
   await w.waitFor("Web search for the assistant?");
+  w.keys("Enter");
+  await w.waitFor("Let the assistant drive a desktop");
   w.keys("Enter");
   await w.waitFor("Nothing to change in config.toml.");
   await w.waitFor("Run Fermix in the background, now and at every login or boot (a systemd user service)?");

@@ -1,9 +1,13 @@
 /**
- * A fake model server on loopback that speaks both wire formats Fermix uses:
- * the OpenAI Responses API (`POST …/responses`, SSE events) and OpenAI-compatible
- * chat completions (`POST …/chat/completions`, `data:` chunks and `[DONE]`).
- * Each request takes the next scripted reply from a queue and gets it rendered
- * in the format of the path it hit, so one script serves both providers.
+ * A fake model server on loopback that speaks the three wire formats Fermix
+ * uses: the OpenAI Responses API (`POST …/responses`, SSE events),
+ * OpenAI-compatible chat completions (`POST …/chat/completions`, `data:`
+ * chunks and `[DONE]`) and Anthropic's Messages API (`POST …/messages`, its
+ * documented events from `message_start` to `message_stop`, `ping`, `error`;
+ * errors as `{type:"error",error:{type,message}}`, and a 400 like the real
+ * API's when `anthropic-version` or `max_tokens` is missing). Each request
+ * takes the next scripted reply from a queue and gets it rendered in the
+ * format of the path it hit, so one script serves every provider.
  *
  *   import { reply, startFakeModel } from "./model-server.ts";
  *
@@ -13,7 +17,7 @@
  *     reply.text("Hel", "lo ", "there"),                 // second: text in three chunks
  *   );
  *   // point a provider (or a daemon's config.toml) at it:
- *   //   base_url = fake.url   (it ends in /v1)   api = "responses" | "chat"
+ *   //   base_url = fake.url   (it ends in /v1)   api = "responses" | "chat" | "anthropic"
  *   …
  *   expect(fake.requests[1].body.input).toContainEqual(expect.objectContaining({ type: "function_call_output" }));
  *   expect(fake.requests[0].headers.authorization).toBeUndefined();
@@ -28,6 +32,10 @@
  * When the queue is empty, `fallback` answers (default: HTTP 400 "no scripted
  * reply", which is not retried, so a missing script fails fast and visibly).
  *
+ * `requireKey(key)` makes it refuse (401, in the path's dialect) any request
+ * without that key, model lists and Anthropic's model lookup
+ * (`GET …/models/{id}`) included.
+ *
  * Every request is recorded in `fake.requests` (path, lower-case headers,
  * parsed JSON body, when it arrived and when its reply was over, so a test
  * can tell whether requests overlapped); `await fake.waitForRequests(n)`
@@ -41,7 +49,7 @@ export interface RecordedRequest {
   method: string;
   /** e.g. "/v1/responses". */
   path: string;
-  api: "responses" | "chat" | "other";
+  api: "responses" | "chat" | "anthropic" | "other";
   /** Header names in lower case. */
   headers: Record<string, string>;
   /** The parsed JSON body ({} when it was not a JSON object: `text` has what came). */
@@ -62,9 +70,11 @@ export interface RecordedRequest {
 }
 
 /**
- * A request body in either wire format: Responses (`instructions`, `input`)
- * or chat completions (`messages`). The fake does not validate it (beyond a
- * `model`): these are the fields Fermix sends, for tests to assert on.
+ * A request body in any of the wire formats: Responses (`instructions`,
+ * `input`), chat completions (`messages`) or Anthropic's Messages (`system`,
+ * `messages` of blocks, `max_tokens`). The fake does not validate it (beyond
+ * a `model`, and what Anthropic's API requires): these are the fields Fermix
+ * sends, for tests to assert on.
  */
 export interface ModelRequestBody {
   model?: string;
@@ -75,11 +85,17 @@ export interface ModelRequestBody {
   stream?: boolean;
   stream_options?: { include_usage?: boolean };
   max_output_tokens?: number;
+  /** Chat completions and Anthropic. */
+  max_tokens?: number;
+  /** Anthropic: the system prompt as text blocks. */
+  system?: string | WirePart[];
+  /** Anthropic: extended thinking. */
+  thinking?: { type: string; budget_tokens?: number };
 }
 
 /** A Responses `input` item or a chat message; which fields it has depends on its type and role. */
 export interface WireItem {
-  /** Responses: "message", "function_call" or "function_call_output". */
+  /** Responses: "message", "function_call", "function_call_output", "computer_call" or "computer_call_output". */
   type?: string;
   role?: string;
   /** A user's parts in Responses; plain text from an assistant, and in chat messages. */
@@ -87,26 +103,52 @@ export interface WireItem {
   call_id?: string;
   name?: string;
   arguments?: string;
+  /** A tool's text (with images it is content parts, and a computer call's is its screenshot: see toolImages). */
   output?: string;
+  /** A computer call's actions, as the model sent them (given back in the next request). */
+  actions?: Array<Record<string, unknown>>;
+  /** computer_call_output: the safety checks acknowledged. */
+  acknowledged_safety_checks?: Array<{ id: string; code?: string; message?: string }>;
   /** Chat: an assistant's calls, and the call a tool message answers. */
   tool_calls?: Array<{ id: string; type: string; function: { name: string; arguments: string } }>;
   tool_call_id?: string;
 }
 
-/** A part of a user's message: `input_text`/`input_image` (Responses), `text`/`image_url` (chat). */
+/**
+ * A part of a message: `input_text`/`input_image` (Responses), `text`/`image_url`
+ * (chat), or an Anthropic block (`text`, `image`, `tool_use`, `tool_result`, `thinking`).
+ */
 export interface WirePart {
   type: string;
   text?: string;
   image_url?: string | { url: string };
+  /** Anthropic `image`. */
+  source?: { type: string; media_type: string; data: string };
+  /** Anthropic: a block marked for prompt caching. */
+  cache_control?: { type: string };
+  /** Anthropic `tool_use`. */
+  id?: string;
+  name?: string;
+  input?: Record<string, unknown>;
+  /** Anthropic `tool_result`. */
+  tool_use_id?: string;
+  content?: string | WirePart[];
+  /** Anthropic `thinking` / `redacted_thinking`. */
+  thinking?: string;
+  signature?: string;
+  data?: string;
 }
 
-/** A tool offered: its name at the top (Responses) or under `function` (chat). */
+/** A tool offered: its name at the top (Responses, Anthropic) or under `function` (chat). */
 export interface WireTool {
   type?: string;
   name?: string;
   description?: string;
   parameters?: WireSchema;
   function?: { name: string; description?: string; parameters?: WireSchema };
+  /** Anthropic: the arguments' schema. */
+  input_schema?: WireSchema;
+  cache_control?: { type: string };
 }
 
 /** A tool's JSON Schema, as far as tests look into it. */
@@ -155,13 +197,34 @@ export interface StreamSpec {
   silent?: boolean;
   /** Chat only: the delta field that carries reasoning (default "reasoning_content"; Ollama/OpenRouter use "reasoning"). */
   reasoningField?: "reasoning_content" | "reasoning";
+  /** Responses only: native computer calls (OpenAI's `computer` tool), after any function calls. */
+  computerCalls?: ComputerCallSpec[];
 }
 
-/** What `reply.*` builds. */
+/**
+ * A native computer call as the Responses API sends it: a `computer_call` item with an ordered
+ * `actions` list (`{type: "click", button, x, y}`, `{type: "type", text}`, `{type: "keypress", keys}`…)
+ * or, as the preview model did, one `action`; and the safety checks it raises.
+ */
+export interface ComputerCallSpec {
+  actions?: Array<Record<string, unknown>>;
+  /** The preview's single action (sent instead of `actions`). */
+  action?: Record<string, unknown>;
+  callId?: string;
+  safetyChecks?: Array<{ id: string; code: string; message: string }>;
+}
+
+/**
+ * What `reply.*` builds. A status reply's body is written in the dialect of
+ * the path it answers: `{error:{message,type,code}}` for OpenAI's formats,
+ * `{type:"error",error:{type,message}}` for Anthropic's, whose `type` is
+ * `code` when given, else the one its documentation gives the status.
+ */
 export type ScriptedReply =
   | { kind: "stream"; spec: StreamSpec }
-  | { kind: "status"; status: number; body: unknown; headers?: Record<string, string> }
-  | { kind: "stall" };
+  | { kind: "status"; status: number; message: string; code?: string; headers?: Record<string, string> }
+  | { kind: "stall" }
+  | { kind: "after"; until: Promise<unknown>; then: Reply };
 
 /** A scripted reply, a string (its text), or a function that picks the reply from the request. */
 export type Reply = ScriptedReply | string | ((request: RecordedRequest) => Reply);
@@ -193,16 +256,19 @@ export const reply = {
     kind: "stream",
     spec: { text: [first, ...rest], stall: { after: first, ms: pauseMs } },
   }),
-  /** An HTTP error with an OpenAI-shaped body {error:{message,type,code}}. */
+  /** An HTTP error, its body in the dialect of the path it answers (see ScriptedReply). */
   status: (status: number, message = `fake model: HTTP ${status}`, headers?: Record<string, string>, code?: string): ScriptedReply => ({
     kind: "status",
     status,
-    body: { error: { message, type: status === 429 ? "rate_limit_error" : "server_error", code: code ?? null } },
-    headers,
+    message,
+    ...(code !== undefined ? { code } : {}),
+    ...(headers ? { headers } : {}),
   }),
   /** 429 with a Retry-After header (seconds or an HTTP date); none when omitted. */
   rateLimited: (retryAfter?: number | string, message = "Rate limit reached (fake)"): ScriptedReply =>
-    reply.status(429, message, retryAfter === undefined ? undefined : { "retry-after": String(retryAfter) }, "rate_limit_exceeded"),
+    reply.status(429, message, retryAfter === undefined ? undefined : { "retry-after": String(retryAfter) }),
+  /** Anthropic's 529: the API is overloaded (OpenAI's formats get the same status with a server_error body). */
+  overloaded: (message = "Overloaded (fake)"): ScriptedReply => reply.status(529, message),
   /** A 5xx. */
   serverError: (status = 500, message = "The server had an error (fake)"): ScriptedReply => reply.status(status, message),
   /** These text chunks, then the connection is cut without finishing the response. */
@@ -220,6 +286,10 @@ export const reply = {
   }),
   /** These text chunks, then the response ends incomplete (max_output_tokens). */
   incomplete: (...text: string[]): ScriptedReply => ({ kind: "stream", spec: { text, end: "incomplete" } }),
+  /** Responses: one native computer call (OpenAI's `computer` tool); optional text before it. */
+  computerCall: (call: ComputerCallSpec, text?: string[]): ScriptedReply => ({ kind: "stream", spec: { text, computerCalls: [call] } }),
+  /** Nothing at all (no headers) until `until` settles, then `then`: a model that answers when the test says so. */
+  after: (until: Promise<unknown>, then: Reply): ScriptedReply => ({ kind: "after", until, then }),
 };
 
 export interface FakeModel {
@@ -234,6 +304,14 @@ export interface FakeModel {
   reply(...replies: Reply[]): FakeModel;
   /** The reply when the queue is empty (undefined: HTTP 400 "no scripted reply"). */
   fallback(reply: Reply | undefined): FakeModel;
+  /**
+   * From now on, every request (model lists too) must carry this key, as a
+   * Bearer token or in x-api-key, or it is answered 401 in its path's dialect
+   * (undefined: any key, or none, is taken).
+   */
+  requireKey(key: string | undefined): FakeModel;
+  /** Anthropic's model lookup (`GET …/models/{id}`) answers 404 for these. */
+  forgetModels(...ids: string[]): FakeModel;
   /** Resolves with the requests once there are at least `count` (rejects after timeoutMs). */
   waitForRequests(count: number, timeoutMs?: number): Promise<RecordedRequest[]>;
   /** Forget queued replies and recorded requests. */
@@ -246,6 +324,30 @@ export interface FakeModel {
 export function lastToolOutput(request: RecordedRequest): string {
   const items = request.body.input ?? [];
   return items.filter((i) => i.type === "function_call_output").at(-1)?.output ?? "";
+}
+
+/**
+ * The images a Responses request gave the model as tool answers, in order, as data URLs: a function
+ * call's output parts (`input_image`) and a native computer call's screenshot (`computer_call_output`).
+ */
+export function toolImages(request: RecordedRequest): Array<{ callId: string; url: string; native: boolean }> {
+  const images: Array<{ callId: string; url: string; native: boolean }> = [];
+  for (const item of request.body.input ?? []) {
+    const output = item.output as unknown;
+    if (item.type === "computer_call_output" && output && typeof output === "object" && "image_url" in output)
+      images.push({ callId: item.call_id ?? "", url: String(output.image_url), native: true });
+    if (item.type === "function_call_output" && Array.isArray(output))
+      for (const part of output as WirePart[])
+        if (part.type === "input_image") images.push({ callId: item.call_id ?? "", url: String(part.image_url), native: false });
+  }
+  return images;
+}
+
+/** The text of a function call's output in a Responses request, whether plain or in parts. */
+export function toolOutputText(item: WireItem): string {
+  const output = item.output as unknown;
+  if (typeof output === "string") return output;
+  return Array.isArray(output) ? (output as WirePart[]).map((p) => p.text ?? "").join("") : "";
 }
 
 /** The text of the last user message of a recorded request, in either wire format. */
@@ -274,37 +376,55 @@ function textOf(content: WireItem["content"]): string {
   return (content ?? []).map((p) => p.text ?? "").join("");
 }
 
-/** Start a fake model server on 127.0.0.1 and a free port. */
-export async function startFakeModel(): Promise<FakeModel> {
+/** Start a fake model server on 127.0.0.1 and a free port (or `port`: a server coming back where one stopped). */
+export async function startFakeModel(options: { port?: number } = {}): Promise<FakeModel> {
   const queue: Reply[] = [];
   const requests: RecordedRequest[] = [];
   const waiters = new Set<() => void>();
   const releases = new Set<() => void>();
   let fallback: Reply | undefined;
+  let requiredKey: string | undefined;
+  const unknownModels = new Set<string>();
   let ids = 0;
   const nextId = () => ++ids;
 
   const server: Server<undefined> = Bun.serve({
     hostname: "127.0.0.1",
-    port: 0,
+    port: options.port ?? 0,
     idleTimeout: 0, // a slow or hanging reply must not be cut by Bun's 10 s default
     async fetch(req) {
       const arrivedPerf = performance.now();
       const url = new URL(req.url);
+      const refused = reply.status(401, "invalid api key (fake)") as StatusReply;
+      if (req.method === "GET" && requiredKey !== undefined && keyOf(req) !== requiredKey) {
+        return statusResponse({ api: url.pathname.includes("/models/") || req.headers.has("anthropic-version") ? "anthropic" : "responses" }, refused);
+      }
       if (req.method === "GET" && url.pathname.endsWith("/models")) {
         return Response.json({ object: "list", data: [{ id: "fake-model", object: "model", owned_by: "fermix-test" }] });
+      }
+      // Anthropic's model lookup: it knows whatever model is asked for (the fake answers any name), unless told to forget one.
+      const lookup = /\/models\/([^/]+)$/.exec(url.pathname);
+      if (req.method === "GET" && lookup) {
+        const id = decodeURIComponent(lookup[1]!);
+        if (unknownModels.has(id)) return statusResponse({ api: "anthropic" }, reply.status(404, `model: ${id}`) as StatusReply);
+        return Response.json({ type: "model", id, display_name: id, created_at: "2030-01-01T00:00:00Z" });
       }
       const [recorded, markAborted] = await record(req, url, requests.length, arrivedPerf);
       requests.push(recorded);
       for (const wake of waiters) wake();
       if (recorded.api === "other") return Response.json({ error: { message: `fake model: no route ${req.method} ${url.pathname}` } }, { status: 404 });
-      if (typeof recorded.body.model !== "string") {
-        return Response.json({ error: { message: "fake model: the body has no model", type: "invalid_request_error" } }, { status: 400 });
+      if (requiredKey !== undefined && keyOf(req) !== requiredKey) return statusResponse(recorded, refused);
+      const invalid = requestProblem(recorded);
+      if (invalid) return statusResponse(recorded, reply.status(400, invalid, undefined, "invalid_request_error") as StatusReply);
+      let next = resolve(queue.shift() ?? fallback ?? reply.status(400, `fake model: no scripted reply for request #${recorded.index}`), recorded);
+      while (next.kind === "after") {
+        const { until, then } = next;
+        await until.catch(() => undefined);
+        next = resolve(then, recorded);
       }
-      const next = resolve(queue.shift() ?? fallback ?? reply.status(400, `fake model: no scripted reply for request #${recorded.index}`), recorded);
       if (next.kind === "status") {
         recorded.finishedAt = Date.now();
-        return Response.json(next.body, { status: next.status, headers: next.headers });
+        return statusResponse(recorded, next);
       }
       if (next.kind === "stall") {
         return new Promise<Response>((resolve) => {
@@ -313,7 +433,12 @@ export async function startFakeModel(): Promise<FakeModel> {
           req.signal.addEventListener("abort", release, { once: true });
         });
       }
-      const writes = recorded.api === "responses" ? responsesWrites(next.spec, recorded.body, nextId) : chatWrites(next.spec, recorded.body, nextId);
+      const writes =
+        recorded.api === "responses"
+          ? responsesWrites(next.spec, recorded.body, nextId)
+          : recorded.api === "anthropic"
+            ? anthropicWrites(next.spec, recorded.body, nextId)
+            : chatWrites(next.spec, recorded.body, nextId);
       return sseResponse(writes, next.spec, recorded, markAborted, releases);
     },
   });
@@ -331,6 +456,14 @@ export async function startFakeModel(): Promise<FakeModel> {
     },
     fallback(value) {
       fallback = value;
+      return fake;
+    },
+    requireKey(key) {
+      requiredKey = key;
+      return fake;
+    },
+    forgetModels(...names) {
+      for (const name of names) unknownModels.add(name);
       return fake;
     },
     waitForRequests(count, timeoutMs = 5000) {
@@ -366,6 +499,46 @@ export async function startFakeModel(): Promise<FakeModel> {
   return fake;
 }
 
+type StatusReply = Extract<ScriptedReply, { kind: "status" }>;
+
+/** The key a request carries, as a Bearer token or in x-api-key. */
+function keyOf(req: Request): string | undefined {
+  const bearer = /^Bearer (.+)$/.exec(req.headers.get("authorization") ?? "");
+  return bearer?.[1] ?? req.headers.get("x-api-key") ?? undefined;
+}
+
+/** What the real API would refuse with a 400 before answering: no model; for Anthropic, no version header or no max_tokens. */
+function requestProblem(request: RecordedRequest): string | undefined {
+  if (typeof request.body.model !== "string") return "fake model: the body has no model";
+  if (request.api !== "anthropic") return undefined;
+  if (!request.headers["anthropic-version"]) return "anthropic-version: header is required";
+  if (typeof request.body.max_tokens !== "number") return "max_tokens: Field required";
+  return undefined;
+}
+
+/** Anthropic's error type for a status, as its documentation lists them. */
+const ANTHROPIC_ERROR_TYPES: Readonly<Record<number, string>> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  500: "api_error",
+  529: "overloaded_error",
+};
+
+/** A status reply in the dialect of the request's path. */
+function statusResponse(request: Pick<RecordedRequest, "api">, next: StatusReply): Response {
+  const init = { status: next.status, ...(next.headers ? { headers: next.headers } : {}) };
+  if (request.api === "anthropic") {
+    const type = next.code ?? ANTHROPIC_ERROR_TYPES[next.status] ?? (next.status >= 500 ? "api_error" : "invalid_request_error");
+    return Response.json({ type: "error", error: { type, message: next.message } }, init);
+  }
+  const code = next.code ?? (next.status === 429 ? "rate_limit_exceeded" : null);
+  return Response.json({ error: { message: next.message, type: next.status === 429 ? "rate_limit_error" : "server_error", code } }, init);
+}
+
 function resolve(value: Reply, request: RecordedRequest): ScriptedReply {
   if (typeof value === "function") return resolve(value(request), request);
   return typeof value === "string" ? { kind: "stream", spec: { text: [value] } } : value;
@@ -375,7 +548,13 @@ function resolve(value: Reply, request: RecordedRequest): ScriptedReply {
 async function record(req: Request, url: URL, index: number, arrivedPerf: number): Promise<[RecordedRequest, () => void]> {
   const text = await req.text();
   const body = parseBody(text);
-  const api = url.pathname.endsWith("/responses") ? "responses" : url.pathname.endsWith("/chat/completions") ? "chat" : "other";
+  const api = url.pathname.endsWith("/responses")
+    ? "responses"
+    : url.pathname.endsWith("/chat/completions")
+      ? "chat"
+      : url.pathname.endsWith("/messages")
+        ? "anthropic"
+        : "other";
   let markAborted = () => {};
   const untilAborted = new Promise<void>((resolve) => {
     markAborted = () => {
@@ -528,6 +707,19 @@ function responsesWrites(spec: StreamSpec, body: ModelRequestBody, nextId: () =>
     emit("response.function_call_arguments.done", { item_id: id, output_index: output.length, arguments: args });
     done({ ...item, status: "completed", arguments: args });
   }
+  for (const call of spec.computerCalls ?? []) {
+    const id = `cu_${nextId()}`;
+    const item = {
+      id,
+      type: "computer_call",
+      call_id: call.callId ?? `call_${nextId()}`,
+      ...(call.action ? { action: call.action } : { actions: call.actions ?? [] }),
+      pending_safety_checks: call.safetyChecks ?? [],
+      status: "in_progress",
+    };
+    add(item);
+    done({ ...item, status: "completed" });
+  }
   const usage = spec.usage === null ? null : usageOf(spec.usage ?? DEFAULT_USAGE);
   const end = spec.end ?? "complete";
   if (end === "complete") emit("response.completed", { response: { ...response, status: "completed", output, usage } });
@@ -551,6 +743,65 @@ function usageOf(u: { input: number; output: number }) {
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: u.input + u.output,
   };
+}
+
+/** Anthropic's Messages event stream for a spec: one content block per reasoning, text and tool call, in that order. */
+function anthropicWrites(spec: StreamSpec, body: ModelRequestBody, nextId: () => number): string[] {
+  const writes: string[] = [];
+  const emit = (type: string, data: Record<string, unknown>) => writes.push(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  const usage = spec.usage === null ? null : (spec.usage ?? DEFAULT_USAGE);
+  const inputUsage = usage ? { input_tokens: usage.input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 } : undefined;
+  emit("message_start", {
+    message: {
+      id: `msg_${nextId()}`,
+      type: "message",
+      role: "assistant",
+      content: [],
+      model: body.model,
+      stop_reason: null,
+      stop_sequence: null,
+      ...(inputUsage ? { usage: inputUsage } : {}),
+    },
+  });
+  emit("ping", {});
+  let index = 0;
+  if (spec.reasoning?.length) {
+    emit("content_block_start", { index, content_block: { type: "thinking", thinking: "", signature: "" } });
+    for (const thinking of spec.reasoning) emit("content_block_delta", { index, delta: { type: "thinking_delta", thinking } });
+    emit("content_block_delta", { index, delta: { type: "signature_delta", signature: `sig-fake-${nextId()}` } });
+    emit("content_block_stop", { index });
+    index++;
+  }
+  const end = spec.end ?? "complete";
+  if (spec.text?.length) {
+    emit("content_block_start", { index, content_block: { type: "text", text: "" } });
+    for (const text of spec.text) emit("content_block_delta", { index, delta: { type: "text_delta", text } });
+    if (end === "drop" || end === "hang" || end === "error" || end === "failed")
+      return end === "drop" || end === "hang" ? writes : withError(writes, emit, spec);
+    emit("content_block_stop", { index });
+    index++;
+  } else if (end === "drop" || end === "hang") return writes;
+  for (const call of spec.toolCalls ?? []) {
+    emit("content_block_start", { index, content_block: { type: "tool_use", id: call.callId ?? `toolu_${nextId()}`, name: call.name, input: {} } });
+    // The real API opens a tool's input with an empty piece.
+    emit("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: "" } });
+    for (const partial_json of split(argumentsOf(call), call.pieces ?? 3))
+      emit("content_block_delta", { index, delta: { type: "input_json_delta", partial_json } });
+    emit("content_block_stop", { index });
+    index++;
+  }
+  if (end === "error" || end === "failed") return withError(writes, emit, spec);
+  const stop_reason =
+    end === "incomplete" ? (spec.incompleteReason === "content_filter" ? "refusal" : "max_tokens") : spec.toolCalls?.length ? "tool_use" : "end_turn";
+  emit("message_delta", { delta: { stop_reason, stop_sequence: null }, ...(usage ? { usage: { output_tokens: usage.output } } : {}) });
+  emit("message_stop", {});
+  return writes;
+}
+
+/** The stream ends in an `error` event: its type is the scripted code, else overloaded. */
+function withError(writes: string[], emit: (type: string, data: Record<string, unknown>) => void, spec: StreamSpec): string[] {
+  emit("error", { error: { type: spec.error?.code ?? "overloaded_error", message: spec.error?.message ?? "error (fake)" } });
+  return writes;
 }
 
 /** The chat-completions chunk stream for a spec. */

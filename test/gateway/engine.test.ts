@@ -33,7 +33,8 @@ async function scheduleJob(request: string): Promise<void> {
   await h.ingest({ text: `please ${request}` });
 }
 
-const providerHealth = () => h.core.agents.providerState();
+/** The primary's state in health: ready until a request failed. */
+const providerHealth = () => h.core.agents.providerStates().get(h.core.agents.primary!.name) ?? { status: "ready" as const, fault: undefined };
 /** Markdown as the Telegram chat shows it. */
 const shown = (markdown: string) => presenterFor(profileOf).render(markdown, "telegram").parts[0]!.text;
 const UPSTREAM_WORDS = "upstream says: the user +15551234567 wrote 'secret plans'";

@@ -41,7 +41,7 @@ const OWN = ["cancel_job", "forget", "list_jobs", "recall", "remember"];
 
 /** What each row gets in a conversation turn, tool by tool. */
 const FOREGROUND: Record<TrustRow, string[]> = {
-  owner: [...READS, ...ACTS, ...OWN, "react", "request_access"],
+  owner: [...READS, ...ACTS, ...OWN, "computer", "react", "request_access"],
   owner_shared: [...READS, ...OWN, "react"],
   owner_shared_on: [...READS, ...ACTS, ...OWN, "react", "request_access"],
   allowed: [...OWN, "react", "schedule"],
@@ -51,11 +51,16 @@ const FOREGROUND: Record<TrustRow, string[]> = {
 /** What a kind of turn takes away from the conversation turn's set. */
 const NOT_IN: Record<TurnMode, string[]> = {
   foreground: [],
-  // Nobody waits in the conversation to answer an access request, and a result is not a reaction.
-  background: ["react", "request_access"],
-  scheduled: ["react", "request_access"],
-  // A part's reaction would answer the owner, which a part does not; the owner is there to answer access.
-  ultra_part: ["react"],
+  // Nobody waits in the conversation to answer an access request, and a result is not a reaction;
+  // nobody watches the desktop either, to /pause it.
+  background: ["computer", "react", "request_access"],
+  scheduled: ["computer", "react", "request_access"],
+  // A part's reaction would answer the owner, which a part does not; the owner is there to answer access;
+  // parts run side by side, and one desktop cannot be driven by several at once.
+  ultra_part: ["computer", "react"],
+  // A voice session's tool calls: the owner is there to answer access, and there is no message to react to;
+  // the desktop belongs to the owner's conversations, where /pause reaches it.
+  voice: ["computer", "react"],
 };
 
 describe("the rows", () => {
@@ -96,6 +101,16 @@ describe("the tools of each row, in each kind of turn", () => {
           expect(tools).not.toContain(name);
       }
     }
+  });
+
+  test("the desktop is the owner's alone: an operator in a direct chat reads the owner row but does not get it", () => {
+    for (const mode of TURN_MODES) {
+      const operator = offered({ standing: "operator", direct: true, sharedToolsOn: false, mode });
+      const owner = offered({ ...AUDIENCES.owner, mode });
+      expect(operator).toEqual(owner.filter((name) => name !== "computer"));
+    }
+    expect(mayUse("computer", { standing: "operator", direct: true, sharedToolsOn: false, mode: "foreground" })).toBe(false);
+    expect(mayUse("computer", { ...AUDIENCES.owner, mode: "foreground" })).toBe(true);
   });
 
   test("a tool the table does not name is offered to nobody, and the gate keeps the order it was given", () => {
@@ -151,8 +166,8 @@ describe("MCP tools, by their server's roles", () => {
 });
 
 describe("docs/security.md", () => {
-  /** The role table as the document shows it: tool → the rows marked ✓ (a mode note in the last column). */
-  function documentedTable(): Map<string, { rows: TrustRow[]; modes: string }> {
+  /** The role table as the document shows it: tool → the rows marked ✓ ("✓ owner only": the owner themself), and a mode note in the last column. */
+  function documentedTable(): Map<string, { rows: TrustRow[]; modes: string; ownerOnly: boolean }> {
     const text = readFileSync(join(import.meta.dir, "../../docs/security.md"), "utf8");
     const start = text.indexOf("<!-- role-table -->");
     const end = text.indexOf("<!-- /role-table -->");
@@ -161,15 +176,16 @@ describe("docs/security.md", () => {
       .slice(start, end)
       .split("\n")
       .filter((line) => line.startsWith("| `"));
-    const table = new Map<string, { rows: TrustRow[]; modes: string }>();
+    const table = new Map<string, { rows: TrustRow[]; modes: string; ownerOnly: boolean }>();
     for (const line of lines) {
       const cells = line
         .split("|")
         .slice(1, -1)
         .map((c) => c.trim());
       const name = cells[0]!.replace(/`/g, "");
-      const rows = TRUST_ROWS.filter((_, i) => cells[i + 1] === "✓");
-      table.set(name, { rows, modes: cells[TRUST_ROWS.length + 1] ?? "" });
+      const marks = cells.slice(1, TRUST_ROWS.length + 1);
+      const rows = TRUST_ROWS.filter((_, i) => marks[i] === "✓" || marks[i] === "✓ owner only");
+      table.set(name, { rows, modes: cells[TRUST_ROWS.length + 1] ?? "", ownerOnly: marks.includes("✓ owner only") });
     }
     return table;
   }
@@ -185,6 +201,7 @@ describe("docs/security.md", () => {
     expect([...documented.keys()].sort()).toEqual([...ALL_TOOLS].sort());
     for (const [name, rule] of Object.entries(TOOL_TABLE)) {
       expect({ name, rows: documented.get(name)!.rows }).toEqual({ name, rows: [...rule.rows] });
+      expect({ name, ownerOnly: documented.get(name)!.ownerOnly }).toEqual({ name, ownerOnly: rule.ownerOnly === true });
       const modes = documented.get(name)!.modes;
       for (const mode of TURN_MODES) {
         const inRule = !rule.modes || rule.modes.includes(mode);

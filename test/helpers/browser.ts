@@ -22,10 +22,19 @@ const FLAGS = [
   "--disable-dev-shm-usage",
 ];
 
-export async function launchBrowser(): Promise<Browser> {
+/** Headless Chromium; `extraArgs` add flags (a fake microphone fed from a file, for the Talk page). */
+export async function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium), as .ci/run does`);
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS, timeout: 30_000 });
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...FLAGS, ...extraArgs], timeout: 30_000 });
 }
+
+/** Chromium's fake microphone, playing `wav` (looped) to any page that asks, without a permission prompt. */
+export const fakeMicrophone = (wav: string): string[] => [
+  "--use-fake-device-for-media-stream",
+  "--use-fake-ui-for-media-stream",
+  `--use-file-for-fake-audio-capture=${wav}`,
+  "--autoplay-policy=no-user-gesture-required",
+];
 
 /** Phone and desktop viewports, for page tests and screenshots. */
 export const PHONE = { width: 390, height: 844 } as const;

@@ -28,17 +28,28 @@ export const CHANNELS_OFF = TELEGRAM_OFF + ACP_OFF;
 export interface ProviderOptions {
   /** The provider's table name (`fermix_core.providers.<name>`); default `fake`. */
   name?: string;
-  api?: "chat" | "responses";
+  api?: "chat" | "responses" | "anthropic";
   /** Default `fake-model`, the one model the fake lists at /models (it answers whatever name is sent). */
   model?: string;
   apiKey?: string;
   vision?: boolean;
+  primary?: boolean;
+  /** How long the server may take to answer at all (ms); short in failover tests. */
+  connectTimeoutMs?: number;
 }
 
 /** A provider whose base_url is `modelUrl` (the fake model server), named `fake` unless given. */
 export function providerToml(modelUrl: string, options: ProviderOptions = {}): string {
-  const { name = "fake", api, model = "fake-model", apiKey, vision } = options;
-  return tomlTable(`fermix_core.providers.${name}`, { api, base_url: modelUrl, model, api_key: apiKey, vision });
+  const { name = "fake", api, model = "fake-model", apiKey, vision, primary, connectTimeoutMs } = options;
+  return tomlTable(`fermix_core.providers.${name}`, {
+    api,
+    base_url: modelUrl,
+    model,
+    api_key: apiKey,
+    vision,
+    primary,
+    connect_timeout_ms: connectTimeoutMs,
+  });
 }
 
 /** The keyed `openai` provider the webhook tests configure (a dummy key; the base_url still goes to the fake). */
@@ -204,5 +215,28 @@ export function discordToml(o: DiscordOptions): string {
     allowed_user_ids: o.allowedUserIds,
     api_base: o.apiBase,
     streaming: o.streaming,
+  });
+}
+
+export interface RealtimeOptions {
+  /** Default true. */
+  enabled?: boolean;
+  /** A provider's table name. */
+  provider?: string;
+  model?: string;
+  voice?: string;
+  instructionsExtra?: string;
+  maxSessionMinutes?: number;
+}
+
+/** The `[fermix_core.realtime]` table: realtime voice on, through `provider`. */
+export function realtimeToml(o: RealtimeOptions = {}): string {
+  return tomlTable("fermix_core.realtime", {
+    enabled: o.enabled ?? true,
+    provider: o.provider,
+    model: o.model,
+    voice: o.voice,
+    instructions_extra: o.instructionsExtra,
+    max_session_minutes: o.maxSessionMinutes,
   });
 }

@@ -402,6 +402,56 @@ describe("the rest of the page's numbers", () => {
     expect(words(cardOf(String(renderLive(none)), 'class="card provider"'))).toContain("Last turn none yet Tokens —");
   });
 
+  test("the Desktop card: only with computer use on; idle, running or paused, since when, how many actions", () => {
+    expect(page).not.toContain('class="card desktop"');
+    const idle = busyView(everyMode());
+    idle.desktop = { enabled: true, display: "virtual", session: null };
+    expect(words(cardOf(String(renderLive(idle)), 'class="card desktop"'))).toBe("Desktop Idle Display virtual Started no session Actions 0 Last action —");
+    const running = busyView(everyMode());
+    const session = { state: "running" as const, display: ":93", startedAt: NOW - 12 * MIN, actions: 17, lastUsedAt: NOW - 2 * MIN };
+    running.desktop = { enabled: true, display: "virtual", session };
+    expect(words(cardOf(String(renderLive(running)), 'class="card desktop"'))).toBe(
+      "Desktop Running Display :93 (virtual) Started 14:18:00 (12 min) Actions 17 Last action 14:28:00 (2 min ago)",
+    );
+    const paused = busyView(everyMode());
+    paused.desktop = { enabled: true, display: "host", session: { ...session, state: "paused", display: ":0" } };
+    expect(words(cardOf(String(renderLive(paused)), 'class="card desktop"'))).toBe(
+      "Desktop Paused Display :0 (host) Started 14:18:00 (12 min) Actions 17 Last action 14:28:00 (2 min ago) Paused by the owner: /resume hands it back, /stop closes it.",
+    );
+  });
+
+  test("with a fallback: each fallback provider with its own status, and which provider gave the last answer", () => {
+    const toml = `${EVERY_MODE}
+[fermix_core]
+fallback = ["claude"]
+
+[fermix_core.providers.claude]
+api = "anthropic"
+model = "claude-sonnet-4-5"
+api_key = "sk-ant-test-not-a-real-key"
+`.replace('[fermix_core.providers.openai]\nmodel = "gpt-5.1"', '[fermix_core.providers.openai]\nprimary = true\nmodel = "gpt-5.1"');
+    const failing = buildHealthReport({
+      version: "1.2.3",
+      now: new Date(NOW),
+      loaded: loadedFrom(toml),
+      channels: new Map(),
+      databaseReady: true,
+      restartRequired: false,
+      providers: new Map([
+        ["openai", { status: "degraded", fault: { fault: "unreachable" } }],
+        ["claude", { status: "ready" }],
+      ]),
+    });
+    const standIn = busyView(failing);
+    standIn.fallback = ["claude"];
+    standIn.activity.lastTurn = { at: NOW - 10_000, channel: "slack", provider: "claude", durationMs: 850, inputTokens: 3, outputTokens: 4 };
+    const card = words(cardOf(String(renderLive(standIn)), 'class="card provider"'));
+    expect(card).toStartWith(
+      "Model provider Degraded Provider openai Model gpt-5.1 API responses Fallback claude Ready Last turn 850 ms at 14:29:50 · answered by claude",
+    );
+    expect(failing.failures).toContain("provider openai: could not be reached");
+  });
+
   test("the Work card: turns running, messages waiting, background tasks, replies unsent", () => {
     expect(words(cardOf(page, 'class="card queues"'))).toStartWith("Work 2 turns running 5 messages waiting 3 background tasks 4 replies unsent");
   });

@@ -255,6 +255,26 @@ describe("saving", () => {
     expect(h.reloads).toHaveLength(0);
   });
 
+  test("computer use: ticked, it is written with its display and shown ticked after; a display that is not one is refused on its field", async () => {
+    const h = harness();
+    const first = await h.open();
+    expect(first.form).toContain("Computer use");
+    expect(first.form).toMatch(/name="fermix_core.computer.enabled" value="on">/);
+    const res = await h.post(first.cookie, filled(first.csrf, { "fermix_core.computer.enabled": "on", "fermix_core.computer.display": "host" }));
+    expect(await res.text()).toContain("Saved and applied");
+    expect(Bun.TOML.parse(readFileSync(join(h.home.home, "config.toml"), "utf8"))).toMatchObject({
+      fermix_core: { computer: { enabled: true, display: "host" } },
+    });
+    const again = await h.open();
+    expect(again.form).toMatch(/name="fermix_core.computer.enabled" value="on" checked>/);
+    expect(again.form).toContain('<option value="host" selected>');
+    const bad = await h.post(again.cookie, filled(again.csrf, { "fermix_core.computer.enabled": "on", "fermix_core.computer.display": "wayland" }));
+    const page = await bad.text();
+    expect(page).toContain("Nothing was saved.");
+    expect(page).toContain("fermix_core.computer.display");
+    expect(Bun.TOML.parse(readFileSync(join(h.home.home, "config.toml"), "utf8"))).toMatchObject({ fermix_core: { computer: { display: "host" } } });
+  });
+
   test("the form shows what is configured, with stored secrets only said to be there", async () => {
     const h = harness();
     const first = await h.open();
@@ -265,6 +285,54 @@ describe("saving", () => {
     expect(form).not.toContain(TG_TOKEN);
     expect(form).not.toContain(API_KEY);
     expect(form.match(/stored — leave empty to keep it/g)?.length).toBe(2);
+  });
+});
+
+describe("Anthropic and the fallback order", () => {
+  test("Anthropic is offered; choosing its API with the default OpenAI URL configures Anthropic's own, its key to the secret store", async () => {
+    const h = harness();
+    const { cookie, csrf, form } = await h.open();
+    expect(form).toContain('<option value="anthropic">Anthropic Messages (Claude)</option>');
+    // One provider has nothing to fail over to: no fallback field yet.
+    expect(form).not.toContain('name="fermix_core.fallback"');
+    const res = await h.post(
+      cookie,
+      filled(csrf, {
+        "provider.base_url": "https://api.openai.com/v1",
+        "provider.api": "anthropic",
+        "provider.model": "claude-sonnet-4-5",
+        "provider.context_window": "200000",
+      }),
+    );
+    expect(res.status).toBe(200);
+    const config = readFileSync(join(h.home.home, "config.toml"), "utf8");
+    expect(config).toContain("[fermix_core.providers.anthropic]");
+    expect(config).toContain('api = "anthropic"');
+    expect(config).toContain('base_url = "https://api.anthropic.com/v1"');
+    expect(config).not.toContain(API_KEY);
+    expect(readFileSync(join(h.home.home, "secrets.toml"), "utf8")).toContain(API_KEY);
+  });
+
+  test("with two providers the page asks the fallback order; naming the primary is refused on the field and writes nothing; another is written", async () => {
+    const h = harness();
+    h.home.writeConfig(
+      '[fermix_core.providers.anthropic]\napi = "anthropic"\nmodel = "claude-sonnet-4-5"\nprimary = true\n\n[fermix_core.providers.ollama]\napi = "chat"\nbase_url = "http://127.0.0.1:11434/v1"\nmodel = "llama3.2"\n\n[fermix_channels.telegram]\nenabled = false\n',
+    );
+    const before = readFileSync(join(h.home.home, "config.toml"), "utf8");
+    const { cookie, csrf, form } = await h.open();
+    expect(form).toContain('name="fermix_core.fallback"');
+    expect(form).toContain("configured: anthropic, ollama");
+    const keep = { csrf, "provider.base_url": "https://api.anthropic.com/v1", "provider.api": "anthropic", "provider.model": "claude-sonnet-4-5" };
+
+    const refused = await (await h.post(cookie, { ...keep, "fermix_core.fallback": "anthropic" })).text();
+    expect(refused).toContain("Nothing was saved");
+    expect(refused).toMatch(/a provider other than the primary \(anthropic is primary and always tried first\)/);
+    expect(readFileSync(join(h.home.home, "config.toml"), "utf8")).toBe(before);
+
+    const again = /name="csrf" value="([^"]+)"/.exec(refused)![1]!;
+    const saved = await h.post(cookie, { ...keep, csrf: again, "fermix_core.fallback": "ollama" });
+    expect(await saved.text()).toContain("Saved and applied");
+    expect(readFileSync(join(h.home.home, "config.toml"), "utf8")).toContain('fallback = ["ollama"]');
   });
 });
 
@@ -281,6 +349,34 @@ function reading(res: Response) {
 
 const NOWHERE = { FERMIX_SETUP_PROBES: "127.0.0.1:9" };
 const OWNER = "fermix_channels.telegram.owner_user_id";
+
+test("the page's six steps are six sections one after another, in order, none inside another", async () => {
+  const { form } = await harness().open();
+  const tags = [...form.matchAll(/<section class="step"[^>]*>|<\/section>/g)].map((m): string => (m[0].startsWith("</") ? "close" : "open"));
+  expect(tags).toEqual(Array.from({ length: 6 }, () => ["open", "close"]).flat());
+  const titles = [...form.matchAll(/<span class="n">(\d)<\/span>([^<]+)<\/h2>/g)].map((m) => `${m[1]} ${m[2]}`);
+  expect(titles).toEqual(["1 Model provider", "2 Channels", "3 Voice notes", "4 Web search", "5 Computer use", "6 Realtime voice"]);
+});
+
+describe("realtime voice", () => {
+  test("is the sixth step: ticked, it is written on with the voice given; unticked again, it is written off", async () => {
+    const h = harness();
+    const first = await h.open();
+    expect(first.form).toContain("Realtime voice");
+    expect(first.form).toContain('name="fermix_core.realtime.enabled"');
+    const res = await h.post(first.cookie, filled(first.csrf, { "fermix_core.realtime.enabled": "on", "fermix_core.realtime.voice": "cedar" }));
+    expect(await res.text()).toContain("Saved and applied");
+    const written = Bun.TOML.parse(readFileSync(join(h.home.home, "config.toml"), "utf8")) as { fermix_core: { realtime?: unknown } };
+    expect(written.fermix_core.realtime).toEqual({ enabled: true, voice: "cedar" });
+
+    const again = await h.open();
+    expect(again.form).toMatch(/id="f-fermix_core-realtime-enabled" name="fermix_core.realtime.enabled" value="on" checked/);
+    expect(again.form).toContain("Now: on: custom, gpt-realtime, voice cedar.");
+    await h.post(again.cookie, filled(again.csrf, { "fermix_core.realtime.voice": "cedar" }));
+    const off = Bun.TOML.parse(readFileSync(join(h.home.home, "config.toml"), "utf8")) as { fermix_core: { realtime?: unknown } };
+    expect(off.fermix_core.realtime).toEqual({ enabled: false, voice: "cedar" });
+  });
+});
 
 describe("model servers on this machine", () => {
   test("the page offers each server found, with its models; choosing one configures it as a chat provider with no key", async () => {

@@ -144,6 +144,65 @@ test("flags name the channels they configure; a fresh home writes Telegram off u
   expect(local).toContainEqual({ path: "fermix_core.providers.ollama.primary", value: true });
 });
 
+test("--provider anthropic brings Anthropic's API (its URL is the default), made primary; a later --provider openai demotes it and keeps it as a fallback named by --fallback", () => {
+  const first = planSetup({
+    currentText: "",
+    currentSecrets: {},
+    filePath: FILE,
+    changes: changesFromFlags({ provider: "anthropic", model: "claude-sonnet-4-5", "api-key": "sk-ant-0000" }, {}, true),
+  });
+  const claude = first.resolved.config.fermix_core.providers.anthropic!;
+  expect(claude).toMatchObject({ api: "anthropic", base_url: "https://api.anthropic.com/v1", model: "claude-sonnet-4-5", primary: true });
+  expect(first.secrets).toEqual({ "fermix_core.providers.anthropic.api_key": "sk-ant-0000" });
+
+  const file = Bun.TOML.parse(first.text) as Record<string, unknown>;
+  const second = planSetup({
+    currentText: first.text,
+    currentSecrets: first.secrets,
+    filePath: FILE,
+    changes: changesFromFlags({ provider: "openai", model: "gpt-5.1", fallback: "anthropic" }, file, false),
+  });
+  const { providers, fallback } = second.resolved.config.fermix_core;
+  expect(providers.openai).toMatchObject({ api: "responses", primary: true });
+  expect(providers.anthropic!.primary).toBe(false);
+  expect(fallback).toEqual(["anthropic"]);
+
+  // Making the fallback primary again takes it out of the list: the loader would refuse it there.
+  const third = planSetup({
+    currentText: second.text,
+    currentSecrets: second.secrets,
+    filePath: FILE,
+    changes: changesFromFlags({ provider: "anthropic" }, Bun.TOML.parse(second.text) as Record<string, unknown>, false),
+  });
+  expect(third.resolved.config.fermix_core.fallback).toEqual([]);
+  expect(third.resolved.config.fermix_core.providers.anthropic!.primary).toBe(true);
+});
+
+test("--provider with a URL of its own keeps the URL (a gateway, a fake); --fallback naming no provider fails with the loader's message", () => {
+  const changes = changesFromFlags({ provider: "anthropic", "provider-base-url": "http://127.0.0.1:9/v1", model: "claude" }, {}, true);
+  expect(changes).toContainEqual({ path: "fermix_core.providers.anthropic.base_url", value: "http://127.0.0.1:9/v1" });
+  expect(changes).toContainEqual({ path: "fermix_core.providers.anthropic.api", value: "anthropic" });
+  expect(() =>
+    planSetup({ currentText: "", currentSecrets: {}, filePath: FILE, changes: changesFromFlags({ model: "m", fallback: "nobody" }, {}, true) }),
+  ).toThrow(/fermix_core\.fallback\[0\] = "nobody" is not valid: expected the name of a configured provider/);
+});
+
+test("realtime voice by flags: --realtime-enabled and its keys are written; a provider that is not configured fails with the loader's message", () => {
+  const changes = changesFromFlags({ "realtime-enabled": "yes", "realtime-voice": "cedar", "realtime-model": "gpt-realtime-mini" }, {}, false);
+  expect(changes).toEqual([
+    { path: "fermix_core.realtime.enabled", value: true },
+    { path: "fermix_core.realtime.model", value: "gpt-realtime-mini" },
+    { path: "fermix_core.realtime.voice", value: "cedar" },
+  ]);
+  const plan = planSetup({ currentText: HAND_WRITTEN, currentSecrets: {}, changes, filePath: FILE });
+  expect(plan.text).toContain('[fermix_core.realtime]\nenabled = true\nmodel = "gpt-realtime-mini"\nvoice = "cedar"');
+  expect(plan.resolved.config.fermix_core.realtime).toMatchObject({ enabled: true, voice: "cedar" });
+  const elsewhere = changesFromFlags({ "realtime-enabled": "true", "realtime-provider": "nope" }, {}, false);
+  expect(() => planSetup({ currentText: HAND_WRITTEN, currentSecrets: {}, changes: elsewhere, filePath: FILE })).toThrow(
+    'fermix_core.realtime.provider = "nope" is not valid: expected the name of a configured provider (openai)',
+  );
+});
+
 test("web search by flags: the backend into config.toml, the Brave key into the secret store, a bad URL refused by the loader", () => {
   const brave = planSetup({
     currentText: HAND_WRITTEN,

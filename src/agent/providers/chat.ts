@@ -31,7 +31,7 @@ export function chatProvider(name: string, config: ProviderSettings, deps: HttpD
 }
 
 /** The JSON body of a streaming chat-completions request. */
-export function chatBody(request: ModelRequest, config: Pick<ProviderConfig, "model">): Json {
+export function chatBody(request: ModelRequest, config: Pick<ProviderConfig, "model" | "max_tokens">): Json {
   const body: Json = {
     model: request.model || config.model,
     messages: chatMessages(request),
@@ -41,7 +41,8 @@ export function chatBody(request: ModelRequest, config: Pick<ProviderConfig, "mo
   };
   if (request.tools?.length) body.tools = request.tools.map(tool);
   // max_tokens, not max_completion_tokens: it is the one every compatible server understands.
-  if (request.maxOutputTokens) body.max_tokens = request.maxOutputTokens;
+  const maxTokens = request.maxOutputTokens ?? config.max_tokens;
+  if (maxTokens) body.max_tokens = maxTokens;
   return body;
 }
 
@@ -57,6 +58,8 @@ export function chatMessages(request: ModelRequest): ChatMessage[] {
     shown = [];
   };
   for (const item of request.input) {
+    // Another format's signed reasoning (a turn that failed over): chat messages have no place for it.
+    if (item.type === "reasoning") continue;
     if (item.type !== "function_call_output") showImages();
     if (item.type === "function_call_output") {
       messages.push({ role: "tool", tool_call_id: item.callId, content: item.output });

@@ -51,6 +51,12 @@ export interface HttpDeps {
   /** In [0, 1): the backoff jitter. */
   random?: () => number;
   limits?: Partial<HttpLimits>;
+  /**
+   * Another provider stands ready behind this one (failover, src/agent/providers/chain.ts):
+   * an attempt that cannot connect is not retried here, and a Retry-After longer
+   * than the cap is not waited for — the next provider answers sooner.
+   */
+  fallbackWaiting?: boolean;
   /** Told before each retry, e.g. to log it. */
   onRetry?: (retry: { provider: string; attempt: number; delayMs: number; reason: string; status?: number; retryAfterMs?: number }) => void;
 }
@@ -60,6 +66,10 @@ export interface SseCall {
   provider: string;
   url: string;
   apiKey?: string;
+  /** Where the key goes: `Authorization: Bearer` (default), or a header of its own (Anthropic's `x-api-key`). */
+  keyHeader?: "authorization" | "x-api-key";
+  /** Headers the wire format adds (Anthropic's `anthropic-version`). */
+  headers?: Readonly<Record<string, string>>;
   body: unknown;
   signal?: AbortSignal;
 }
@@ -72,6 +82,8 @@ class AttemptFailure extends Error {
     readonly status?: number,
     readonly code?: string,
     readonly retryAfterMs?: number,
+    /** The server was never reached (refused, unresolvable, no response headers in time). */
+    readonly connecting = false,
   ) {
     super(why);
   }
@@ -137,7 +149,9 @@ export async function* streamSse(call: SseCall, deps: HttpDeps = {}): AsyncGener
     } catch (error) {
       if (signal?.aborted) throw abortError(signal);
       const failure = error instanceof AttemptFailure ? error : new AttemptFailure(describe(error), false);
-      const retry = failure.retryable && !received && attempt <= limits.maxRetries;
+      // With a fallback waiting, a server that cannot be reached or asks for a wait past the cap is left to it.
+      const handOff = deps.fallbackWaiting === true && (failure.connecting || (failure.retryAfterMs ?? 0) > limits.retryAfterCapMs);
+      const retry = failure.retryable && !received && !handOff && attempt <= limits.maxRetries;
       if (!retry) {
         const gaveUp = failure.retryable && !received && attempt > 1 ? ` (gave up after ${attempt} attempts)` : "";
         throw providerError(call, failure.why + gaveUp, failure.status, received && failure.code === undefined ? "dropped" : failure.code, attempt);
@@ -168,16 +182,16 @@ async function* attemptOnce(call: SseCall, fetchFn: FetchLike, limits: HttpLimit
   const signal = call.signal ? AbortSignal.any([call.signal, local.signal]) : local.signal;
   try {
     const response = await withDeadline(
-      fetchFn(call.url, { method: "POST", headers: headers(call.apiKey), body: JSON.stringify(call.body), signal }),
+      fetchFn(call.url, { method: "POST", headers: requestHeaders(call), body: JSON.stringify(call.body), signal }),
       Math.min(limits.connectTimeoutMs, limits.firstByteTimeoutMs),
       call.signal,
       () =>
         limits.connectTimeoutMs <= limits.firstByteTimeoutMs
-          ? new AttemptFailure(`no response from ${where} within ${seconds(limits.connectTimeoutMs)}`, true, undefined, "connect_timeout")
+          ? new AttemptFailure(`no response from ${where} within ${seconds(limits.connectTimeoutMs)}`, true, undefined, "connect_timeout", undefined, true)
           : new AttemptFailure(`no answer from ${where} within ${seconds(limits.firstByteTimeoutMs)}`, false, undefined, "first_byte_timeout"),
     ).catch((error: unknown) => {
       if (error instanceof AttemptFailure || call.signal?.aborted) throw error;
-      throw new AttemptFailure(`could not reach ${where}: ${describe(error)}`, true, undefined, errorCode(error));
+      throw new AttemptFailure(`could not reach ${where}: ${describe(error)}`, true, undefined, errorCode(error), undefined, true);
     });
     if (!response.ok) throw await statusFailure(response, where, limits, call.signal, now());
     if (!response.body) throw new AttemptFailure(`${where} answered with an empty body`, false);
@@ -301,14 +315,18 @@ export function eventJson(data: string, call: Pick<SseCall, "provider" | "apiKey
   throw providerError(call, `the stream sent malformed data: ${data.slice(0, 120)}`, undefined, "bad_event");
 }
 
-function headers(apiKey: string | undefined): Record<string, string> {
+function requestHeaders(call: SseCall): Record<string, string> {
   const out: Record<string, string> = {
     "content-type": "application/json",
     accept: "text/event-stream",
     "user-agent": `fermix/${VERSION}`,
+    ...call.headers,
   };
   // Local servers (Ollama, llama.cpp) need no key, and some reject an empty Bearer.
-  if (apiKey) out.authorization = `Bearer ${apiKey}`;
+  if (call.apiKey) {
+    if (call.keyHeader === "x-api-key") out["x-api-key"] = call.apiKey;
+    else out.authorization = `Bearer ${call.apiKey}`;
+  }
   return out;
 }
 

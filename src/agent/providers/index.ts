@@ -3,6 +3,7 @@
  * provider's config. Adding a wire format is one file and one line here.
  */
 import type { ProviderConfig } from "../../config/schema.ts";
+import { anthropicProvider } from "./anthropic.ts";
 import { chatProvider } from "./chat.ts";
 import { type ResponsesOptions, responsesProvider } from "./responses.ts";
 import type { Provider, ProviderSettings } from "./types.ts";
@@ -21,6 +22,7 @@ type Factory = (name: string, config: ProviderSettings, deps: ProviderDeps) => P
 const FACTORIES: Record<Api, Factory> = {
   responses: responsesProvider,
   chat: chatProvider,
+  anthropic: anthropicProvider,
 };
 
 /** Build the provider `name` for its config; `api` defaults to "responses", as in config loading. */

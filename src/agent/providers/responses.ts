@@ -5,6 +5,7 @@
  */
 import type { ProviderConfig } from "../../config/schema.ts";
 import { eventJson, type HttpDeps, providerError, streamSse } from "./http.ts";
+import { computerCallEvent, computerCallOf, computerOutputItem, computerToolFor, nativeComputer } from "./responses-computer.ts";
 import type { SseEvent } from "./sse.ts";
 import type { ContentPart, ModelInput, ModelRequest, Provider, ProviderEvent, ProviderSettings, ToolSpec, Usage } from "./types.ts";
 
@@ -33,22 +34,53 @@ export function responsesProvider(name: string, config: ProviderSettings, option
 }
 
 /** The JSON body of a streaming Responses request. */
-export function responsesBody(request: ModelRequest, config: Pick<ProviderConfig, "model">, options: ResponsesOptions = {}): Json {
+export function responsesBody(request: ModelRequest, config: Pick<ProviderConfig, "model" | "max_tokens">, options: ResponsesOptions = {}): Json {
+  const model = request.model || config.model;
+  const native = nativeComputer(model);
   const body: Json = {
-    model: request.model || config.model,
-    input: request.input.map(inputItem),
+    model,
+    input: inputItems(request.input, native),
     stream: true,
     store: false,
   };
   if (request.instructions) body.instructions = request.instructions;
-  if (request.tools?.length) body.tools = request.tools.map(tool);
-  if (request.maxOutputTokens) body.max_output_tokens = request.maxOutputTokens;
+  const nativeTool = (spec: ToolSpec) => (spec.native && native ? computerToolFor(native, spec.native) : null);
+  if (request.tools?.length) body.tools = request.tools.map((spec) => nativeTool(spec) ?? tool(spec));
+  // The preview computer model takes requests only with truncation on.
+  if (native === "preview" && request.tools?.some((spec) => nativeTool(spec))) body.truncation = "auto";
+  const maxTokens = request.maxOutputTokens ?? config.max_tokens;
+  if (maxTokens) body.max_output_tokens = maxTokens;
   if (options.reasoningSummary) body.reasoning = { summary: options.reasoningSummary };
   return body;
 }
 
-function inputItem(item: ModelInput): Json {
+/**
+ * The request's input items. A native computer call goes back as the item the model sent, answered by
+ * a `computer_call_output` with its screenshot; one that was not done (paused, refused, not approved)
+ * goes back as a note instead, call and all, since a computer call can only be answered with a screenshot.
+ */
+function inputItems(input: readonly ModelInput[], native: ReturnType<typeof nativeComputer>): Json[] {
+  const notDone = new Set(
+    input.filter((item) => item.type === "function_call_output" && item.computer && !item.images?.length).map((item) => (item as { callId: string }).callId),
+  );
+  return input.flatMap((item): Json[] => {
+    if (item.type === "function_call" && item.computer) return notDone.has(item.callId) ? [] : [computerCallOf(item.callId, item.computer)];
+    if (item.type === "function_call_output" && item.computer) {
+      const note = item.output ? [{ type: "message", role: "user", content: [{ type: "input_text", text: item.output }] }] : [];
+      const [shot] = item.images ?? [];
+      if (!shot) return note;
+      return [computerOutputItem(item.callId, shot, item.computer.acknowledged, native ?? "computer"), ...note];
+    }
+    const json = inputItem(item);
+    return Array.isArray(json) ? json : [json];
+  });
+}
+
+function inputItem(item: ModelInput): Json | [] {
   switch (item.type) {
+    case "reasoning":
+      // Another format's signed reasoning (a turn that failed over): nothing this API can take back.
+      return [];
     case "function_call":
       return { type: "function_call", call_id: item.callId, name: item.name, arguments: item.arguments };
     case "function_call_output":
@@ -122,6 +154,7 @@ export async function* parseResponsesStream(events: AsyncIterable<SseEvent>, cal
 /** A finished output item as an event: full message text, or a function call; other items (reasoning) give none. */
 function finishedItem(item: Json | undefined): ProviderEvent | undefined {
   if (!item) return undefined;
+  if (item.type === "computer_call") return computerCallEvent(item);
   if (item.type === "function_call") {
     return { type: "tool_call", callId: str(item.call_id), name: str(item.name), arguments: str(item.arguments) || "{}" };
   }

@@ -1,13 +1,16 @@
 /**
  * The one streaming interface every model provider implements. The agent
- * speaks only this; `responses.ts` (OpenAI Responses API) and `chat.ts`
- * (OpenAI-compatible chat completions) translate it to the wire.
+ * speaks only this; `responses.ts` (OpenAI Responses API), `chat.ts`
+ * (OpenAI-compatible chat completions) and `anthropic.ts` (Anthropic's
+ * Messages API) translate it to the wire, and `chain.ts` fails over from one
+ * provider to the next.
  */
 import type { ProviderConfig } from "../../config/schema.ts";
 import { type FaultClass, statusFault } from "../../kernel/fault-line.ts";
-import type { ProviderEvent } from "../../message/stream.ts";
+import type { SafetyCheck } from "../../message/desktop.ts";
+import type { NativeComputerCall, ProviderEvent } from "../../message/stream.ts";
 
-export type { ProviderEvent, Usage } from "../../message/stream.ts";
+export type { NativeComputerCall, ProviderEvent, Usage } from "../../message/stream.ts";
 
 export type ContentPart =
   | { type: "text"; text: string }
@@ -17,15 +20,34 @@ export type ContentPart =
 /** One item of model input: conversation messages and the tool-call round trip. */
 export type ModelInput =
   | { type: "message"; role: "user" | "assistant"; content: ContentPart[] }
-  | { type: "function_call"; callId: string; name: string; arguments: string }
-  /** A tool's answer; `images` are what it showed (a screenshot), seen by the model beside the text. */
-  | { type: "function_call_output"; callId: string; output: string; images?: ReadonlyArray<{ mime: string; data: string }> };
+  /** `computer`: the call was the provider's own computer call, given back as the provider sent it. */
+  | { type: "function_call"; callId: string; name: string; arguments: string; computer?: NativeComputerCall }
+  /**
+   * A tool's answer; `images` are what it showed (a screenshot), seen by the model beside the text.
+   * `computer`: the answer to a native computer call — its screenshot is `images[0]`; without one
+   * nothing was done, and `output` says why; `acknowledged` are the safety checks the owner approved.
+   */
+  /** Reasoning the model gave before its tool calls, handed back within the tool loop (see reasoning_done); formats without it skip it. */
+  | { type: "reasoning"; text: string; signature?: string; data?: string }
+  | {
+      type: "function_call_output";
+      callId: string;
+      output: string;
+      images?: ReadonlyArray<{ mime: string; data: string }>;
+      computer?: { acknowledged: SafetyCheck[] };
+    };
 
 export interface ToolSpec {
   name: string;
   description: string;
   /** JSON Schema of the arguments object. */
   parameters: Record<string, unknown>;
+  /**
+   * The tool is also a provider's own tool where the model has it (the Responses `computer` tool):
+   * a provider that offers it sends that instead of the function, with the size of the screenshots
+   * when it is known before the display opens (a virtual one's).
+   */
+  native?: { kind: "computer"; width?: number; height?: number };
 }
 
 export interface ModelRequest {
@@ -37,12 +59,28 @@ export interface ModelRequest {
   /** Aborting it cancels the HTTP request. */
   signal?: AbortSignal;
   maxOutputTokens?: number;
+  /**
+   * How many leading characters of `instructions` stay the same from turn to
+   * turn (the persona): a provider that caches prompts marks that part.
+   */
+  stableInstructions?: number;
 }
 
 export interface Provider {
   readonly name: string;
   /** Stream one model response. Throws ProviderError on HTTP or stream errors; AbortError when aborted. */
   stream(request: ModelRequest): AsyncIterable<ProviderEvent>;
+  /**
+   * One turn's view of a provider that is a failover chain (chain.ts): once
+   * one of its providers answered, the turn's later requests go to that one
+   * first, and `answeredBy` names it. A single provider has none.
+   */
+  forTurn?(): TurnProvider;
+}
+
+/** A chain's view for one turn: which of its providers answered the latest request. */
+export interface TurnProvider extends Provider {
+  readonly answeredBy: string | undefined;
 }
 
 /** What kind of fault a failed model request was (the classes pages and the user's message speak of: src/kernel/fault-line.ts). */

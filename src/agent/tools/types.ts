@@ -5,7 +5,9 @@
  * arguments are checked against before `run` sees them (./arguments.ts).
  */
 import type { Static, TObject } from "@sinclair/typebox";
+import type { SafetyCheck } from "../../message/desktop.ts";
 import type { GatewayChannel, ReplyButton, ReplyPort, ReplyTarget } from "../../message/index.ts";
+import type { NativeComputerCall } from "../../message/stream.ts";
 import type { IdempotencyStore } from "../../store/idempotency.ts";
 import type { ToolSpec } from "../providers/types.ts";
 import { checkArguments } from "./arguments.ts";
@@ -16,6 +18,13 @@ export { ToolError } from "./errors.ts";
 export interface TurnEffects {
   reacted: boolean;
   attachments: number;
+  /**
+   * A tool ended the turn (the desktop paused by the owner, its action limit reached): the model is
+   * asked once more, to say a last word with what it was told, and this note closes the answer.
+   */
+  halt?: string;
+  /** What the engine does once the answer is delivered, however the turn ended (a desktop's last screenshot to the owner). */
+  after?: Array<() => Promise<void>>;
 }
 
 export interface ToolContext {
@@ -51,10 +60,19 @@ export type ToolResult = string | { text: string; images: readonly ToolImage[] }
 /** The text of a result, whichever form it took. */
 export const resultText = (result: ToolResult): string => (typeof result === "string" ? result : result.text);
 
+/** How a native computer call was answered: the screenshot after its actions (none: nothing was done), a note for the model, the checks the owner approved. */
+export interface ComputerCallResult {
+  screenshot?: ToolImage;
+  note?: string;
+  acknowledged: SafetyCheck[];
+}
+
 export interface Tool {
   spec: ToolSpec;
   /** Run with the parsed arguments; the result is what the model sees. Throwing ToolError tells the model why. */
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult>;
+  /** A provider's own computer call made of this tool (ToolSpec.native): its actions in order, then a screenshot. */
+  computer?(call: NativeComputerCall, ctx: ToolContext): Promise<ComputerCallResult>;
 }
 
 /** A tool as it is written: the schema of its arguments once, and a runner that gets them checked and typed. */

@@ -6,6 +6,7 @@
  * `sender`, `timeout` or `error`) and `setup_link` (answered `setup_link`).
  */
 import type { ReloadResult } from "../../kernel/health.ts";
+import { LineDecoder as SharedLineDecoder } from "../lines.ts";
 
 export type ClientEvent =
   /**
@@ -53,14 +54,11 @@ export interface UnknownSender {
 
 /** Split a byte stream into JSON lines; malformed lines are reported, not thrown. */
 export class LineDecoder {
-  private buffer = "";
-  private readonly decoder = new TextDecoder();
+  private readonly lines = new SharedLineDecoder();
 
   push(chunk: Uint8Array): string[] {
-    this.buffer += this.decoder.decode(chunk, { stream: true });
-    const lines = this.buffer.split("\n");
-    this.buffer = lines.pop() ?? "";
-    return lines.filter((line) => line.trim() !== "");
+    // No limit is set, so every entry is a line.
+    return this.lines.push(chunk).filter((line): line is string => typeof line === "string");
   }
 }
 

@@ -1,21 +1,15 @@
 /** One command-line turn through the gateway, whether in the daemon or in-process. */
-import { userInfo } from "node:os";
 import type { Gateway } from "../../gateway/ingest.ts";
 import { describeError } from "../../kernel/errors.ts";
 import type { InboundMessage } from "../../message/index.ts";
+import { localUser } from "../local-user.ts";
 import { cliPort } from "./port.ts";
 import type { ServerEvent } from "./protocol.ts";
 
 /** The local user's conversation: `ask` and `chat` share it, so context carries over. */
 export const CLI_CHAT_ID = "local";
 
-export function localUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return "local";
-  }
-}
+export { localUser } from "../local-user.ts";
 
 export function cliMessage(text: string): InboundMessage {
   return {

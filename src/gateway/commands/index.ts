@@ -16,6 +16,7 @@ import type { BackgroundWork } from "../background.ts";
 import type { Stopped } from "../queue.ts";
 import type { SandboxControl } from "../sandbox-control.ts";
 import type { Role, Standing } from "../trust.ts";
+import { type DesktopControl, describeDesk, notOwner, PAUSE_COMMAND, RESUME_COMMAND } from "./desktop.ts";
 import { SANDBOX_COMMAND } from "./sandbox.ts";
 import { SKILLS_COMMAND } from "./skills.ts";
 import { SOUL_COMMAND } from "./soul.ts";
@@ -55,11 +56,25 @@ export interface CommandServices {
   sandbox?: SandboxControl | null;
   /** Scheduled jobs still to run that were made in, or deliver to, a conversation (/tasks, /stop). */
   upcomingJobs?(conversation: string): Job[];
+  /** The owner's desktop (/pause, /resume, /stop, /tasks); absent: there is none. */
+  desk?: DesktopControl | null;
+  /** Where a screenshot sent as a photo is copied first (`<home>/spool`); absent: none is sent. */
+  spoolDir?: string;
+  /** The owner's live realtime voice session, if one is up (/tasks shows it; /stop leaves it alone). */
+  liveVoice?(): LiveVoiceSession | null;
+}
+
+/** A realtime voice session as the commands tell of it: since when, and through which companion. */
+export interface LiveVoiceSession {
+  since: number;
+  client: string;
 }
 
 export interface CommandContext {
   message: InboundMessage;
   role: Role;
+  /** Where the sender stands: the owner, an operator, an allowed sender (the desktop's commands are the owner's alone). */
+  standing: Standing;
   args: string;
   conversation: string;
   reply(markdown: string): Promise<void>;
@@ -76,6 +91,8 @@ export interface CommandContext {
   persona: Persona | null;
   /** Scheduled jobs still to run that were made in, or deliver to, this conversation, soonest first. */
   upcomingJobs(): Job[];
+  /** The owner's live voice session (for an operator only), or null. */
+  liveVoice?(): LiveVoiceSession | null;
   /** The name the command was sent under (an alias tells /sandbox what to do: /grant, /revoke, /confirm). */
   invokedAs?: string;
   /** The workspace sandbox (/sandbox); absent where the gateway was built without it. */
@@ -86,6 +103,10 @@ export interface CommandContext {
   ultraTurn?(prompt: string): Promise<void>;
   /** The skills the assistant learns (/skills); null where the gateway was built without them. */
   skills?: SkillLibrary | null;
+  /** The owner's desktop; null where there is none. */
+  desk?: DesktopControl | null;
+  /** Send a screenshot as a photo in this conversation, where the channel takes files. */
+  sendScreenshot(png: Uint8Array, caption: string): Promise<void>;
 }
 
 export interface CommandSpec {
@@ -182,6 +203,9 @@ export const COMMANDS: readonly CommandSpec[] = [
       const tasks = ctx.background.list(ctx.conversation);
       const jobs = ctx.upcomingJobs();
       const sections: string[] = [];
+      // The desktop is the owner's: only they see it listed, with a screenshot of where it stands.
+      const desktop = ctx.standing === "owner" ? (ctx.desk?.status() ?? null) : null;
+      if (desktop) sections.push(`**Desktop**\n\n${describeDesk(desktop, Date.now())}`);
       if (tasks.length > 0) {
         const lines = tasks.map((t) => `- #${t.id} ${t.state}: ${t.prompt.length > 60 ? `${t.prompt.slice(0, 57)}…` : t.prompt}`);
         sections.push(`**Background tasks** (${ctx.background.active} of ${ctx.background.limit} slots in use)\n\n${lines.join("\n")}`);
@@ -190,14 +214,18 @@ export const COMMANDS: readonly CommandSpec[] = [
         const now = Date.now();
         sections.push(`**Scheduled jobs**\n\n${jobs.map((job) => `- ${describeJob(job, now)}`).join("\n")}`);
       }
+      const voice = ctx.liveVoice?.();
+      if (voice) sections.push(voiceLine(voice));
       await ctx.reply(sections.length > 0 ? sections.join("\n\n") : "No background tasks and no scheduled jobs in this conversation.");
+      const png = desktop ? await ctx.desk!.screenshot() : null;
+      if (png) await ctx.sendScreenshot(png, "🖥️ The desktop now.");
     },
   },
   {
     name: "stop",
     aliases: [],
     usage: "/stop",
-    summary: "stop everything now: the running reply, queued messages and background work",
+    summary: "stop everything now: the running reply, queued messages, background work and the desktop session",
     operator: true,
     immediate: true,
     async run(ctx) {
@@ -206,24 +234,38 @@ export const COMMANDS: readonly CommandSpec[] = [
       const work = ctx.stopBackground();
       const { cancelled, dropped } = turns;
       const background = work.stopped;
+      // The owner's desktop goes with it: its display and every program on it (another's /stop leaves it be).
+      const desktop = notOwner(ctx, "stop") === null && ctx.desk ? ctx.desk.stop() : Promise.resolve(false);
       // "Stopped" is the last word: the stopped reply winds down first (its live card deleted, its
       // unsent parts cancelled), so nothing of it can arrive after this reply.
       await Promise.race([Promise.all([turns.settled, work.settled]), sleep(STOP_GRACE_MS)]);
+      const closed = await desktop;
       const parts = [
         cancelled ? plural(cancelled, "running reply") : "",
         dropped ? plural(dropped, "queued message") : "",
         background ? plural(background, "background task") : "",
+        closed ? "the desktop session" : "",
       ].filter(Boolean);
       const jobs = ctx.upcomingJobs().length;
       const kept = jobs > 0 ? ` Scheduled jobs are kept (${plural(jobs, "job")} still to run: /tasks lists them).` : "";
-      await ctx.reply((parts.length ? `Stopped ${parts.join(", ")}.` : "Nothing was running.") + kept);
+      // A voice session is the owner talking live elsewhere: it ends from its companion, never from a chat.
+      const voice = ctx.liveVoice?.() ? " The live voice session goes on (end it from its companion)." : "";
+      await ctx.reply((parts.length ? `Stopped ${parts.join(", ")}.` : "Nothing was running.") + kept + voice);
     },
   },
   SOUL_COMMAND,
   SANDBOX_COMMAND,
   ULTRA_COMMAND,
   SKILLS_COMMAND,
+  PAUSE_COMMAND,
+  RESUME_COMMAND,
 ];
+
+/** A live voice session in /tasks: when it began, through what, and that /stop leaves it be. */
+function voiceLine(voice: LiveVoiceSession): string {
+  const minutes = Math.max(0, Math.round((Date.now() - voice.since) / 60_000));
+  return `**Voice session**\n\n- live for ${minutes < 1 ? "less than a minute" : plural(minutes, "minute")}, through ${voice.client} (/stop leaves it running; end it from its companion)`;
+}
 
 /** The command for a name or alias. */
 export function findCommand(name: string): CommandSpec | undefined {

@@ -3,7 +3,7 @@
  * turn, `/background` work, a scheduled job's run — goes through `run`, which
  * owns what they share: the tools a turn gets (through the role table), the
  * fault classes and the user's text for each (one table, no upstream words),
- * the provider's health outcome, history writes, the step-limit note, outbox
+ * which provider answered, history writes, the step-limit note, outbox
  * keys, and what a reader sees while it runs. The kinds differ only in data
  * (src/gateway/turn/modes.ts): whether they answer live, what frames a
  * detached result, whether `/stop` reaches them.
@@ -204,7 +204,33 @@ export class TurnEngine {
     }
     stopTyping();
     await silence?.close();
+    try {
+      return await this.conclude(spec, result, { stream, shown, started, log, fault, reconcile, earlier });
+    } finally {
+      // What the tools asked to do once the turn is over (a desktop's last screenshot), whatever its end.
+      for (const after of result.effects.after ?? []) {
+        await after().catch((error: unknown) => log.warn("a step after the turn failed", { error: describeError(error) }));
+      }
+    }
+  }
 
+  /** Deliver, or report, what the agent came back with. */
+  private async conclude(
+    spec: TurnSpec,
+    result: TurnResult,
+    turn: {
+      stream: TurnStream | null;
+      shown: boolean;
+      started: number;
+      log: Logger;
+      fault: (kind: TurnFaultClass, shownAnything?: boolean) => Promise<void>;
+      reconcile: boolean;
+      earlier: OutboxPart[];
+    },
+  ): Promise<TurnOutcome> {
+    const { services } = this;
+    const channel = spec.asker.channel;
+    const { stream, shown, started, log, fault, reconcile, earlier } = turn;
     switch (result.status) {
       case "cancelled":
         await stream?.stop();
@@ -214,10 +240,10 @@ export class TurnEngine {
         if (shown) await stream?.cut();
         else await stream?.stop();
         const failure = result.failure;
-        services.agent.noteOutcome?.(false, failure);
+        // Health heard of the failure from the provider chain itself, provider by provider.
         log.error("turn failed: the model request failed", {
           conversation: spec.conversation,
-          provider: services.agent.providerName ?? "unknown",
+          provider: result.provider ?? services.agent.providerName ?? "unknown",
           fault: failure?.fault ?? "server",
           ...(failure?.status !== undefined ? { status: failure.status } : {}),
           ...(failure?.code !== undefined ? { code: failure.code } : {}),
@@ -234,17 +260,17 @@ export class TurnEngine {
       }
       case "empty":
         await stream?.stop();
-        services.agent.noteOutcome?.(true);
         await fault("empty");
         return "empty_completion";
     }
-    services.agent.noteOutcome?.(true);
     services.telemetry.emit("turn.done", {
       measurements: { duration_ms: performance.now() - started, input_tokens: result.usage.inputTokens, output_tokens: result.usage.outputTokens },
-      metadata: { channel, kind: spec.kind, outcome: result.status },
+      // Which provider gave the answer: the dashboard shows it (a fallback's answer while the primary is down).
+      metadata: { channel, kind: spec.kind, outcome: result.status, ...(result.provider ? { provider: result.provider } : {}) },
     });
 
-    const text = result.status === "step_limit" ? `${result.text}\n\n${STEP_LIMIT_NOTE}`.trim() : result.text;
+    const note = result.status === "step_limit" ? STEP_LIMIT_NOTE : result.note;
+    const text = note ? `${result.text}\n\n${note}`.trim() : result.text;
     if (text === "") {
       // Only reactions or attachments, delivered as they went: nothing more to say or keep.
       await stream?.stop();

@@ -12,7 +12,7 @@ import { page } from "../page.ts";
 import { renderLive } from "./render.ts";
 import type { DashboardSource } from "./types.ts";
 
-export type { DashboardSource, DashboardView } from "./types.ts";
+export type { DashboardSource, DashboardView, DesktopView } from "./types.ts";
 
 /** The browser side: open the stream, swap each update in, show whether it is connected. */
 const CLIENT = `(()=>{const live=document.getElementById("live"),conn=document.getElementById("conn");

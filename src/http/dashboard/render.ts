@@ -84,6 +84,8 @@ ${tally?.lastError && !failure ? html`<p class="err muted">Last error at ${clock
 
 function providerCard(view: DashboardView): Html {
   const primary = view.health.providers.find((p) => p.primary) ?? view.health.providers[0];
+  // The providers that answer when the primary cannot, in the order they are tried, each with its own status.
+  const fallbacks = (view.fallback ?? []).flatMap((name) => view.health.providers.filter((p) => p.name === name));
   const last = view.activity.lastTurn;
   if (!view.provider) {
     return html`<article class="card provider"><h3>Model provider ${pill("unconfigured")}</h3>
@@ -95,7 +97,8 @@ function providerCard(view: DashboardView): Html {
 <dt>Provider</dt><dd>${view.provider.name}</dd>
 <dt>Model</dt><dd>${view.provider.model}</dd>
 <dt>API</dt><dd>${view.provider.api}</dd>
-<dt>Last turn</dt><dd>${last ? html`${seconds(last.durationMs)} at <time>${clock(last.at)}</time>` : html`<span class="muted">none yet</span>`}</dd>
+${fallbacks.length > 0 ? html`<dt>Fallback</dt><dd>${fallbacks.map((p, i) => html`${i > 0 ? ", " : ""}${p.name} ${pill(p.status)}`)}</dd>` : ""}
+<dt>Last turn</dt><dd>${last ? html`${seconds(last.durationMs)} at <time>${clock(last.at)}</time>${last.provider ? html` · answered by <b class="answered-by">${last.provider}</b>` : ""}` : html`<span class="muted">none yet</span>`}</dd>
 <dt>Tokens</dt><dd>${last ? `${last.inputTokens.toLocaleString("en")} in · ${last.outputTokens.toLocaleString("en")} out` : "—"}</dd>
 <dt>Turns since start</dt><dd>${view.totals.turns}</dd>
 </dl></article>`;
@@ -116,6 +119,40 @@ ${num(queues.outboxPending, "replies unsent")}
 <dt>Jobs pending</dt><dd>${jobs.pending}${jobs.active > 0 ? ` (${jobs.active} running)` : ""}${jobs.waiting > 0 ? ` (${jobs.waiting} waiting for a slot)` : ""}</dd>
 <dt>Next job</dt><dd>${jobs.nextDueAt ? html`<time>${new Date(jobs.nextDueAt).toLocaleString("en-GB")}</time>` : html`<span class="muted">none</span>`}</dd>
 </dl></article>`;
+}
+
+/** The desktop card: only where computer use is on; idle until a session starts. */
+function desktopCard(view: DashboardView): Html {
+  const { desktop } = view;
+  if (!desktop?.enabled) return html``;
+  const session = desktop.session;
+  const state = session ? session.state : "idle";
+  return html`<article class="card desktop" data-state="${state}">
+<h3>Desktop <span class="pill s-${session ? (session.state === "paused" ? "degraded" : "ready") : "disabled"}">${session ? (session.state === "paused" ? "Paused" : "Running") : "Idle"}</span></h3>
+<dl>
+<dt>Display</dt><dd>${session ? `${session.display} (${desktop.display})` : desktop.display}</dd>
+<dt>Started</dt><dd>${session ? html`<time>${clock(session.startedAt)}</time> <span class="muted">(${span(view.now - session.startedAt)})</span>` : html`<span class="muted">no session</span>`}</dd>
+<dt>Actions</dt><dd>${session ? session.actions : 0}</dd>
+<dt>Last action</dt><dd>${session ? ago(session.lastUsedAt, view.now) : html`<span class="muted">—</span>`}</dd>
+</dl>
+${session?.state === "paused" ? html`<p class="muted">Paused by the owner: /resume hands it back, /stop closes it.</p>` : ""}
+</article>`;
+}
+
+/** Realtime voice, when it is on: whether a session is live and a companion connected, and the way to the Talk page. */
+function voiceCard(view: DashboardView): Html {
+  const voice = view.health.realtime;
+  if (!voice.enabled) return html``;
+  const live = voice.active_sessions > 0;
+  return html`<article class="card voice" data-status="${voice.status}" data-live="${live ? "yes" : "no"}">
+<h3>Voice ${pill(voice.status)}</h3>
+<dl>
+<dt>Session</dt><dd>${live ? html`<b>live</b>` : html`<span class="muted">none</span>`}</dd>
+<dt>Companions</dt><dd>${voice.active_clients}</dd>
+<dt>Provider</dt><dd>${voice.provider ?? "—"}</dd>
+<dt>Model</dt><dd>${voice.model ?? "—"}</dd>
+</dl>
+<p><a href="/talk">Open the Talk page</a> · or <code>fermix talk</code></p></article>`;
 }
 
 const TRANSPORT_WORDS = { stdio: "program on stdio", http: "streamable HTTP" } as const;
@@ -147,9 +184,12 @@ const EVENT_WORDS: Record<string, string> = {
   "channel.media_send_error": "attachment not sent",
   "dispatcher.agent_unavailable": "agent restarting",
   "provider.retry": "model request retried",
+  "provider.failover": "model provider failed over",
   "tool.call": "tool",
   "sandbox.decision": "sandbox",
   "job.run": "scheduled job",
+  "computer.action": "desktop",
+  "realtime.session": "voice session",
 };
 
 function activityItem(entry: ActivityEntry): Html {
@@ -196,7 +236,7 @@ export function renderLive(view: DashboardView): Html {
 <p class="meta"><span>v${view.process.version}</span><span>up ${span(view.now - view.process.startedAt)}</span><span>memory ${megabytes(view.process.rssBytes)} (heap ${megabytes(view.process.heapBytes)})</span></p>
 ${why(view)}
 <section aria-label="Channels and agent"><h2>Channels and agent</h2>
-<div class="grid">${enabled.map((c) => channelCard(c, view))}${providerCard(view)}${queuesCard(view)}${toolServersCard(view)}</div>
+<div class="grid">${enabled.map((c) => channelCard(c, view))}${providerCard(view)}${queuesCard(view)}${toolServersCard(view)}${desktopCard(view)}${voiceCard(view)}</div>
 <p class="off">${enabled.length === 0 ? "No channel is turned on. " : ""}${off.length > 0 ? `Off: ${off.map((c) => channelTitle(c.name)).join(", ")}.` : ""}</p>
 </section>
 <section aria-label="Last hour"><h2>Last hour</h2><div class="card">${hourChart(view.activity.chart)}</div></section>

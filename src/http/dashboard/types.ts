@@ -22,6 +22,13 @@ export interface JobsView {
   nextDueAt: number | null;
 }
 
+/** The owner's desktop (computer use): off, or its session (none: idle). */
+export interface DesktopView {
+  enabled: boolean;
+  display: "virtual" | "host";
+  session: { state: "running" | "paused"; display: string; startedAt: number; actions: number; lastUsedAt: number } | null;
+}
+
 export interface DashboardView {
   /** Epoch ms the view was taken. */
   now: number;
@@ -30,8 +37,12 @@ export interface DashboardView {
   totals: MessageTotals;
   /** The primary provider (no URL, no key: its name, model and API). */
   provider: { name: string; model: string; api: string } | null;
+  /** The fallback providers' names, in the order they are tried (`[fermix_core] fallback`). */
+  fallback?: string[];
   queues: QueueView;
   jobs: JobsView;
+  /** Absent: no desktop card (computer use off). */
+  desktop?: DesktopView;
   /** The owner's MCP servers: each one's state and how many tools it offers (none configured: empty). */
   toolServers?: readonly McpServerHealth[];
   process: { version: string; startedAt: number; rssBytes: number; heapBytes: number };

@@ -15,14 +15,29 @@
  * A model server found on this machine (src/setup/probe.ts) is offered as
  * `provider.local`, whose value is `<base URL> <model>`: when one is chosen,
  * it is the provider (a chat API, no key needed), whatever the fields say.
+ * Choosing Anthropic's API with OpenAI's default URL (or none) means
+ * Anthropic's own URL, and the other way round. `fermix_core.fallback` is
+ * the fallback order, names separated by commas.
  */
 import { getPath } from "../../config/load.ts";
 import type { Config } from "../../config/schema.ts";
-import { apiFor, channelChanges, OPENAI_BASE_URL, primaryProviderName, providerChanges, providerNameFor } from "../../setup/changes.ts";
+import { PROVIDER_APIS, type ProviderApi } from "../../config/schema.ts";
+import {
+  ANTHROPIC_BASE_URL,
+  apiFor,
+  channelChanges,
+  fallbackOf,
+  OPENAI_BASE_URL,
+  primaryProviderName,
+  providerChanges,
+  providerNameFor,
+} from "../../setup/changes.ts";
 import {
   CHANNEL_FIELDS,
   coerceValue,
+  FALLBACK_FIELDS,
   isSecretPath,
+  REALTIME_FIELDS,
   SETUP_CHANNELS,
   type SetupChannel,
   type SetupField,
@@ -57,6 +72,19 @@ export interface FormState {
   general: string[];
   /** Lines that are not problems, by form name (what pairing found, or why it found nobody). */
   notes: Record<string, { text: string; tone: "ok" | "warn" }>;
+}
+
+/** Computer use's keys on the page: a switch and the display. */
+export const COMPUTER_ENABLED = "fermix_core.computer.enabled";
+export const COMPUTER_DISPLAY = "fermix_core.computer.display";
+/** The fallback order's field. */
+export const FALLBACK_FIELD = FALLBACK_FIELDS[0]!;
+
+/** The base URL a submitted API goes with: a hosted default URL follows the API chosen (OpenAI's does not speak Anthropic's, nor the reverse). */
+function urlForApi(typed: string, api: ProviderApi | undefined): string {
+  if (api === "anthropic" && (typed === "" || typed === OPENAI_BASE_URL)) return ANTHROPIC_BASE_URL;
+  if (api !== undefined && api !== "anthropic" && typed === ANTHROPIC_BASE_URL) return OPENAI_BASE_URL;
+  return typed || OPENAI_BASE_URL;
 }
 
 /** The form name of a local server's choice. */
@@ -144,11 +172,16 @@ export function initialForm(ctx: FormContext): FormState {
       } else values[field.path] = display(getPath(ctx.file, field.path));
     }
   }
+  values[FALLBACK_FIELD.path] = display(getPath(ctx.file, FALLBACK_FIELD.path));
   for (const field of [...TRANSCRIPTION_FIELDS, ...WEB_FIELDS]) {
     if (isSecretPath(field.path)) {
       if (ctx.secrets[field.path]) secretsSet.add(field.path);
     } else values[field.path] = display(getPath(ctx.file, field.path));
   }
+  checked[COMPUTER_ENABLED] = ctx.config.fermix_core.computer.enabled;
+  values[COMPUTER_DISPLAY] = ctx.config.fermix_core.computer.display;
+  checked[REALTIME_ENABLED] = ctx.config.fermix_core.realtime.enabled;
+  for (const field of realtimeTextFields()) values[field.path] = display(getPath(ctx.file, field.path));
   return { values, checked, secretsSet, errors: {}, general: [], notes: {} };
 }
 
@@ -192,7 +225,8 @@ export function submittedForm(input: Readonly<Record<string, string>>, ctx: Form
     form.values["provider.model"] = local.model;
     form.values["provider.api"] = "chat";
   }
-  const baseUrl = local?.baseUrl ?? (text("provider.base_url") || OPENAI_BASE_URL);
+  const apiChosen = PROVIDER_APIS.find((a) => a === text("provider.api"));
+  const baseUrl = local?.baseUrl ?? urlForApi(text("provider.base_url"), apiChosen);
   const model = local?.model ?? text("provider.model");
   const apiKey = secret("provider.api_key");
   if (primary?.config.api_key) form.secretsSet.add("provider.api_key");
@@ -201,7 +235,7 @@ export function submittedForm(input: Readonly<Record<string, string>>, ctx: Form
   if (model !== "") {
     const name = primary && primary.config.base_url === baseUrl ? primary.name : local ? localServerName(baseUrl) : providerNameFor(baseUrl);
     const at = (key: string) => `fermix_core.providers.${name}.${key}`;
-    const api = local ? "chat" : text("provider.api") === "chat" ? "chat" : text("provider.api") === "responses" ? "responses" : apiFor(baseUrl);
+    const api = local ? "chat" : (apiChosen ?? apiFor(baseUrl));
     const windowText = text("provider.context_window");
     const contextWindow = windowText === "" ? undefined : coerceValue("integer", windowText);
     check("provider.base_url", at("base_url"), baseUrl);
@@ -232,6 +266,10 @@ export function submittedForm(input: Readonly<Record<string, string>>, ctx: Form
     }
   }
 
+  // The fallback order: written only when it changed (a provider made primary leaves it by itself).
+  const fallback = fieldValue(FALLBACK_FIELD, input, ctx, form, secret);
+  if (fallback !== KEEP && !Bun.deepEquals(fallback ?? [], fallbackOf(ctx.file))) changes.push({ path: FALLBACK_FIELD.path, value: fallback });
+
   // Step 2: the channels, their owners and credentials.
   const channelsChanged: SetupChannel[] = [];
   for (const name of SETUP_CHANNELS) {
@@ -258,8 +296,35 @@ export function submittedForm(input: Readonly<Record<string, string>>, ctx: Form
     if (value !== undefined) check(field.path, field.path, value);
     changes.push({ path: field.path, value });
   }
+
+  // Step 5: computer use — written only where it changes what is in force.
+  const computer = ctx.config.fermix_core.computer;
+  const computerOn = input[COMPUTER_ENABLED] !== undefined;
+  form.checked[COMPUTER_ENABLED] = computerOn;
+  form.values[COMPUTER_DISPLAY] = text(COMPUTER_DISPLAY) || computer.display;
+  if (computerOn !== computer.enabled) changes.push({ path: COMPUTER_ENABLED, value: computerOn });
+  if (form.values[COMPUTER_DISPLAY] !== computer.display) {
+    check(COMPUTER_DISPLAY, COMPUTER_DISPLAY, form.values[COMPUTER_DISPLAY]);
+    changes.push({ path: COMPUTER_DISPLAY, value: form.values[COMPUTER_DISPLAY] });
+  }
+
+  // Step 6: realtime voice; `enabled` is written only when it changes what is in force.
+  const realtimeOn = input[REALTIME_ENABLED] !== undefined;
+  form.checked[REALTIME_ENABLED] = realtimeOn;
+  if (realtimeOn !== ctx.config.fermix_core.realtime.enabled) changes.push({ path: REALTIME_ENABLED, value: realtimeOn });
+  for (const field of realtimeTextFields()) {
+    const value = fieldValue(field, input, ctx, form, secret);
+    if (value === KEEP) continue;
+    if (value !== undefined) check(field.path, field.path, value);
+    changes.push({ path: field.path, value });
+  }
   return { changes, form, typed, providerChanged, channelsChanged };
 }
+
+/** The form name of realtime voice's switch. */
+export const REALTIME_ENABLED = "fermix_core.realtime.enabled";
+/** Realtime voice's keys on the page besides its switch. */
+export const realtimeTextFields = () => REALTIME_FIELDS.filter((f) => f.path !== REALTIME_ENABLED);
 
 const KEEP = Symbol("keep");
 
@@ -284,8 +349,8 @@ function fieldValue(
   return Bun.deepEquals(before, value) ? KEEP : value;
 }
 
-/** The form name a loader issue's key belongs to. */
+/** The form name a loader issue's key belongs to (a list's entry belongs to the list's field). */
 export function formNameFor(key: string): string {
   const provider = /^fermix_core\.providers\.[^.]+\.(.+)$/.exec(key);
-  return provider ? `provider.${provider[1]}` : key;
+  return provider ? `provider.${provider[1]}` : key.replace(/\[\d+\]$/, "");
 }

@@ -23,7 +23,7 @@ import type { ChannelName } from "../../config/schema.ts";
 import { describeError } from "../../kernel/errors.ts";
 import type { ReloadResult } from "../../kernel/health.ts";
 import type { Logger } from "../../kernel/log.ts";
-import { checkProvider } from "../../setup/check.ts";
+import { checkProvider, type ProviderCheckInput } from "../../setup/check.ts";
 import { SETUP_CHANNELS, type SetupChannel } from "../../setup/fields.ts";
 import type { DaemonPairing } from "../../setup/pairing.ts";
 import { planSetup } from "../../setup/plan.ts";
@@ -58,7 +58,7 @@ export interface SetupService {
    * each channel that pairs its owner (Telegram's getMe). Each resolves to a
    * problem or undefined.
    */
-  checks?: { provider(input: { baseUrl: string; apiKey?: string | undefined; model: string }): Promise<string | undefined> } & {
+  checks?: { provider(input: ProviderCheckInput): Promise<string | undefined> } & {
     [C in ChannelName]?: (token: string, apiRoot: string) => Promise<string | undefined>;
   };
   /** The daemon's environment: FERMIX_SETUP_PROBES names the local model servers to look for. Without it, none is looked for. */
@@ -267,7 +267,13 @@ export function setupRoutes(gate: SetupGate, service?: SetupService) {
       const config = plan.resolved.config;
       const primary = Object.entries(config.fermix_core.providers).find(([, p]) => p.primary);
       if (primary && submitted.providerChanged) {
-        const problem = await checks.provider({ baseUrl: primary[1].base_url, apiKey: primary[1].api_key, model: primary[1].model });
+        const problem = await checks.provider({
+          baseUrl: primary[1].base_url,
+          apiKey: primary[1].api_key,
+          model: primary[1].model,
+          api: primary[1].api,
+          authHeader: primary[1].auth_header,
+        });
         if (problem) form.errors["provider.model"] = `check failed: ${problem}`;
       }
       for (const name of submitted.channelsChanged) {

@@ -1,6 +1,6 @@
 /**
- * The setup page's HTML: the three steps of `fermix setup` (provider,
- * channels with their owners, voice notes) as one form, and the page shown
+ * The setup page's HTML: the steps of `fermix setup` (provider, channels
+ * with their owners, voice notes, realtime voice) as one form, and the page shown
  * once it is saved. Pure functions of the form state; secret inputs are
  * always rendered empty (a stored one is only said to be there). Step 1
  * offers the model servers found on this machine; a channel whose profile
@@ -11,12 +11,25 @@
 import { profileOf } from "../../channels/registry.ts";
 import type { Config } from "../../config/schema.ts";
 import type { ReloadResult } from "../../kernel/health.ts";
+import { ANTHROPIC_BASE_URL, OPENAI_BASE_URL } from "../../setup/changes.ts";
 import { isSecretPath, PROVIDER_FIELDS, SETUP_CHANNELS, type SetupChannel, type SetupField, TRANSCRIPTION_FIELDS, WEB_FIELDS } from "../../setup/fields.ts";
 import type { LocalServer } from "../../setup/probe.ts";
-import { describeChannel, describeProvider, describeTranscription, describeWebSearch } from "../../setup/summary.ts";
+import { describeChannel, describeComputer, describeProvider, describeRealtime, describeTranscription, describeWebSearch } from "../../setup/summary.ts";
 import { channelTitle, explainFailure } from "../dashboard/remedies.ts";
 import { type Html, html } from "../html.ts";
-import { channelFields, type FormState, LOCAL_CHOICE, localChoiceValue, SEARCH_BACKEND_CHOICES, TRANSCRIPTION_BACKEND_CHOICES } from "./form.ts";
+import {
+  COMPUTER_DISPLAY,
+  COMPUTER_ENABLED,
+  channelFields,
+  FALLBACK_FIELD,
+  type FormState,
+  LOCAL_CHOICE,
+  localChoiceValue,
+  REALTIME_ENABLED,
+  realtimeTextFields,
+  SEARCH_BACKEND_CHOICES,
+  TRANSCRIPTION_BACKEND_CHOICES,
+} from "./form.ts";
 
 const providerHelp = (key: string) => PROVIDER_FIELDS.find((f) => f.path.endsWith(`.${key}`))?.help ?? "";
 
@@ -33,6 +46,10 @@ const LABELS: Record<string, string> = {
   brave_api_key: "Brave Search API key",
   searxng_url: "SearXNG URL",
 };
+
+/** Labels of realtime voice's keys (its `model` is not the provider's). */
+const REALTIME_LABELS: Record<string, string> = { provider: "Provider", model: "Realtime model", voice: "Voice" };
+const REALTIME_PLACEHOLDERS: Record<string, string> = { provider: "the primary provider", model: "gpt-realtime", voice: "marin" };
 
 const labelFor = (path: string) => LABELS[path.split(".").at(-1)!] ?? path.split(".").at(-1)!;
 
@@ -117,6 +134,20 @@ export interface WizardPage {
   pairing: PairingOffer;
 }
 
+/** The fallback order, with the providers it may name; it is asked only when there is another provider to name. */
+function fallbackInput(form: FormState, config: Config): Html | string {
+  const names = Object.keys(config.fermix_core.providers);
+  if (names.length < 2 && (form.values[FALLBACK_FIELD.path] ?? "") === "") return "";
+  return input(
+    form,
+    FALLBACK_FIELD.path,
+    "Fallback providers, in order",
+    `${FALLBACK_FIELD.help}; configured: ${names.join(", ")}. Empty: none.`,
+    false,
+    "none",
+  );
+}
+
 /** The servers found on this machine, and the choice of one of their models. */
 function foundServers(form: FormState, servers: readonly LocalServer[]): Html {
   if (servers.length === 0) {
@@ -143,12 +174,17 @@ ${servers
 }
 
 /**
- * The page's one script, a convenience: choosing a found server fills in
- * base URL, API and model; typing in those fields goes back to "another
- * provider". The server reads the choice itself, so the page works without.
+ * The page's one script, a convenience: choosing Anthropic's API swaps
+ * OpenAI's default URL for Anthropic's (and back); choosing a found server
+ * fills in base URL, API and model; typing in those fields goes back to
+ * "another provider". The server does the same itself, so the page works
+ * without.
  */
-export const WIZARD_SCRIPT = `(()=>{const pick=document.getElementById("f-provider-local");if(!pick)return;
-const field=(n)=>document.getElementById("f-provider-"+n);
+export const WIZARD_SCRIPT = `(()=>{const field=(n)=>document.getElementById("f-provider-"+n);
+const urls={anthropic:${JSON.stringify(ANTHROPIC_BASE_URL)},openai:${JSON.stringify(OPENAI_BASE_URL)}};
+field("api")?.addEventListener("change",()=>{const u=field("base_url");if(!u)return;const a=field("api").value==="anthropic";
+if(a&&(u.value===""||u.value===urls.openai))u.value=urls.anthropic;if(!a&&u.value===urls.anthropic)u.value=urls.openai;});
+const pick=document.getElementById("f-provider-local");if(!pick)return;
 pick.addEventListener("change",()=>{const v=pick.value,i=v.indexOf(" ");if(i<0)return;
 field("base_url").value=v.slice(0,i);field("model").value=v.slice(i+1);field("api").value="chat";});
 for(const n of ["base_url","model"])field(n).addEventListener("input",()=>{pick.value="";});})();`;
@@ -165,7 +201,7 @@ const checkedTokens = () =>
     .map((name) => `the ${profileOf(name).displayName} token`)
     .join(" and ");
 
-/** The form: four steps and a save button. */
+/** The form: six steps and a save button. */
 export function renderWizard({ form, config, csrf, configPath, servers, pairing }: WizardPage): Html {
   const transcriptionBackend = TRANSCRIPTION_FIELDS.find((f) => f.path.endsWith(".backend"))!;
   const others = TRANSCRIPTION_FIELDS.filter((f) => f !== transcriptionBackend);
@@ -184,12 +220,14 @@ ${foundServers(form, servers)}
 ${input(form, "provider.base_url", labelFor("base_url"), providerHelp("base_url"), false, "https://api.openai.com/v1")}
 ${select(form, "provider.api", labelFor("api"), providerHelp("api"), [
   ["responses", "Responses (OpenAI)"],
+  ["anthropic", "Anthropic Messages (Claude)"],
   ["chat", "Chat completions (Ollama, llama.cpp, vLLM, OpenRouter…)"],
 ])}
 ${input(form, "provider.model", labelFor("model"), providerHelp("model"), false, "gpt-5.1")}
 ${input(form, "provider.api_key", labelFor("api_key"), providerHelp("api_key"), true)}
 ${checkbox(form, "provider.vision", labelFor("vision"))}
 ${input(form, "provider.context_window", labelFor("context_window"), providerHelp("context_window"), false, "128000")}
+${fallbackInput(form, config)}
 </section>
 <section class="step" aria-labelledby="step-channels"><h2 id="step-channels"><span class="n">2</span>Channels</h2>
 <p class="muted">Turn on the places you chat from. Each needs its credentials and your own user id there (the owner): nobody else is answered unless you allow them.</p>
@@ -207,6 +245,28 @@ ${others.map((f) => fieldInput(form, f))}
 <p class="muted">Now: ${describeWebSearch(config)}. Reading a link (web_fetch) needs nothing; searching the web needs a backend.</p>
 ${select(form, searchBackend.path, labelFor(searchBackend.path), searchBackend.help, SEARCH_BACKEND_CHOICES)}
 ${WEB_FIELDS.filter((f) => f !== searchBackend).map((f) => fieldInput(form, f))}
+</section>
+<section class="step" aria-labelledby="step-computer"><h2 id="step-computer"><span class="n">5</span>Computer use</h2>
+<p class="muted">Now: ${describeComputer(config)}. The assistant sees a desktop and clicks and types on it — yours alone, in your direct chats; <code>/pause</code> takes it back. A virtual display needs Xvfb, xdotool and ImageMagick; <code>fermix doctor</code> checks.</p>
+${checkbox(form, COMPUTER_ENABLED, "Let the assistant drive a desktop")}
+${select(
+  form,
+  COMPUTER_DISPLAY,
+  "Display",
+  "virtual: a private display started for each session (works on a server); host: this machine's own X11 display, with everything on it",
+  [
+    ["virtual", "A private virtual display (Xvfb)"],
+    ["host", "This machine's own display (X11)"],
+  ],
+)}
+</section>
+<section class="step" aria-labelledby="step-realtime"><h2 id="step-realtime"><span class="n">6</span>Realtime voice</h2>
+<p class="muted">Now: ${describeRealtime(config)}. Talk with the assistant live from <code>fermix talk</code> or the <a href="/talk">Talk page</a>, through the provider's realtime API.</p>
+${checkbox(form, REALTIME_ENABLED, "Talk with Fermix live, by voice")}
+${realtimeTextFields().map((f) => {
+  const key = f.path.split(".").at(-1)!;
+  return input(form, f.path, REALTIME_LABELS[key] ?? labelFor(f.path), f.help, false, REALTIME_PLACEHOLDERS[key] ?? "");
+})}
 </section>
 ${checkbox(form, "check", `Check the provider${checkedTokens() ? ` and ${checkedTokens()}` : ""} before saving`)}
 <div class="actions"><button type="submit" name="save" value="1">Save and apply</button><a href="/">Status page</a></div>

@@ -1,16 +1,43 @@
 /**
- * The provider conformance suite: every wire format passes the same cases,
- * against the loopback fake model server over real HTTP. Waiting is faked
- * (an injected sleep records the delays) so retries cost no time.
+ * The provider conformance suite: every wire format (OpenAI Responses, chat
+ * completions, Anthropic Messages) passes the same cases, against the
+ * loopback fake model server over real HTTP. Waiting is faked (an injected
+ * sleep records the delays) so retries cost no time.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createProvider, type ModelRequest, type Provider, type ProviderDeps, ProviderError, type ProviderEvent } from "../../../src/agent/providers/index.ts";
-import { type FakeModel, reply, startFakeModel } from "../../fakes/model-server.ts";
+import { type FakeModel, type ModelRequestBody, reply, startFakeModel, type WirePart } from "../../fakes/model-server.ts";
 
 const KEY = "sk-test-secret-key-1234567890";
 const hello: ModelRequest = { model: "test-model", input: [{ type: "message", role: "user", content: [{ type: "text", text: "hi" }] }] };
 
-for (const api of ["responses", "chat"] as const) {
+const PATHS = { responses: "/v1/responses", chat: "/v1/chat/completions", anthropic: "/v1/messages" } as const;
+/** A 1×1 PNG, as a user or a tool would send it. */
+const PIXEL = { mime: "image/png", data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGBgAAAABQABpfZFQAAAAABJRU5ErkJggg==" };
+
+/** Every image a request carried, as `mime;data`, whichever format put it where. */
+function imagesIn(body: ModelRequestBody): string[] {
+  const found: string[] = [];
+  const fromUrl = (url: string) => {
+    const m = /^data:([^;]+);base64,(.*)$/.exec(url);
+    if (m) found.push(`${m[1]};${m[2]}`);
+  };
+  const walk = (parts: unknown): void => {
+    if (!Array.isArray(parts)) return;
+    for (const part of parts as Array<WirePart & { output?: unknown }>) {
+      if (part.type === "input_image" && typeof part.image_url === "string") fromUrl(part.image_url);
+      if (part.type === "image_url" && typeof part.image_url === "object") fromUrl(part.image_url.url);
+      if (part.type === "image" && part.source) found.push(`${part.source.media_type};${part.source.data}`);
+      walk(part.content);
+      walk(part.output);
+    }
+  };
+  walk(body.input);
+  walk(body.messages);
+  return found;
+}
+
+for (const api of ["responses", "chat", "anthropic"] as const) {
   describe(`provider conformance: ${api}`, () => {
     let fake: FakeModel;
     let slept: number[];
@@ -64,7 +91,7 @@ for (const api of ["responses", "chat"] as const) {
       const itemIds = new Set(events.flatMap((e) => (e.type === "text_delta" || e.type === "message_done" ? [e.itemId] : [])));
       expect(itemIds.size).toBe(1);
       expect(events.at(-1)).toEqual({ type: "completed", usage: { inputTokens: 10, outputTokens: 5 } });
-      expect(fake.requests[0]?.path).toBe(api === "responses" ? "/v1/responses" : "/v1/chat/completions");
+      expect(fake.requests[0]?.path).toBe(PATHS[api]);
       expect(fake.requests[0]?.body.stream).toBe(true);
     });
 
@@ -331,13 +358,67 @@ for (const api of ["responses", "chat"] as const) {
       expect((error as ProviderError).code).toBe("max_output_tokens");
     });
 
-    test("Authorization is sent only when a key is configured", async () => {
+    test("the key is sent only when one is configured, in the header the format takes", async () => {
       fake.reply(reply.text("a"), reply.text("b"));
       await collect(provider({ apiKey: KEY }));
       await collect(provider());
-      expect(fake.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
-      expect(fake.requests[1]?.headers.authorization).toBeUndefined();
+      const [header, value] = api === "anthropic" ? ["x-api-key", KEY] : ["authorization", `Bearer ${KEY}`];
+      expect(fake.requests[0]?.headers[header]).toBe(value);
+      expect(fake.requests[1]?.headers[header]).toBeUndefined();
+      expect(fake.requests[0]?.headers.authorization === undefined || fake.requests[0]?.headers["x-api-key"] === undefined).toBe(true);
       expect(fake.requests[0]?.headers["content-type"]).toBe("application/json");
+    });
+
+    test("a 401 is the auth class at once: not retried, the API's words kept for the log", async () => {
+      fake.reply(reply.status(401, "invalid x-api-key"), reply.text("never"));
+      const { error } = await failing(provider({ apiKey: KEY }));
+      expect(error).toBeInstanceOf(ProviderError);
+      expect((error as ProviderError).fault).toBe("auth");
+      expect((error as ProviderError).status).toBe(401);
+      expect((error as Error).message).toContain("invalid x-api-key");
+      expect(fake.requests).toHaveLength(1);
+      expect(slept).toEqual([]);
+    });
+
+    test("overloaded (HTTP 529) is retried with backoff, then answers", async () => {
+      fake.reply(reply.overloaded(), reply.text("ok after the overload"));
+      const events = await collect(provider());
+      expect(fake.requests).toHaveLength(2);
+      expect(slept).toHaveLength(1);
+      expect(events.find((e) => e.type === "message_done")).toMatchObject({ text: "ok after the overload" });
+    });
+
+    test("an image in the user's message reaches the model as an image, beside the text", async () => {
+      fake.reply(reply.text("a cat"));
+      await collect(provider(), {
+        ...hello,
+        input: [
+          {
+            type: "message",
+            role: "user",
+            content: [
+              { type: "text", text: "what is this?" },
+              { type: "image", ...PIXEL },
+            ],
+          },
+        ],
+      });
+      expect(imagesIn(fake.requests[0]!.body)).toEqual([`${PIXEL.mime};${PIXEL.data}`]);
+      expect(JSON.stringify(fake.requests[0]!.body)).toContain("what is this?");
+    });
+
+    test("an image a tool answered with reaches the model after the call", async () => {
+      fake.reply(reply.text("I see the screen"));
+      await collect(provider(), {
+        ...hello,
+        input: [
+          ...hello.input,
+          { type: "function_call", callId: "call_shot", name: "screenshot", arguments: "{}" },
+          { type: "function_call_output", callId: "call_shot", output: "the screen", images: [PIXEL] },
+        ],
+      });
+      expect(imagesIn(fake.requests[0]!.body)).toEqual([`${PIXEL.mime};${PIXEL.data}`]);
+      expect(JSON.stringify(fake.requests[0]!.body)).toContain("call_shot");
     });
 
     test("the API key never appears in an error message, even when the server echoes it", async () => {

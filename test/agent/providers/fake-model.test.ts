@@ -78,3 +78,32 @@ test("stop() ends hanging and stalled requests", async () => {
   await fake.stop();
   await Promise.all([hanging, stalled]);
 });
+
+test("on /messages it speaks Anthropic's dialect: a 400 of its own shape without the version header or max_tokens, its event stream, its error types", async () => {
+  await using fake = await startFakeModel();
+  const anthropic = { "anthropic-version": "2023-06-01" };
+  const body = { model: "claude", max_tokens: 100, messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }] };
+  const noVersion = await post(`${fake.url}/messages`, body);
+  expect(noVersion.status).toBe(400);
+  expect(await noVersion.json()).toEqual({ type: "error", error: { type: "invalid_request_error", message: "anthropic-version: header is required" } });
+  const { max_tokens: _, ...noLimit } = body;
+  expect((await post(`${fake.url}/messages`, noLimit, anthropic)).status).toBe(400);
+
+  fake.reply(reply.text("Hel", "lo"), reply.overloaded());
+  const stream = await (await post(`${fake.url}/messages`, body, anthropic)).text();
+  const types = [...stream.matchAll(/^event: (\w+)$/gm)].map((m) => m[1]);
+  expect(types).toEqual([
+    "message_start",
+    "ping",
+    "content_block_start",
+    "content_block_delta",
+    "content_block_delta",
+    "content_block_stop",
+    "message_delta",
+    "message_stop",
+  ]);
+  const overloaded = await post(`${fake.url}/messages`, body, anthropic);
+  expect(overloaded.status).toBe(529);
+  expect(await overloaded.json()).toEqual({ type: "error", error: { type: "overloaded_error", message: "Overloaded (fake)" } });
+  expect(fake.requests.map((r) => r.api)).toEqual(["anthropic", "anthropic", "anthropic", "anthropic"]);
+});
