@@ -6,12 +6,11 @@
  * at its real API URL would have the adapter's start-up check look up
  * slack.com and friends). Optionally the features that sit idle until used:
  * an MCP server (the reference server, over stdio), realtime voice and
- * computer use — each only where this build's config has its table.
+ * computer use.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ConfigSchema } from "../src/config/schema.ts";
 import { EVERYTHING } from "../test/agent/mcp/servers.ts";
 import { DISCORD_ALICE, type DiscordFake, startDiscordFake } from "../test/fakes/discord.ts";
 import { type FakeModel, reply, startFakeModel } from "../test/fakes/model-server.ts";
@@ -30,15 +29,8 @@ export const FOUR_CHANNELS: readonly BenchChannel[] = ["telegram", "slack", "wha
 /** Every channel Fermix has. */
 export const SIX_CHANNELS: readonly BenchChannel[] = ["telegram", "slack", "whatsapp", "discord", "signal", "acp"];
 
-/** Features configured but idle until used; their tables exist only in builds that have them. */
+/** Features configured but idle until used. */
 export type IdleFeature = "mcp" | "realtime" | "computer";
-const FEATURE_TABLE: Record<IdleFeature, string> = { mcp: "mcp", realtime: "realtime", computer: "computer" };
-
-/** Whether this build's config has `[fermix_core.<feature>]` (a feature merged later is measured once it is). */
-export function configurable(feature: IdleFeature): boolean {
-  const core = ConfigSchema.properties.fermix_core as unknown as { properties: Record<string, unknown> };
-  return FEATURE_TABLE[feature] in core.properties;
-}
 
 export interface Fixture {
   model: FakeModel;
@@ -61,7 +53,7 @@ export interface FixtureOptions {
   logLevel?: string;
   /** Which channels are on; default FOUR_CHANNELS. */
   channels?: readonly BenchChannel[];
-  /** Idle features to configure; each must be `configurable`. */
+  /** Idle features to configure. */
   features?: readonly IdleFeature[];
 }
 
@@ -77,7 +69,6 @@ export async function startFixture(options: FixtureOptions = {}): Promise<Fixtur
   const channels = new Set(options.channels ?? FOUR_CHANNELS);
   const on = (channel: BenchChannel) => channels.has(channel);
   const features = new Set(options.features ?? []);
-  for (const feature of features) if (!configurable(feature)) throw new Error(`this build has no [fermix_core.${FEATURE_TABLE[feature]}] table`);
   const model = await startFakeModel();
   // An instant model: every request gets the same short reply, in one chunk.
   model.fallback(reply.text("ok"));

@@ -69,12 +69,6 @@ export function printFigure(f: Figure): void {
   );
 }
 
-/** A row this build cannot measure yet (e.g. a feature whose config is not in it): printed, and listed with the targets. */
-export function printUnmeasured(name: string, target: string, why: string): void {
-  console.log(`${name.padEnd(66)} ${"—".padStart(9)}         | not yet measurable: ${why} | target ${target}`);
-  verdicts.push({ name, reading: "—", target, verdict: `not yet measurable (${why})` });
-}
-
 /** The closing list: each target printed in this run, its reading and whether it was met. */
 export function printTargets(): void {
   if (verdicts.length === 0) return;

@@ -8,8 +8,8 @@
  * idle, beside the bare binary's.
  */
 import { join } from "node:path";
-import { configurable, FOUR_CHANNELS, SIX_CHANNELS, startFixture } from "./fixture.ts";
-import { BARE_SERVE, compileBare, drain, firstOk, freePort, median, printFigure, printUnmeasured, rssMiB } from "./lib.ts";
+import { FOUR_CHANNELS, SIX_CHANNELS, startFixture } from "./fixture.ts";
+import { BARE_SERVE, compileBare, drain, firstOk, freePort, median, printFigure, rssMiB } from "./lib.ts";
 
 const BINARY = join(import.meta.dir, "..", "dist", "fermix");
 const BUN = process.execPath;
@@ -83,8 +83,7 @@ async function readyTimes(env: Record<string, string>, bareServe: string): Promi
 export async function benchStartup(): Promise<void> {
   const four = await startFixture({ channels: FOUR_CHANNELS });
   const six = await startFixture({ channels: SIX_CHANNELS });
-  const idleFeatures = (["mcp", "realtime", "computer"] as const).filter(configurable);
-  const featured = await startFixture({ channels: SIX_CHANNELS, features: idleFeatures });
+  const featured = await startFixture({ channels: SIX_CHANNELS, features: ["mcp", "realtime", "computer"] });
   try {
     const env = four.env;
     timeRuns([BINARY, "--version"], 3, env);
@@ -136,30 +135,15 @@ export async function benchStartup(): Promise<void> {
       lowerIsBetter: true,
       target: { bound: 2 },
     });
-    const missing = (["realtime", "computer"] as const).filter((feature) => !configurable(feature));
-    const featuredRss = await idleRss([BINARY, "run"], featured.env, "/health/ready");
-    const featuredName = "idle RSS: 6 channels + MCP server, realtime, computer use idle";
-    if (missing.length === 0) {
-      printFigure({
-        name: featuredName,
-        value: featuredRss,
-        baseline: bareIdle,
-        baselineName: "bare compiled Bun.serve",
-        unit: "MiB",
-        lowerIsBetter: true,
-        target: { bound: 2.2 },
-      });
-    } else {
-      printFigure({
-        name: `idle RSS: 6 channels + ${idleFeatures.join(", ")} configured, idle`,
-        value: featuredRss,
-        baseline: bareIdle,
-        baselineName: "bare compiled Bun.serve",
-        unit: "MiB",
-        lowerIsBetter: true,
-      });
-      printUnmeasured(featuredName, "≤ 2.20x", `no [fermix_core.${missing.join("] or [fermix_core.")}] in this build`);
-    }
+    printFigure({
+      name: "idle RSS: 6 channels + an MCP server, realtime, computer use idle",
+      value: await idleRss([BINARY, "run"], featured.env, "/health/ready"),
+      baseline: bareIdle,
+      baselineName: "bare compiled Bun.serve",
+      unit: "MiB",
+      lowerIsBetter: true,
+      target: { bound: 2.2 },
+    });
   } finally {
     await Promise.all([four.stop(), six.stop(), featured.stop()]);
   }
