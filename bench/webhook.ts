@@ -23,7 +23,7 @@ const BINARY = join(import.meta.dir, "..", "dist", "fermix");
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** The generator every figure is measured with, and twice that, to show it is not the limit. */
-export const GENERATOR: Capacity = { threads: 1, connections: 64 };
+export const GENERATOR: Capacity = { threads: 2, connections: 128 };
 const DOUBLE: Capacity = { threads: GENERATOR.threads * 2, connections: GENERATOR.connections * 2 };
 
 interface Rounds {
