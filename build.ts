@@ -46,6 +46,26 @@ const BYTECODE_ORDER = ["run", "cli"].map((name) => join(import.meta.dir, "scrip
  */
 export const STARTUP_JIT_POLICY = 16;
 
+/**
+ * Library code the binary carries but Fermix never runs, left out of it (~0.4 MB of the download;
+ * docs/performance.md, "How the binary is built, and why"): plist's index also exports its parsers, which
+ * bring @xmldom/xmldom, and Fermix only writes plists, so `plist` is its build module alone; linkedom
+ * parses a `<style>` element's CSS only when a script reads `.sheet`, which web_fetch's extraction
+ * never does, so its CSS parser is a stub that says so. Tests run the sources, with both whole; the
+ * binary's tests (test/e2e) run this.
+ */
+const leaveOutUnused: Bun.BunPlugin = {
+  name: "fermix-leave-out-unused",
+  setup(build) {
+    build.onResolve({ filter: /^plist$/ }, () => ({ path: join(import.meta.dir, "node_modules", "plist", "dist", "build.js") }));
+    build.onResolve({ filter: /^cssomnom\/parse$/ }, () => ({ path: "cssomnom-parse", namespace: "fermix-stub" }));
+    build.onLoad({ filter: /.*/, namespace: "fermix-stub" }, () => ({
+      contents: 'export function parse() { throw new Error("style sheets are not parsed in fermix (web_fetch reads text, not CSS)"); }',
+      loader: "js",
+    }));
+  },
+};
+
 export interface BuildOptions {
   target: string;
   outfile: string;
@@ -65,6 +85,7 @@ export async function compile({ target, outfile, version, commit }: BuildOptions
     // Bytecode: chunks start without being parsed (a no-bytecode build spends ~50 ms parsing at start).
     bytecode: true,
     sourcemap: "none",
+    plugins: [leaveOutUnused],
     define: { FERMIX_VERSION: JSON.stringify(version), FERMIX_COMMIT: JSON.stringify(commit), FERMIX_TARGET: JSON.stringify(target) },
     compile: {
       target: `bun-${target}` as Bun.Build.CompileTarget,

@@ -3,10 +3,15 @@
  * Nothing here asserts; compare ratios across runs, not absolute numbers.
  * Nothing leaves 127.0.0.1: every platform and the model are loopback fakes.
  *
- *   bun bench/index.ts [suite …]   only the named suites: startup, webhook, turn, size, present
+ *   bun bench/index.ts [suite …]   only the named suites: startup, webhook, flood, turn, size, present
  *   BENCH_PROVIDER_API=anthropic bun bench/index.ts startup turn
  *                                  the daemon's provider speaks that API (default chat)
+ *
+ * Each row with a target (docs/performance.md) says whether it is met, and
+ * the run ends with the list of them.
  */
+import { benchFlood } from "./flood.ts";
+import { printTargets } from "./lib.ts";
 import { benchPresent } from "./present.ts";
 import { benchSize } from "./size.ts";
 import { benchStartup } from "./startup.ts";
@@ -16,6 +21,7 @@ import { benchWebhook } from "./webhook.ts";
 const suites: Array<[string, string, () => Promise<void>]> = [
   ["startup", "startup and memory", benchStartup],
   ["webhook", "webhook ingress", benchWebhook],
+  ["flood", "a flood of strangers: the owner's latency, and what it leaves behind", benchFlood],
   ["turn", "one turn: webhook in → model → platform send", benchTurn],
   ["size", "download size", benchSize],
   ["present", "presentation: split and render", benchPresent],
@@ -30,3 +36,4 @@ for (const [key, title, run] of suites) {
   console.log(`\n== ${title}`);
   await run();
 }
+printTargets();

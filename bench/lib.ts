@@ -2,6 +2,14 @@
  * Benchmark reporting: every figure is printed beside a baseline measured in
  * the same run, with their ratio. Benchmarks never assert; machines are noisy.
  */
+import { readFileSync } from "node:fs";
+
+export interface Target {
+  /** What the bound applies to: the ratio to the baseline (default), the figure itself, or how much it grew from the baseline (both in its unit). */
+  on?: "ratio" | "value" | "growth";
+  /** At most this when lower is better, at least this when higher is better. */
+  bound: number;
+}
 
 export interface Figure {
   /** What was measured, e.g. "cold start: dist/fermix --version". */
@@ -13,15 +21,59 @@ export interface Figure {
   unit: string;
   /** When smaller is better (time, memory), the ratio reads value/baseline; else the same, and the reader knows. */
   lowerIsBetter: boolean;
+  /** A target from docs/performance.md: printed beside the figure as met or not met, and again in the closing list. */
+  target?: Target;
 }
 
 const fmt = (n: number) => (Math.abs(n) >= 100 ? n.toFixed(0) : Math.abs(n) >= 10 ? n.toFixed(1) : n.toFixed(2));
 
+interface Verdict {
+  name: string;
+  reading: string;
+  target: string;
+  verdict: string;
+}
+/** Every target printed in this run, in order, for printTargets. */
+const verdicts: Verdict[] = [];
+
+function describeTarget(f: Figure, target: Target): string {
+  const sign = f.lowerIsBetter ? "≤" : "≥";
+  if (target.on === "growth") return `growth ${sign} ${fmt(target.bound)} ${f.unit}`;
+  return target.on === "value" ? `${sign} ${fmt(target.bound)} ${f.unit}` : `${sign} ${target.bound.toFixed(2)}x`;
+}
+
+/** The figure a target reads, and how it is printed. */
+function targetReading(f: Figure, target: Target, ratio: number): [number, string] {
+  if (target.on === "growth") return [f.value - f.baseline, `+${fmt(f.value - f.baseline)} ${f.unit}`];
+  if (target.on === "value") return [f.value, `${fmt(f.value)} ${f.unit}`];
+  return [ratio, `${ratio.toFixed(2)}x`];
+}
+
 export function printFigure(f: Figure): void {
   const ratio = f.baseline === 0 ? Number.NaN : f.value / f.baseline;
+  let targetText = "";
+  if (f.target) {
+    const [reading, readingText] = targetReading(f, f.target, ratio);
+    const met = f.lowerIsBetter ? reading <= f.target.bound : reading >= f.target.bound;
+    const verdict = Number.isNaN(reading) ? "not measured" : met ? "met" : "NOT MET";
+    targetText = ` | target ${describeTarget(f, f.target)}: ${verdict}`;
+    verdicts.push({
+      name: f.name,
+      reading: readingText,
+      target: describeTarget(f, f.target),
+      verdict,
+    });
+  }
   console.log(
-    `${f.name.padEnd(66)} ${fmt(f.value).padStart(9)} ${f.unit.padEnd(7)} | ${f.baselineName}: ${fmt(f.baseline)} ${f.unit} | ratio ${ratio.toFixed(2)}x ${f.lowerIsBetter ? "(lower is better)" : "(higher is better)"}`,
+    `${f.name.padEnd(66)} ${fmt(f.value).padStart(9)} ${f.unit.padEnd(7)} | ${f.baselineName}: ${fmt(f.baseline)} ${f.unit} | ratio ${ratio.toFixed(2)}x ${f.lowerIsBetter ? "(lower is better)" : "(higher is better)"}${targetText}`,
   );
+}
+
+/** The closing list: each target printed in this run, its reading and whether it was met. */
+export function printTargets(): void {
+  if (verdicts.length === 0) return;
+  console.log("\n== targets");
+  for (const v of verdicts) console.log(`${v.name.trim().padEnd(66)} ${v.reading.padStart(12)}  target ${v.target.padEnd(10)} ${v.verdict}`);
 }
 
 /** Median of a list of numbers. */
@@ -35,6 +87,17 @@ export function median(values: number[]): number {
 export function quantile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+/** CPU time (user + system) a process has used so far, in seconds; NaN where /proc is not there (macOS). */
+export function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 a second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** Resident set size of a process in MiB, from ps (works on Linux and macOS). */

@@ -1,47 +1,63 @@
 /**
  * A load generator run as its own process (so it does not share the server's
- * event loop): POSTs freshly signed Slack event_callback deliveries, each
- * with a unique message, at a fixed concurrency; prints JSON figures.
+ * event loop): POSTs signed Slack direct messages, each unique and signed
+ * when it is sent, at a fixed concurrency, either an exact number of them or
+ * for a number of seconds; prints its figures as JSON (bench/generator.ts's
+ * LoadResult). The flood benchmark uses it where the count must be exact;
+ * the webhook benchmark falls back to it where wrk is not installed.
  *
- *   bun bench/load.ts <url> <secret> <requests> <concurrency>
+ *   bun bench/load.ts <url> <secret> (--requests N | --seconds S) [--concurrency C] [--sender U] [--offset I] [--distinct D] [--sent-at T]
+ *
+ * --offset starts the events' numbering there (several processes, no event twice);
+ * --distinct D cycles through D events (1: the same event again and again);
+ * --sent-at T gives the events that Slack time (Unix seconds; default: when this starts),
+ * each delivery still signed when it is sent.
  */
-export {};
+import { parseArgs } from "node:util";
+import { nowSeconds } from "../test/helpers/sign.ts";
+import { STRANGER, signedDm } from "./slack-events.ts";
 
-const [url, secret, total = "20000", concurrency = "64"] = process.argv.slice(2);
-if (!url || !secret) throw new Error("usage: bun bench/load.ts <url> <secret> <requests> <concurrency>");
-const requests = Number(total);
-const encoder = new TextEncoder();
-
-function signed(i: number): { body: string; headers: Record<string, string> } {
-  const ts = Math.floor(Date.now() / 1000);
-  const body = JSON.stringify({
-    type: "event_callback",
-    team_id: "T1",
-    api_app_id: "A1",
-    event_id: `EvBench${i}`,
-    event_time: ts,
-    event: { type: "message", channel: "D0BENCH", channel_type: "im", user: "UNOTALLOWED", text: `message ${i}`, ts: `${ts}.${String(i).padStart(6, "0")}` },
-  });
-  const signature = new Bun.CryptoHasher("sha256", secret!).update(encoder.encode(`v0:${ts}:${body}`)).digest("hex");
-  return {
-    body,
-    headers: { "content-type": "application/json", "x-slack-request-timestamp": String(ts), "x-slack-signature": `v0=${signature}` },
-  };
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    requests: { type: "string" },
+    seconds: { type: "string" },
+    concurrency: { type: "string", default: "64" },
+    sender: { type: "string", default: STRANGER },
+    offset: { type: "string", default: "0" },
+    distinct: { type: "string" },
+    "sent-at": { type: "string" },
+  },
+});
+const [url, secret] = positionals;
+if (!url || !secret || (values.requests === undefined) === (values.seconds === undefined)) {
+  throw new Error(
+    "usage: bun bench/load.ts <url> <secret> (--requests N | --seconds S) [--concurrency C] [--sender U] [--offset I] [--distinct D] [--sent-at T]",
+  );
 }
+const limit = values.requests === undefined ? Number.POSITIVE_INFINITY : Number(values.requests);
+const offset = Number(values.offset);
+const distinct = values.distinct === undefined ? Number.POSITIVE_INFINITY : Number(values.distinct);
+const sentAt = values["sent-at"] === undefined ? nowSeconds() : Number(values["sent-at"]);
 
 const latencies: number[] = [];
 let next = 0;
 let failed = 0;
 const started = performance.now();
+const deadline = values.seconds === undefined ? Number.POSITIVE_INFINITY : started + Number(values.seconds) * 1000;
 await Promise.all(
-  Array.from({ length: Number(concurrency) }, async () => {
-    for (let i = next++; i < requests; i = next++) {
-      const { body, headers } = signed(i);
+  Array.from({ length: Number(values.concurrency) }, async () => {
+    while (next < limit && performance.now() < deadline) {
+      const { body, headers } = signedDm(offset + (next++ % distinct), values.sender, secret, nowSeconds(), sentAt);
       const t0 = performance.now();
-      const res = await fetch(url, { method: "POST", body, headers });
-      await res.arrayBuffer();
+      try {
+        const res = await fetch(url, { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
+        await res.arrayBuffer();
+        if (res.status !== 200) failed++;
+      } catch {
+        failed++;
+      }
       latencies.push(performance.now() - t0);
-      if (res.status !== 200) failed++;
     }
   }),
 );
@@ -49,7 +65,8 @@ const seconds = (performance.now() - started) / 1000;
 latencies.sort((a, b) => a - b);
 console.log(
   JSON.stringify({
-    rps: requests / seconds,
+    requests: latencies.length,
+    rps: latencies.length / seconds,
     p50: latencies[Math.floor(latencies.length * 0.5)],
     p99: latencies[Math.floor(latencies.length * 0.99)],
     failed,

@@ -13,6 +13,9 @@
  * this process's performance.now() (the fakes run here), so the figures need
  * no clock agreement between processes. Turns run one after another; they
  * rotate over a few DM conversations so each keeps a short, realistic history.
+ *
+ * BENCH_REFERENCE=<another dist/fermix> also runs that build, in alternating
+ * halves with this one, and compares their p50s.
  */
 import { join } from "node:path";
 import { reply, userText } from "../test/fakes/model-server.ts";
@@ -25,6 +28,11 @@ const BINARY = join(import.meta.dir, "..", "dist", "fermix");
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
 const WARMUP = 20;
 const CONVERSATIONS = 10;
+/**
+ * Another build of dist/fermix to run in the same bench (e.g. one built from the commit those
+ * figures were recorded at): the turn's p50 is then compared with it, which no machine's load skews.
+ */
+const REFERENCE = process.env.BENCH_REFERENCE;
 
 interface Sample {
   inbound: number;
@@ -94,13 +102,13 @@ async function bareHops(turns: number): Promise<Sample[]> {
   }
 }
 
-/** N turns through the daemon: Slack DM in, instant model, reply out on the Slack fake. */
-async function daemonTurns(turns: number): Promise<Sample[]> {
-  const fixture = await startFixture({ channels: { telegram: false, whatsapp: false, acp: false } });
+/** N turns through the daemon `binary`: Slack DM in, instant model, reply out on the Slack fake. */
+async function daemonTurns(binary: string, turns: number): Promise<Sample[]> {
+  const fixture = await startFixture({ channels: ["slack"] });
   // Each reply names the turn it answers, so its platform send can be told apart from the others.
   fixture.model.fallback((request) => reply.text(`ok ${/turn \d+/.exec(userText(request))?.[0] ?? "?"}`));
   const port = freePort();
-  const daemon = Bun.spawn([BINARY, "run"], { env: { ...fixture.env, PORT: String(port) }, stdout: "ignore", stderr: "pipe" });
+  const daemon = Bun.spawn([binary, "run"], { env: { ...fixture.env, PORT: String(port) }, stdout: "ignore", stderr: "pipe" });
   const logs = drain(daemon.stderr);
   try {
     const base = `http://127.0.0.1:${port}`;
@@ -136,36 +144,68 @@ async function daemonTurns(turns: number): Promise<Sample[]> {
 
 export async function benchTurn(): Promise<void> {
   const bare = await bareHops(TURNS);
-  const fermix = await daemonTurns(TURNS);
+  const fermix: Sample[] = [];
+  const reference: Sample[] = [];
+  if (REFERENCE) {
+    // Alternate halves, so a change in the machine's load falls on both binaries.
+    for (let half = 0; half < 2; half++) {
+      fermix.push(...(await daemonTurns(BINARY, TURNS / 2)));
+      reference.push(...(await daemonTurns(REFERENCE, TURNS / 2)));
+    }
+  } else {
+    fermix.push(...(await daemonTurns(BINARY, TURNS)));
+    // The ratio to the bare hops moves with the machine (10x one week, 17x the next for one build), so
+    // "no worse than before" is only read beside an older build run here.
+    console.log("  (no BENCH_REFERENCE: the turn's target, within 10% of an older build's p50, is read only beside one run in this bench)");
+  }
+  const pick = (samples: Sample[], key: keyof Sample, q: number) =>
+    quantile(
+      samples.map((s) => s[key]),
+      q,
+    );
+  if (REFERENCE) {
+    printFigure({
+      name: "one turn, p50, this build beside the reference build",
+      value: pick(fermix, "whole", 0.5),
+      baseline: pick(reference, "whole", 0.5),
+      baselineName: "the reference build (BENCH_REFERENCE)",
+      unit: "ms",
+      lowerIsBetter: true,
+      target: { bound: 1.1 },
+    });
+    printFigure({
+      name: "  the reference build's p50, beside the bare hops",
+      value: pick(reference, "whole", 0.5),
+      baseline: pick(bare, "whole", 0.5),
+      baselineName: "three bare loopback hops",
+      unit: "ms",
+      lowerIsBetter: true,
+    });
+  }
   for (const [q, label] of [
     [0.5, "p50"],
     [0.9, "p90"],
   ] as const) {
-    const pick = (samples: Sample[], key: keyof Sample) =>
-      quantile(
-        samples.map((s) => s[key]),
-        q,
-      );
     printFigure({
       name: `one turn, instant model, webhook in → Slack send, ${label}`,
-      value: pick(fermix, "whole"),
-      baseline: pick(bare, "whole"),
+      value: pick(fermix, "whole", q),
+      baseline: pick(bare, "whole", q),
       baselineName: "three bare loopback hops",
       unit: "ms",
       lowerIsBetter: true,
     });
     printFigure({
       name: `  inbound: webhook in → model request, ${label}`,
-      value: pick(fermix, "inbound"),
-      baseline: pick(bare, "inbound"),
+      value: pick(fermix, "inbound", q),
+      baseline: pick(bare, "inbound", q),
       baselineName: "bare hops 1+2",
       unit: "ms",
       lowerIsBetter: true,
     });
     printFigure({
       name: `  outbound: model done → platform send, ${label}`,
-      value: pick(fermix, "outbound"),
-      baseline: pick(bare, "outbound"),
+      value: pick(fermix, "outbound", q),
+      baseline: pick(bare, "outbound", q),
       baselineName: "bare hop 3",
       unit: "ms",
       lowerIsBetter: true,

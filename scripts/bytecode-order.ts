@@ -8,14 +8,15 @@
  * stale only lays out less well. Record again after large changes.
  *
  * Recorded, most common first:
- *   scripts/bytecode-order/run.order   `fermix run` with a provider and Telegram, Slack,
- *                                      WhatsApp and ACP on against the loopback fakes, to
- *                                      ready, one Slack turn answered, then SIGTERM
+ *   scripts/bytecode-order/run.order   `fermix run` with a provider and every channel
+ *                                      (Telegram, Slack, WhatsApp, Discord, Signal, ACP) on
+ *                                      against the loopback fakes, to ready, one Slack turn
+ *                                      answered, then SIGTERM
  *   scripts/bytecode-order/cli.order   `fermix --version`
  */
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { SLACK_SIGNING_SECRET, startFixture } from "../bench/fixture.ts";
+import { SIX_CHANNELS, SLACK_SIGNING_SECRET, startFixture } from "../bench/fixture.ts";
 import { drain, firstOk, freePort } from "../bench/lib.ts";
 import { SLACK_ALICE } from "../test/fakes/slack.ts";
 import { signSlack } from "../test/helpers/sign.ts";
@@ -28,7 +29,7 @@ mkdirSync(OUT, { recursive: true });
 const build = Bun.spawnSync([process.execPath, "build.ts"], { cwd: ROOT, stdout: "inherit", stderr: "inherit" });
 if (build.exitCode !== 0) process.exit(1);
 
-const fixture = await startFixture();
+const fixture = await startFixture({ channels: SIX_CHANNELS });
 try {
   const port = freePort();
   const daemon = Bun.spawn([BINARY, "run"], {

@@ -5,7 +5,7 @@
  * absolute form of the same name). No scheme, no port, no wildcard.
  */
 
-import { isIP } from "node:net";
+import { ipFamily } from "../kernel/ip.ts";
 
 const LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/i;
 
@@ -24,5 +24,5 @@ export function hostNameKey(name: string): string {
 
 /** Whether `value` is a host name or an IP address (IPv6 with or without brackets): what `[fermix_core.web] allow_hosts` lists. */
 export function isHostOrAddress(value: string): boolean {
-  return isHostName(value) || isIP(value.replace(/^\[(.*)\]$/, "$1")) !== 0;
+  return isHostName(value) || ipFamily(value.replace(/^\[(.*)\]$/, "$1")) !== 0;
 }

@@ -4,7 +4,7 @@
  * whether that address keeps it on this machine (loopback) or opens it to a
  * network, where its pages need the dashboard token (src/http/access.ts).
  */
-import { isIPv4, isIPv6 } from "node:net";
+import { isIPv4, isIPv6 } from "../kernel/ip.ts";
 import { ConfigError } from "./errors.ts";
 import type { Env } from "./load.ts";
 

@@ -19,8 +19,8 @@
  * (src/http/setup/gate.ts).
  */
 import { createHash } from "node:crypto";
-import { isIPv4, isIPv6 } from "node:net";
 import { hostNameKey, isHostName } from "../config/hostname.ts";
+import { isIPv4, isIPv6 } from "../kernel/ip.ts";
 import { cookieValue, overHttps } from "./cookies.ts";
 import { jsonResponse } from "./health.ts";
 import { sameSecret } from "./setup/gate.ts";

@@ -5,12 +5,13 @@
  * carrying the errno name (ENOENT, ELOOP…), as Node's fs errors do.
  *
  * The library is opened on first use, not at import: most turns never touch
- * a file. Linux x86-64 is what the test suite runs. Linux arm64 and macOS
+ * a file. bun:ffi itself is loaded then too: importing it costs an idle
+ * daemon ~2 MiB (docs/performance.md). Linux x86-64 is what the test suite runs. Linux arm64 and macOS
  * (libSystem, x86-64 and arm64) only choose their library, symbols and
  * constants here and are untested; so is the arm64-macOS way of passing
  * openat's mode (see `openatSignature`).
  */
-import { dlopen, FFIType, read } from "bun:ffi";
+import type { FFIType } from "bun:ffi";
 import { constants } from "node:os";
 
 /** The open(2) flags the file tools use, as numbers of this platform. */
@@ -83,18 +84,19 @@ const ERRNO_NAMES = new Map<number, string>(Object.entries(constants.errno).map(
  * declared as the ninth argument — past the eight argument registers, the
  * first stack slot, where the callee looks for it. Untested (no macOS here).
  */
-function openatSignature(platform: string, arch: string) {
+function openatSignature(types: typeof FFIType, platform: string, arch: string) {
   if (platform === "darwin" && arch === "arm64") {
-    const pad = FFIType.i64;
-    return { args: [FFIType.i32, FFIType.ptr, FFIType.i32, pad, pad, pad, pad, pad, FFIType.u64], returns: FFIType.i32 } as const;
+    const pad = types.i64;
+    return { args: [types.i32, types.ptr, types.i32, pad, pad, pad, pad, pad, types.u64], returns: types.i32 } as const;
   }
-  return { args: [FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.u32], returns: FFIType.i32 } as const;
+  return { args: [types.i32, types.ptr, types.i32, types.u32], returns: types.i32 } as const;
 }
 
 function load() {
+  const { dlopen, FFIType, read }: typeof import("bun:ffi") = require("bun:ffi");
   const darwin = process.platform === "darwin";
   const lib = dlopen(darwin ? "libSystem.B.dylib" : "libc.so.6", {
-    openat: openatSignature(process.platform, process.arch),
+    openat: openatSignature(FFIType, process.platform, process.arch),
     mkdirat: { args: [FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
     readlinkat: { args: [FFIType.i32, FFIType.ptr, FFIType.ptr, FFIType.u64], returns: FFIType.i64 },
     [darwin ? "__error" : "__errno_location"]: { args: [], returns: FFIType.ptr },

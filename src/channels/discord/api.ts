@@ -11,14 +11,12 @@
  * they go without the Authorization header, and that token never reaches an
  * error message or a log line.
  */
-import {
-  type APIInteractionResponse,
-  type APIMessage,
-  type RESTGetAPIGatewayBotResult,
-  RESTJSONErrorCodes,
-  type RESTPatchAPIChannelMessageJSONBody,
-  type RESTPostAPIChannelMessageJSONBody,
-  Routes,
+import type {
+  APIInteractionResponse,
+  APIMessage,
+  RESTGetAPIGatewayBotResult,
+  RESTPatchAPIChannelMessageJSONBody,
+  RESTPostAPIChannelMessageJSONBody,
 } from "discord-api-types/v10";
 import { describeError } from "../../kernel/errors.ts";
 import type { Logger } from "../../kernel/log.ts";
@@ -27,6 +25,7 @@ import { SendFailed } from "../../message/index.ts";
 import { PROJECT_URL, VERSION } from "../../version.ts";
 import { readCapped, scrub } from "../net.ts";
 import { type RateLimitBody, RateLimits, routeKey } from "./ratelimit.ts";
+import { RESTJSONErrorCodes, Routes } from "./wire.ts";
 
 /** What a REST call failed with; decides whether anything retries it and what health says. */
 export type DiscordFailure = "unauthorized" | "forbidden" | "not_found" | "formatting" | "rate_limited" | "rejected" | "server" | "network";

@@ -7,7 +7,7 @@
  * THREAD_LIST_SYNC (all under the Guilds intent) do. In memory only: Discord
  * sends it all again after every Identify.
  */
-import { ChannelType } from "discord-api-types/v10";
+import { ChannelType } from "./wire.ts";
 
 const THREAD_TYPES = new Set<number>([ChannelType.AnnouncementThread, ChannelType.PublicThread, ChannelType.PrivateThread]);
 

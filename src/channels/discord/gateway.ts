@@ -19,7 +19,7 @@
  * handler that throws (the inbox at capacity) makes the client resume from
  * the last event it did take in, so Discord replays the rest.
  */
-import { GatewayOpcodes, type GatewayReadyDispatchData } from "discord-api-types/v10";
+import type { GatewayReadyDispatchData } from "discord-api-types/v10";
 import { describeError } from "../../kernel/errors.ts";
 import type { ChannelRuntimeState } from "../../kernel/health.ts";
 import type { Logger } from "../../kernel/log.ts";
@@ -42,6 +42,7 @@ import {
   socketUrl,
 } from "./protocol.ts";
 import type { StoredSession } from "./session.ts";
+import { GatewayOpcodes } from "./wire.ts";
 
 /** One dispatch as its handler sees it. */
 export interface DispatchEvent {

@@ -15,8 +15,8 @@
  */
 import { Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { MessageFlags, MessageType } from "discord-api-types/v10";
 import { type InboundMedia, type InboundMessage, type MediaKind, mediaKindForMime } from "../../message/index.ts";
+import { MessageFlags, MessageType } from "./wire.ts";
 
 export type DiscordParseResult =
   | {

@@ -18,9 +18,10 @@
  */
 import { Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { type APIInteractionResponse, ChannelType, ComponentType, InteractionResponseType, InteractionType, MessageFlags } from "discord-api-types/v10";
+import type { APIInteractionResponse } from "discord-api-types/v10";
 import type { ButtonPress, PressResult } from "../../message/index.ts";
 import { DISCORD_TEXT_LIMIT } from "./outbound.ts";
+import { ChannelType, ComponentType, InteractionResponseType, InteractionType, MessageFlags } from "./wire.ts";
 
 /** What a callback needs: the interaction's id and its token (a credential for 15 minutes: never logged). */
 export interface InteractionRef {

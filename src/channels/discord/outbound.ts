@@ -13,16 +13,7 @@
  * as an interaction (interaction.ts).
  */
 import { statSync } from "node:fs";
-import {
-  AllowedMentionsTypes,
-  type APIActionRowComponent,
-  type APIAllowedMentions,
-  type APIButtonComponentWithCustomId,
-  ButtonStyle,
-  ComponentType,
-  MessageFlags,
-  type RESTPostAPIChannelMessageJSONBody,
-} from "discord-api-types/v10";
+import type { APIActionRowComponent, APIAllowedMentions, APIButtonComponentWithCustomId, RESTPostAPIChannelMessageJSONBody } from "discord-api-types/v10";
 import { isSingleEmoji } from "../../kernel/emoji.ts";
 import { formatMb, MB } from "../../kernel/sizes.ts";
 import {
@@ -37,6 +28,7 @@ import {
 } from "../../message/index.ts";
 import { type DiscordApi, DiscordApiError } from "./api.ts";
 import { discordProfile } from "./profile.ts";
+import { AllowedMentionsTypes, ButtonStyle, ComponentType, MessageFlags } from "./wire.ts";
 
 /** The outbound media cap for Discord: its upload limit for a bot's message. */
 export const DISCORD_MEDIA_CAP = 10 * MB;

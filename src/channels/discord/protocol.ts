@@ -5,7 +5,8 @@
  * the wait after an Invalid Session, reconnect backoff, and how a frame off
  * the socket is read. The gateway client (gateway.ts) does the I/O.
  */
-import { GatewayCloseCodes, type GatewayIdentify, GatewayIntentBits, GatewayOpcodes, type GatewayResume, GatewayVersion } from "discord-api-types/v10";
+import type { GatewayIdentify, GatewayResume } from "discord-api-types/v10";
+import { GatewayCloseCodes, GatewayIntentBits, GatewayOpcodes, GatewayVersion } from "./wire.ts";
 
 /** Guilds, GuildMessages, DirectMessages and MessageContent: 37377. */
 export const FERMIX_INTENTS = GatewayIntentBits.Guilds | GatewayIntentBits.GuildMessages | GatewayIntentBits.DirectMessages | GatewayIntentBits.MessageContent;

@@ -8,9 +8,11 @@
  * mapped and compatible forms by the IPv4 address inside (node's BlockList
  * does that), the tunnelled forms refused outright.
  *
- * The ranges are data; node:net's BlockList does the matching.
+ * The ranges are data; node:net's BlockList does the matching, loaded at the
+ * first address judged (node:net costs an idle daemon memory; docs/performance.md).
  */
-import { BlockList, isIP } from "node:net";
+import type { BlockList } from "node:net";
+import { ipFamily } from "../../../kernel/ip.ts";
 
 /** Why an address is not public, in a few words the model and the owner read. */
 export type AddressKind = "loopback" | "private" | "link-local" | "multicast" | "unspecified" | "reserved" | "tunnelled" | "metadata";
@@ -60,26 +62,32 @@ const V6: readonly Range[] = [
 
 /** One BlockList per kind, most specific kinds first, so an address is named by the narrowest range that holds it. */
 const ORDER: readonly AddressKind[] = ["metadata", "loopback", "unspecified", "link-local", "private", "multicast", "tunnelled", "reserved"];
-const LISTS: ReadonlyArray<readonly [AddressKind, BlockList]> = ORDER.map((kind) => {
-  const list = new BlockList();
-  for (const [network, prefix, of] of V4) if (of === kind) list.addSubnet(network, prefix, "ipv4");
-  for (const [network, prefix, of] of V6) if (of === kind) list.addSubnet(network, prefix, "ipv6");
-  return [kind, list] as const;
-});
+let lists: ReadonlyArray<readonly [AddressKind, BlockList]> | undefined;
+function blockLists(): ReadonlyArray<readonly [AddressKind, BlockList]> {
+  if (lists) return lists;
+  const net: typeof import("node:net") = require("node:net");
+  lists = ORDER.map((kind) => {
+    const list = new net.BlockList();
+    for (const [network, prefix, of] of V4) if (of === kind) list.addSubnet(network, prefix, "ipv4");
+    for (const [network, prefix, of] of V6) if (of === kind) list.addSubnet(network, prefix, "ipv6");
+    return [kind, list] as const;
+  });
+  return lists;
+}
 
 /** What kind of non-public address `address` is, or null when it is a public unicast address (or not an IP address at all). */
 export function nonPublicKind(address: string): AddressKind | null {
   const bare = address.replace(/^\[(.*)\]$/, "$1");
-  const family = isIP(bare);
+  const family = ipFamily(bare);
   if (family === 0) return null;
   const type = family === 4 ? "ipv4" : "ipv6";
-  for (const [kind, list] of LISTS) if (list.check(bare, type)) return kind;
+  for (const [kind, list] of blockLists()) if (list.check(bare, type)) return kind;
   return null;
 }
 
 /** Whether `value` is an IP address literal (IPv6 with or without brackets). */
 export function isAddress(value: string): boolean {
-  return isIP(value.replace(/^\[(.*)\]$/, "$1")) !== 0;
+  return ipFamily(value.replace(/^\[(.*)\]$/, "$1")) !== 0;
 }
 
 /** A kind in words, for a refusal: "a loopback address", "the cloud metadata address"… */

@@ -19,9 +19,8 @@
  * - the body is read up to `maxBytes` (after decompression) and the rest is
  *   never downloaded; the whole fetch has one deadline.
  */
-import { lookup } from "node:dns/promises";
-import { isIP } from "node:net";
 import { describeError } from "../../../kernel/errors.ts";
+import { ipFamily } from "../../../kernel/ip.ts";
 import { VERSION } from "../../../version.ts";
 import { ToolError } from "../errors.ts";
 import { isAddress, kindWords, nonPublicKind } from "./address.ts";
@@ -57,7 +56,11 @@ export interface ReachPolicy {
 }
 
 /** The system resolver (getaddrinfo: /etc/hosts, then DNS), every answer. */
-export const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+export const systemResolver: Resolver = async (host) => {
+  // Loaded at the first lookup: node:dns costs an idle daemon memory it would spend on nothing (docs/performance.md).
+  const { lookup } = await import("node:dns/promises");
+  return (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+};
 
 /**
  * Bun's fetch to the checked address: the Host header and TLS's server name
@@ -107,7 +110,7 @@ export async function reach(url: URL, policy: ReachPolicy): Promise<Target> {
   }
   const address = addresses[0]!;
   const connectUrl = new URL(url.href);
-  connectUrl.hostname = isIP(address) === 6 ? `[${address}]` : address;
+  connectUrl.hostname = ipFamily(address) === 6 ? `[${address}]` : address;
   return {
     url,
     connectUrl,
