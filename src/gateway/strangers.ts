@@ -12,6 +12,12 @@ import type { GatewayChannel } from "../message/index.ts";
 
 /** How often the dropped messages are summed up in the log. */
 export const STRANGER_SUMMARY_MS = 60_000;
+/**
+ * How many distinct senders a minute's summary tells apart. A flood from a million made-up senders
+ * would otherwise keep a million names in memory until the line is written; past this, it says
+ * "at least".
+ */
+export const STRANGER_SENDERS_COUNTED = 10_000;
 
 export class StrangerTally {
   private messages = 0;
@@ -34,15 +40,16 @@ export class StrangerTally {
       return;
     }
     this.messages++;
-    this.senders.add(`${channel}:${senderId}`);
+    if (this.senders.size < STRANGER_SENDERS_COUNTED) this.senders.add(`${channel}:${senderId}`);
   }
 
   /** Say what was dropped since the first of the spell; the next drop after a quiet minute starts a new spell. */
   private summarize(): void {
     this.timer = null;
     if (this.messages === 0) return;
+    const some = this.senders.size >= STRANGER_SENDERS_COUNTED ? "at least " : "";
     this.log.info(
-      `${this.messages} more message${this.messages === 1 ? "" : "s"} from ${this.senders.size} unauthorized sender${this.senders.size === 1 ? "" : "s"} dropped`,
+      `${this.messages} more message${this.messages === 1 ? "" : "s"} from ${some}${this.senders.size} unauthorized sender${this.senders.size === 1 ? "" : "s"} dropped`,
       {
         messages: this.messages,
         senders: this.senders.size,

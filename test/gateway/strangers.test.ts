@@ -1,6 +1,6 @@
 /** The log of dropped strangers (src/gateway/strangers.ts): the first at once, then a line a minute with the counts. */
 import { expect, test } from "bun:test";
-import { StrangerTally } from "../../src/gateway/strangers.ts";
+import { STRANGER_SENDERS_COUNTED, StrangerTally } from "../../src/gateway/strangers.ts";
 import { createLogger } from "../../src/kernel/log.ts";
 import { FakeClock } from "../helpers/clock.ts";
 
@@ -22,5 +22,16 @@ test("a flood is one line at once and one a minute, not a line per message; a qu
   tally.drop("telegram", "43");
   expect(lines.at(-1)).toContain('msg="message from an unauthorized sender dropped" channel=telegram sender=43');
   expect(lines).toHaveLength(4);
+  tally.close();
+});
+
+test("a flood from more senders than are told apart keeps that many names, and says at least", async () => {
+  const lines: string[] = [];
+  const clock = new FakeClock();
+  const tally = new StrangerTally(createLogger({ FERMIX_LOG_LEVEL: "info" }, { write: (line) => void lines.push(line) }), clock, 60_000);
+  const drops = STRANGER_SENDERS_COUNTED * 3;
+  for (let i = 0; i <= drops; i++) tally.drop("slack", `U${i}`);
+  await clock.advance(60_000);
+  expect(lines.at(-1)).toContain(`msg="${drops} more messages from at least ${STRANGER_SENDERS_COUNTED} unauthorized senders dropped"`);
   tally.close();
 });
