@@ -46,7 +46,7 @@ export interface SandboxOptions {
 
 export interface Sandbox {
   control: SandboxControl;
-  /** The workspace tools for a turn (GatewayDeps.extraTools). */
+  /** The workspace tools for a turn (one of the core's extraTools offers, src/daemon/core.ts). */
   tools(scope: ToolScope): Tool[];
   /** A button press from a channel (AdapterContext.press). */
   press(press: ButtonPress): Promise<PressResult>;
