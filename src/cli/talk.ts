@@ -14,7 +14,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import type { Socket } from "bun";
 import { LineDecoder } from "../channels/lines.ts";
-import { pcmMs, pcmToWav, WavError, wavToPcm } from "../channels/realtime/pcm.ts";
+import { BYTES_PER_SAMPLE, pcmMs, pcmToWav, SAMPLE_RATE, WavError, wavToPcm } from "../channels/realtime/pcm.ts";
 import { type CompanionEvent, type CompanionRequest, encodeEvent } from "../channels/realtime/protocol.ts";
 import { pathsFor, resolveHome } from "../config/paths.ts";
 import { describeError } from "../kernel/errors.ts";
@@ -41,7 +41,7 @@ Options:
 
 /** How much audio goes up per frame when a recording is sent (ms): small frames, as a microphone would send. */
 const FRAME_MS = 100;
-const FRAME_BYTES = (24_000 * 2 * FRAME_MS) / 1000;
+const FRAME_BYTES = (SAMPLE_RATE * BYTES_PER_SAMPLE * FRAME_MS) / 1000;
 
 export interface TalkArgs {
   input?: string;

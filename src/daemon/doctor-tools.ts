@@ -7,7 +7,6 @@
  * really answers shows in the running daemon's health and status page.
  */
 import { accessSync, constants, existsSync } from "node:fs";
-import { join } from "node:path";
 import type { Env } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
 import { webSettings } from "../config/web.ts";
@@ -75,19 +74,11 @@ export function mcpDoctorRows(config: Config, env: Env, home: string): ToolDocto
 
 /** The program a command names: a path (checked to be executable), or the first executable of that name on PATH. */
 function findProgram(command: string, path: string): string | undefined {
-  const executable = (file: string) => {
-    try {
-      accessSync(file, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (command.includes("/")) return executable(command) ? command : undefined;
-  for (const dir of path.split(":")) {
-    if (dir === "") continue;
-    const file = join(dir, command);
-    if (executable(file)) return file;
+  if (!command.includes("/")) return Bun.which(command, { PATH: path }) ?? undefined;
+  try {
+    accessSync(command, constants.X_OK);
+    return command;
+  } catch {
+    return undefined;
   }
-  return undefined;
 }

@@ -103,7 +103,8 @@ export function pathAndQuery(url: string): string {
   return start < 0 ? "/" : url.slice(start);
 }
 
-const pathOf = (url: string) => {
+/** The path of `url`, without its query or fragment. */
+export const pathOf = (url: string) => {
   const rest = pathAndQuery(url);
   const end = rest.search(/[?#]/);
   return end < 0 ? rest : rest.slice(0, end);

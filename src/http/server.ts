@@ -10,7 +10,7 @@
  */
 import type { Server } from "bun";
 import type { Logger } from "../kernel/log.ts";
-import { pathAndQuery, routerReadsPath } from "./access.ts";
+import { pathAndQuery, pathOf, routerReadsPath } from "./access.ts";
 import { jsonResponse } from "./health.ts";
 
 export const MAX_BODY_BYTES = 1_000_000;
@@ -85,8 +85,7 @@ async function bufferUnsizedBody(request: Request): Promise<Request | Response> 
 /** The route a WebSocket upgrade request asks for, if it is one. */
 function socketRouteFor(request: Request, routes: readonly SocketRoute[]): SocketRoute | undefined {
   if (routes.length === 0 || request.headers.get("upgrade")?.toLowerCase() !== "websocket") return undefined;
-  const rest = pathAndQuery(request.url);
-  const path = rest.slice(0, rest.search(/[?#]|$/));
+  const path = pathOf(request.url);
   return routes.find((route) => route.path === path);
 }
 

@@ -199,13 +199,9 @@ export class McpHub {
   /** The connection is gone or never came: withdraw the tools and try again after the backoff. */
   private lost(entry: Entry, generation: number, problem: string, error?: unknown): void {
     if (entry.generation !== generation || !this.running) return;
-    const connection = entry.connection;
-    entry.generation++;
-    entry.connection = undefined;
-    entry.tools = [];
+    void this.retire(entry);
     entry.state = "restarting";
     entry.problem = problem;
-    void connection?.close().catch(() => {});
     const { firstMs, maxMs } = this.options.backoff ?? { firstMs: 1000, maxMs: 60_000 };
     const delay = Math.min(firstMs * 2 ** entry.failures, maxMs);
     entry.failures++;

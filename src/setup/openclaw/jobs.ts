@@ -18,6 +18,7 @@
  */
 import { MIN_REPEAT_MS, parseWhen, WhenError } from "../../agent/jobs/when.ts";
 import type { Config } from "../../config/schema.ts";
+import { conversationKey } from "../../message/index.ts";
 import type { Job, NewJob } from "../../store/jobs.ts";
 import type { ImportedChannel } from "./channels.ts";
 import { objectOf } from "./json5.ts";
@@ -92,7 +93,7 @@ export function planJobs(input: JobsInput): JobsPlan {
       dueAt: when.dueAt,
       origin: {
         channel: target.channel.name,
-        conversation: `${target.channel.name}:${target.chatId}:${target.threadId ?? ""}`,
+        conversation: conversationKey({ channel: target.channel.name, chatId: target.chatId, threadId: target.threadId }),
         senderId: target.owner,
         role: "operator",
       },
