@@ -5,7 +5,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
-import type { PromptSection, TurnRequest } from "../agent/agent.ts";
+import type { TurnRequest } from "../agent/agent.ts";
 import { ComputerDesk } from "../agent/computer/desk.ts";
 import { computerTool } from "../agent/computer/tool.ts";
 import { jobTools } from "../agent/jobs/tools.ts";
@@ -126,10 +126,6 @@ export interface Core {
   desk: ComputerDesk;
   /** Realtime voice's sessions and companions (the daemon serves them on its socket and the /talk page). */
   voice: VoiceDesk;
-  /** The tools the features offer a scope, before the role table filters them (realtime voice asks for its own). */
-  extraTools(scope: ToolScope): Tool[];
-  /** The sections every turn's instructions get (memory, skills, the latest voice conversation). */
-  sections(request: TurnRequest): PromptSection[];
   /** The owner's MCP servers and their tools; started by the daemon (and by `fermix ask` without one), following reloads. */
   mcp: McpHub;
   /** Replay the inbox and resume the outbox: what a crash left behind. */
@@ -210,7 +206,9 @@ export function buildCore(options: CoreOptions): Core {
     return settings.enabled ? memorySection(memory, { items: settings.prompt_items, chars: settings.prompt_chars })(request) : [];
   };
   // The owner's latest voice conversation, for their text turns (realtime voice keeps its own history).
-  const recap = voiceRecap({ conversation: () => voiceConversation(localUser()), conversations, now: Date.now });
+  // The account the daemon runs as cannot change while it runs: its conversation key is worked out once, not per turn.
+  const ownerVoice = voiceConversation(localUser());
+  const recap = voiceRecap({ conversation: () => ownerVoice, conversations, now: Date.now });
   const sectionFeatures = [memoryPrompt, skillsSection(skills), recap];
   const sections = (request: TurnRequest) => sectionFeatures.flatMap((section) => section(request));
   const providerLog = log.child({ component: "provider" });
@@ -460,8 +458,6 @@ export function buildCore(options: CoreOptions): Core {
     channels,
     sandbox,
     desk,
-    extraTools,
-    sections,
     voice,
     mcp,
     reconfigure(next) {
