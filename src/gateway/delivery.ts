@@ -25,7 +25,6 @@ import { Retrier } from "./delivery/retrier.ts";
 import { PartSender } from "./delivery/send.ts";
 import type { Presenter, SendOutcome, Setting, TextFile } from "./delivery/types.ts";
 
-export { DEFAULT_MAX_PARTS } from "./delivery/record.ts";
 export type { Presenter, RenderedReply, SendOutcome, Setting, TextFile } from "./delivery/types.ts";
 
 export interface DeliveryDeps {
@@ -53,7 +52,7 @@ export interface DeliveryDeps {
 }
 
 export const DEFAULT_HORIZON_MS = 15 * 60_000;
-export const DEFAULT_HOLD_MS = 60_000;
+const DEFAULT_HOLD_MS = 60_000;
 
 export class Delivery {
   private readonly health: SendHealth;

@@ -141,7 +141,7 @@ export interface RoleSources {
 }
 
 /** The line of the table for a tool name: a fixed tool's, or the rule of the MCP server it belongs to; undefined: nobody's. */
-export function ruleFor(name: string, sources: RoleSources = {}): ToolRule | undefined {
+function ruleFor(name: string, sources: RoleSources = {}): ToolRule | undefined {
   const fixed = TOOL_TABLE[name];
   if (fixed) return fixed;
   const server = mcpServerOf(name);

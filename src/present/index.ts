@@ -3,7 +3,6 @@
  * gateway needs to turn a reply's Markdown into messages, stream it, and
  * send it with the plain-text fallback.
  */
-export { type Clock, systemClock } from "../kernel/clock.ts";
 export { type AttachmentSender, type DeliverOptions, deliverReply, sendRendered, tempFileSender } from "./deliver.ts";
 export type { Dialect } from "./dialects/base.ts";
 export { editWithFallback, sendWithFallback } from "./fallback.ts";

@@ -116,11 +116,6 @@ export class DesktopSession {
     return new DesktopSession(display, geometryFor(display.width, display.height), programs, options.dir, path, options.log);
   }
 
-  /** The processes of the session still running (the X server first). */
-  processIds(): number[] {
-    return [...(this.display.server ? [this.display.server] : []), ...this.programs].filter((p) => p.running()).map((p) => p.pid);
-  }
-
   /** Do one action (screenshot and wait touch nothing). Throws with xdotool's words when it fails. */
   async perform(action: DesktopAction, signal?: AbortSignal): Promise<void> {
     this.lastUsedAt = Date.now();

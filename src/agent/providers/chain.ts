@@ -64,11 +64,6 @@ export class ProviderChain implements Provider {
     this.name = links[0]!.name;
   }
 
-  /** The providers in the order they are tried. */
-  get names(): string[] {
-    return this.links.map((link) => link.name);
-  }
-
   stream(request: ModelRequest): AsyncIterable<ProviderEvent> {
     return this.run(request, 0, () => {});
   }

@@ -9,8 +9,6 @@ import type { ServerEvent } from "./protocol.ts";
 /** The local user's conversation: `ask` and `chat` share it, so context carries over. */
 export const CLI_CHAT_ID = "local";
 
-export { localUser } from "../local-user.ts";
-
 export function cliMessage(text: string): InboundMessage {
   return {
     channel: "cli",

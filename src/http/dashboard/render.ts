@@ -164,7 +164,7 @@ function toolServersCard(view: DashboardView): Html {
   const status = servers.some((s) => s.state === "restarting") ? "degraded" : servers.some((s) => s.state === "starting") ? "starting" : "ready";
   const rows = servers.map(
     (s) =>
-      html`<dt>${s.name}</dt><dd data-mcp-server="${s.name}" data-state="${s.state}">${pill(s.state === "restarting" ? "degraded" : s.state === "disabled" ? "disabled" : s.state)} ${s.state === "ready" ? `${s.tools} tool${s.tools === 1 ? "" : "s"}` : (s.problem ?? "")} <span class="muted">(${TRANSPORT_WORDS[s.transport]})</span></dd>`,
+      html`<dt>${s.name}</dt><dd data-mcp-server="${s.name}" data-state="${s.state}">${pill(s.state === "restarting" ? "degraded" : s.state)} ${s.state === "ready" ? `${s.tools} tool${s.tools === 1 ? "" : "s"}` : (s.problem ?? "")} <span class="muted">(${TRANSPORT_WORDS[s.transport]})</span></dd>`,
   );
   return html`<article class="card tool-servers" data-status="${status}"><h3>Tool servers (MCP) ${pill(status)}</h3>
 <dl>${rows}</dl></article>`;

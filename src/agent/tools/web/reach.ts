@@ -138,8 +138,6 @@ export interface Fetched {
   body: Uint8Array;
   /** The body was longer than maxBytes; only the first maxBytes were read. */
   cut: boolean;
-  /** The declared length, when the server gave one. */
-  declaredBytes?: number;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -176,7 +174,6 @@ export async function guardedFetch(url: URL, limits: FetchLimits, policy: ReachP
         }
         continue;
       }
-      const declared = Number(response.headers.get("content-length") ?? Number.NaN);
       const { body, cut } = await readLimited(response, limits.maxBytes);
       return {
         requested: url,
@@ -185,7 +182,6 @@ export async function guardedFetch(url: URL, limits: FetchLimits, policy: ReachP
         contentType: (response.headers.get("content-type") ?? "").toLowerCase(),
         body,
         cut,
-        ...(Number.isFinite(declared) ? { declaredBytes: declared } : {}),
       };
     }
   } catch (error) {
