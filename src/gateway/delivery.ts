@@ -64,7 +64,7 @@ export class Delivery {
   constructor(private readonly deps: DeliveryDeps) {
     const now = deps.now ?? Date.now;
     this.now = now;
-    this.health = new SendHealth(now);
+    this.health = new SendHealth(now, (channel) => deps.log.info("channel takes messages again", { channel }));
     this.sender = new PartSender({ outbox: deps.outbox, health: this.health, telemetry: deps.telemetry, log: deps.log });
     this.retrier = new Retrier({
       outbox: deps.outbox,

@@ -49,3 +49,17 @@ test("a refusal that cannot heal does not put the channel in trouble", () => {
   health.failed("slack", { transient: false, status: 403, reason: "HTTP 403" });
   expect(health.isFailing("slack")).toBe(false);
 });
+
+test("a channel coming out of trouble is heard once, also when a watched port's message is what went through first", async () => {
+  const time = new FakeClock(1_000_000);
+  const recovered: string[] = [];
+  const health = new SendHealth(time.now, (channel) => recovered.push(channel));
+  const port = watchedPort("telegram", TARGET, scriptedPlatform(time.now).port, health);
+  health.failed("telegram", { transient: true, status: 502, reason: "HTTP 502" });
+  await port.sendText({ text: "hello", notify: true, linkPreview: false, plain: true });
+  // The recorded part's own report after the port's finds the channel already well: nothing more is said.
+  health.delivered("telegram", TARGET);
+  expect(recovered).toEqual(["telegram"]);
+  await port.sendText({ text: "again", notify: true, linkPreview: false, plain: true });
+  expect(recovered).toEqual(["telegram"]);
+});

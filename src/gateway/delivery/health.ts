@@ -18,7 +18,14 @@ export class SendHealth {
   /** Per chat: when a call to it last went through (epoch ms). */
   private readonly reachedAt = new Map<string, number>();
 
-  constructor(private readonly now: () => number) {}
+  /**
+   * `onRecovered` hears a channel come out of trouble, once, whichever call went through first: a
+   * recorded part (delivery/send.ts) or any call of a watched port (typing, an edit, a reaction).
+   */
+  constructor(
+    private readonly now: () => number,
+    private readonly onRecovered: (channel: GatewayChannel) => void = () => {},
+  ) {}
 
   /** A send failed: a failure that may heal puts the channel in trouble (from its first such failure). */
   failed(channel: GatewayChannel, failure: SendFailure): void {
@@ -30,7 +37,9 @@ export class SendHealth {
   /** A message went through (sent or edited): the chat is reached and the channel out of trouble; true when it was in trouble. */
   delivered(channel: GatewayChannel, target: ReplyTarget): boolean {
     this.reached(channel, target);
-    return this.failing.delete(channel);
+    const recovered = this.failing.delete(channel);
+    if (recovered) this.onRecovered(channel);
+    return recovered;
   }
 
   /** Some call to the chat went through. */

@@ -22,7 +22,7 @@ export class PartSender {
   constructor(private readonly deps: PartSenderDeps) {}
 
   async send(part: OutboxPart, port: ReplyPort): Promise<SentMessage> {
-    const { outbox, telemetry, log } = this.deps;
+    const { outbox, telemetry } = this.deps;
     const started = performance.now();
     const channel = part.channel;
     outbox.markSending(part.id);
@@ -43,7 +43,7 @@ export class PartSender {
       throw error;
     }
     outbox.markSent(part, sent.id);
-    if (this.deps.health.delivered(channel, part.target)) log.info("channel takes messages again", { channel });
+    this.deps.health.delivered(channel, part.target);
     telemetry.emit("channel.message", { measurements: { count: 1 }, metadata: { channel, direction: "outbound" } });
     telemetry.emit("channel.reply", {
       measurements: { duration_ms: performance.now() - started, parts: 1 },
