@@ -34,6 +34,7 @@ export class ConversationStore {
   private readonly newWindowStmt: Statement;
   private readonly compactStmt: Statement;
   private readonly recentUserStmt: Statement;
+  private readonly latestStmt: Statement;
   private readonly chatStmt: Statement;
   private readonly updatedStmt: Statement;
 
@@ -60,6 +61,9 @@ export class ConversationStore {
     this.recentUserStmt = db.query(
       "SELECT content AS text FROM messages WHERE conversation = ?1 AND sender_id = ?2 AND role = 'user' ORDER BY id DESC LIMIT ?3",
     );
+    this.latestStmt = db.query(
+      "SELECT id, role, content AS text, sender_id, sender_name, sender_trusted FROM messages WHERE conversation = ?1 AND window = ?2 AND compacted = 0 AND role != 'summary' ORDER BY id DESC LIMIT ?3",
+    );
     this.chatStmt = db.query("SELECT 1 AS found FROM conversations WHERE substr(key, 1, length(?1)) = ?1 LIMIT 1");
     this.updatedStmt = db.query("SELECT updated_at FROM conversations WHERE key = ?1");
   }
@@ -71,6 +75,11 @@ export class ConversationStore {
   /** The current window's messages, oldest first (a summary, if any, comes first). */
   history(key: string): HistoryMessage[] {
     return (this.historyStmt.all(key, this.window(key)) as HistoryRow[]).map(historyMessage);
+  }
+
+  /** The latest `limit` messages of the conversation's current window, oldest first, without its summary: its tail, read without the rest. */
+  latest(key: string, limit: number): HistoryMessage[] {
+    return (this.latestStmt.all(key, this.window(key), limit) as HistoryRow[]).map(historyMessage).reverse();
   }
 
   /** Append a message; a user message names its sender (who said it, in a group, and whether their words are trusted). */

@@ -28,7 +28,7 @@ import { SAMPLE_RATE } from "./pcm.ts";
 import { realtimeProfile } from "./profile.ts";
 import { type CompanionEvent, type CompanionRequest, PROTOCOL_VERSION, type TurnDetection } from "./protocol.ts";
 import { type SessionEnd, VoiceSession, type VoiceSessionDeps } from "./session.ts";
-import { voiceInstructions } from "./voice-prompt.ts";
+import { EARLIER_ROWS, voiceInstructions } from "./voice-prompt.ts";
 
 /** The owner's voice conversation, `realtime:<owner>:`: its own history, apart from every chat's. */
 export function voiceConversation(owner: string): string {
@@ -43,7 +43,7 @@ export interface VoiceDeskServices {
   settings(): RealtimeSettings | undefined;
   /** The machine's own user: the owner on this surface. */
   owner(): string;
-  conversations: Pick<ConversationStore, "append" | "history">;
+  conversations: Pick<ConversationStore, "append" | "latest">;
   /** SOUL.md as it is now. */
   soul(): string;
   /** The sections the text turns' instructions get (memory, skills), for a request. */
@@ -195,7 +195,7 @@ export class VoiceDesk {
         soul: services.soul(),
         now: new Date(),
         sections: services.sections(request),
-        history: services.conversations.history(conversation),
+        history: services.conversations.latest(conversation, EARLIER_ROWS),
         extra: settings.instructionsExtra,
       });
     };

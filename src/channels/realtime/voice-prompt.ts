@@ -22,6 +22,14 @@ export const EARLIER_HEADING = "Earlier in this voice conversation";
 /** How much of the voice conversation so far the instructions carry (characters, newest kept). */
 const EARLIER_CHARS = 2000;
 
+/**
+ * How many of a conversation's latest messages can give `chars` characters of lines: each line takes
+ * at least six ("You: " and its newline), so no more than this many fit. Reading this tail instead of
+ * the whole history gives the same lines (a voice conversation is never compacted and keeps growing).
+ */
+export const rowsFor = (chars: number): number => Math.ceil(chars / 6) + 1;
+export const EARLIER_ROWS = rowsFor(EARLIER_CHARS);
+
 /** The last lines of the voice conversation, newest kept, at most EARLIER_CHARS characters. */
 export function earlierLines(history: readonly HistoryMessage[], chars = EARLIER_CHARS): string {
   const lines: string[] = [];
@@ -69,7 +77,7 @@ const RECAP_CHARS = 1200;
 export interface RecapSource {
   /** The owner's voice conversation key. */
   conversation(): string;
-  conversations: { history(key: string): HistoryMessage[]; lastActivity(key: string): number | null };
+  conversations: { latest(key: string, limit: number): HistoryMessage[]; lastActivity(key: string): number | null };
   now(): number;
 }
 
@@ -88,7 +96,7 @@ export function voiceRecap(source: RecapSource): (request: TurnRequest) => Promp
     if (request.conversation === key) return [];
     const last = source.conversations.lastActivity(key);
     if (last === null || source.now() - last > RECAP_WITHIN_MS) return [];
-    const lines = earlierLines(source.conversations.history(key), RECAP_CHARS);
+    const lines = earlierLines(source.conversations.latest(key, rowsFor(RECAP_CHARS)), RECAP_CHARS);
     if (lines === "") return [];
     return [{ title: `${RECAP_HEADING} (last words at ${new Date(last).toISOString()})`, body: lines }];
   };

@@ -1,7 +1,7 @@
 /** A voice session's instructions, and the recap of the latest voice conversation that the owner's text turns get. */
 import { describe, expect, test } from "bun:test";
 import type { TurnRequest } from "../../../src/agent/agent.ts";
-import { earlierLines, voiceInstructions, voiceRecap } from "../../../src/channels/realtime/voice-prompt.ts";
+import { earlierLines, rowsFor, voiceInstructions, voiceRecap } from "../../../src/channels/realtime/voice-prompt.ts";
 import type { HistoryMessage } from "../../../src/store/conversations.ts";
 
 const HISTORY: HistoryMessage[] = [
@@ -27,7 +27,7 @@ const request = (over: { role?: "operator" | "user"; shared?: boolean; conversat
 const recap = (lastAt: number | null) =>
   voiceRecap({
     conversation: () => "realtime:alice:",
-    conversations: { history: () => HISTORY, lastActivity: () => lastAt },
+    conversations: { latest: () => HISTORY, lastActivity: () => lastAt },
     now: () => NOW,
   });
 
@@ -68,4 +68,11 @@ describe("the recap in the owner's text turns", () => {
     expect(recap(NOW - 25 * 3600_000)(request({}))).toEqual([]);
     expect(recap(null)(request({}))).toEqual([]);
   });
+});
+
+test("the tail rowsFor(chars) reads gives the same lines as the whole history, even of empty messages", () => {
+  for (const chars of [40, 1200, 2000]) {
+    const many = Array.from({ length: 2000 }, (_, i) => ({ id: i, role: i % 2 === 0 ? "user" : "assistant", text: i % 3 === 0 ? "" : `said ${i}` }) as const);
+    expect(earlierLines(many.slice(-rowsFor(chars)), chars)).toBe(earlierLines(many, chars));
+  }
 });
