@@ -18,6 +18,7 @@
  *   const answer = await fake.waitForInteractionAnswer(id)          { type: 4 | 7, data }
  *   fake.gateway.closeCurrent(4014) / drop() / sendRaw({op: 7, d: null}) / ackHeartbeats = false
  *   fake.rest.rateLimitNext("messages.create", 1.5) / fake.rest.faults.add(api, {status, body})
+ *   fake.rest.failUploadsNext("messages.create", 1000)   500 to creates that upload files only
  *
  * Usage:
  *   const discord = startDiscordFake();

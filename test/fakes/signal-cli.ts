@@ -13,8 +13,9 @@
  *   response, files? }: files are the attachments as read at that moment);
  * - `control.json`: { pid, port } of a loopback HTTP control server that
  *   takes POST /notify { params } (write a `receive` notification), /raw
- *   { line } (write any stdout line), /fail { method, error, times? } (answer
- *   the next such requests with that JSON-RPC error), /hold { method } (never
+ *   { line } (write any stdout line), /fail { method, error, times?,
+ *   attachments? } (answer the next such requests — with `attachments: true`
+ *   only those that name files — with that JSON-RPC error), /hold { method } (never
  *   answer the next such request), /exit { code, stderr? } (die now).
  *
  * Results are shaped like signal-cli's: `send`, `sendReaction` and
@@ -71,6 +72,8 @@ interface ControlBody {
   method?: string;
   error?: RpcError;
   times?: number;
+  /** With /fail: only requests that name attachments fail. */
+  attachments?: boolean;
   code?: number;
   stderr?: string;
 }
@@ -98,7 +101,7 @@ const controlServer = Bun.serve({
         stdoutLine(String(body.line));
         return Response.json({ ok: true });
       case "/fail": {
-        const method = String(body.method);
+        const method = body.attachments ? `${String(body.method)}+attachments` : String(body.method);
         const list = failures.get(method) ?? [];
         for (let i = 0; i < (body.times ?? 1); i++) list.push(body.error!);
         failures.set(method, list);
@@ -210,7 +213,7 @@ function handle(line: string): void {
   // The files as signal-cli would read them now: name and size of what each path points at.
   const paths = attachmentPaths(params);
   const files = paths.length ? paths.map((path) => ({ path, name: basename(path), size: existsSync(path) ? statSync(path).size : -1 })) : undefined;
-  const injected = failures.get(method)?.shift();
+  const injected = (paths.length > 0 ? failures.get(`${method}+attachments`)?.shift() : undefined) ?? failures.get(method)?.shift();
   const outcome = injected ? { error: injected } : answer(method, params);
   const response = { jsonrpc: "2.0", ...outcome, id: request.id };
   record(response, files);

@@ -118,6 +118,8 @@ export interface SignalFake {
   raw(line: string): Promise<void>;
   /** Answer the next `times` requests of `method` with this JSON-RPC error. */
   fail(method: string, error: { code: number; message: string }, times?: number): Promise<void>;
+  /** Answer the next `times` `send` requests that name attachments with this JSON-RPC error; text-only sends go through. */
+  failAttachmentSends(error: { code: number; message: string }, times?: number): Promise<void>;
   /** Never answer the next request of `method`. */
   hold(method: string): Promise<void>;
   /** Kill the running fake (it exits with `code`, after writing `stderr`). */
@@ -250,6 +252,7 @@ export function startSignalFake(options: { account?: string } = {}): SignalFake 
     receive: (params) => control("/notify", { params }),
     raw: (line) => control("/raw", { line }),
     fail: (method, error, times = 1) => control("/fail", { method, error, times }),
+    failAttachmentSends: (error, times = 1) => control("/fail", { method: "send", error, times, attachments: true }),
     hold: (method) => control("/hold", { method }),
     exit: (code, stderr) => control("/exit", { code, stderr }),
     starts: () => readJsonl("starts.jsonl"),

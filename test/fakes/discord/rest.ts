@@ -165,7 +165,8 @@ export class FakeRest {
     }
     this.requests.push(record);
     const headers = this.rateHeaders(route.api);
-    const fault = this.faults.take(route.api);
+    // A fault queued for `<api>+files` hits only a call that uploads files (see failUploadsNext).
+    const fault = (record.files.length > 0 ? this.faults.take(`${route.api}+files`) : undefined) ?? this.faults.take(route.api);
     if (fault) return this.reply(record, fault.status, fault.body, { ...headers, ...fault.headers });
     // An interaction's token authenticates its callback: the bot token is neither needed nor checked.
     if (route.api === "interactions.callback") {
@@ -175,6 +176,15 @@ export class FakeRest {
     if (record.headers.authorization !== `Bot ${this.token()}`) return this.reply(record, 401, { message: "401: Unauthorized", code: 0 }, headers);
     const answer = this.answer(route, record);
     return this.reply(record, answer.status, answer.body, headers);
+  }
+
+  /**
+   * Answer the next `times` calls on `api` that upload files (multipart with
+   * `files[n]` parts) with Discord's 500 (`{ message: "500: Internal Server
+   * Error", code: 0 }`); the same calls without files go through.
+   */
+  failUploadsNext(api = "messages.create", times = 1, status = 500): void {
+    this.faults.add(`${api}+files`, { status, body: { message: `${status}: Internal Server Error`, code: 0 } }, times);
   }
 
   /** Script a 429 for the next call on `api`: Discord's body and headers, bucket- or globally scoped. */
