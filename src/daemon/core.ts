@@ -46,7 +46,6 @@ import { presenterFor, streamFactory } from "../gateway/presenter.ts";
 import { ConversationQueue, ShutdownInterrupt } from "../gateway/queue.ts";
 import { StrangerTally } from "../gateway/strangers.ts";
 import { TaskSupervisor } from "../gateway/supervisor.ts";
-import { standingFor } from "../gateway/trust.ts";
 import { TurnEngine } from "../gateway/turn/engine.ts";
 import { describeError } from "../kernel/errors.ts";
 import type { Logger } from "../kernel/log.ts";
@@ -355,12 +354,6 @@ export function buildCore(options: CoreOptions): Core {
   });
   // A stranger's message is refused before it is recorded (the dispatcher's admit) or, replayed, by the gateway: counted here.
   const strangers = new StrangerTally(log.child({ component: "gateway" }));
-  const admitted = (channel: GatewayChannel, message: InboundMessage) => {
-    if (standingFor(live.config, profileOf(channel), message.senderId, message.senderAliases) !== null) return true;
-    strangers.drop(channel, message.senderId);
-    options.onUnknownSender?.(message);
-    return false;
-  };
   const gateway = new Gateway({
     strangers,
     // Trust, the provider's vision and model and the transcription backend: read from what is in force, message by message.
@@ -426,7 +419,7 @@ export function buildCore(options: CoreOptions): Core {
       telegram: config.fermix_channels.telegram.album_debounce_ms,
     },
     viaWebhook: (channel) => profileOf(channel).mode === "webhook",
-    admit: admitted,
+    admit: (_channel, message) => gateway.authorize(message) !== null,
     telemetry,
     log: log.child({ component: "dispatch" }),
   });

@@ -92,6 +92,21 @@ export class Gateway {
   constructor(private readonly services: IntakeServices) {}
 
   /**
+   * Step 2, by the config in force: the sender's standing, or null for a stranger, who is counted
+   * (src/gateway/strangers.ts) and told to the pairing hook. The dispatcher asks it before anything
+   * is recorded; the pipeline asks it again for what reaches it otherwise (a replay, the CLI).
+   */
+  authorize(message: InboundMessage): Standing | null {
+    const { services } = this;
+    const standing = standingFor(services.config(), services.profiles(message.channel), message.senderId, message.senderAliases);
+    if (standing === null) {
+      services.strangers.drop(message.channel, message.senderId);
+      services.onUnknownSender?.(message);
+    }
+    return standing;
+  }
+
+  /**
    * The single inbound entry point; resolves when the message's turn (or
    * short circuit) is done. Everything up to the conversation queue runs
    * synchronously, before the first await: the message has its place in line
@@ -124,13 +139,9 @@ export class Gateway {
     const { services } = this;
     const log = services.log.child({ channel: message.channel });
     const profile = services.profiles(message.channel);
-    // Step 2: authorize, by the config in force. A denied sender gets nothing, and nothing is downloaded.
-    const standing = standingFor(services.config(), profile, message.senderId, message.senderAliases);
-    if (standing === null) {
-      services.strangers.drop(message.channel, message.senderId);
-      services.onUnknownSender?.(message);
-      return "dropped";
-    }
+    // Step 2: authorize. A denied sender gets nothing, and nothing is downloaded.
+    const standing = this.authorize(message);
+    if (standing === null) return "dropped";
     const role = roleOf(standing);
     services.telemetry.emit("channel.message", { measurements: { count: 1 }, metadata: { channel: message.channel, direction: "inbound" } });
 
