@@ -255,13 +255,7 @@ export class Retrier {
       measurements: { count: 1 },
       metadata: { channel: part.channel, kind: part.payload.kind, reason: "set_aside" },
     });
-    if (part.payload.kind === "media" && part.payload.inline !== undefined) {
-      this.deps.log.error("an attachment could not be sent; its content follows inline", {
-        channel: part.channel,
-        reply: part.replyKey,
-        file: part.payload.media.filename,
-      });
-    }
+    this.logInline(part);
   }
 
   /** A refusal that cannot heal: a file is replaced and the reply goes on; a text stops the reply. */
@@ -290,14 +284,18 @@ export class Retrier {
 
   /** Record what goes in a part's place (logged when it is the file's text). */
   private replace(part: OutboxPart, why: "refused" | "set_aside"): OutboxPart[] {
-    if (part.payload.kind === "media" && part.payload.inline !== undefined) {
-      this.deps.log.error("an attachment could not be sent; its content follows inline", {
-        channel: part.channel,
-        reply: part.replyKey,
-        file: part.payload.media.filename,
-      });
-    }
+    this.logInline(part);
     return this.deps.notices.instead(part, why);
+  }
+
+  /** A file whose text goes in its place says so in the log. */
+  private logInline(part: OutboxPart): void {
+    if (part.payload.kind !== "media" || part.payload.inline === undefined) return;
+    this.deps.log.error("an attachment could not be sent; its content follows inline", {
+      channel: part.channel,
+      reply: part.replyKey,
+      file: part.payload.media.filename,
+    });
   }
 
   /** A part waited past its horizon: the reply is given up and the user told, when the channel takes messages again. */
