@@ -27,7 +27,7 @@ import type { IdempotencyStore } from "../../store/idempotency.ts";
 import { SAMPLE_RATE } from "./pcm.ts";
 import { realtimeProfile } from "./profile.ts";
 import { type CompanionEvent, type CompanionRequest, PROTOCOL_VERSION, type TurnDetection } from "./protocol.ts";
-import { type SessionEnd, VoiceSession, type VoiceSessionDeps } from "./session.ts";
+import { noticePort, type SessionEnd, VoiceSession, type VoiceSessionDeps } from "./session.ts";
 import { EARLIER_ROWS, voiceInstructions } from "./voice-prompt.ts";
 
 /** The owner's voice conversation, `realtime:<owner>:`: its own history, apart from every chat's. */
@@ -235,12 +235,4 @@ export class VoiceDesk {
 }
 
 /** A port for building instructions only: sections never send anything. */
-const inertPort: ToolContext["port"] = {
-  capabilities: realtimeProfile.capabilities,
-  sendText: async () => ({ id: "" }),
-  editText: async () => {},
-  deleteMessage: async () => {},
-  react: async () => {},
-  sendMedia: async () => ({ id: "" }),
-  typing: async () => {},
-};
+const inertPort = noticePort(async () => {});

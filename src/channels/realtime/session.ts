@@ -26,6 +26,7 @@
  * `/stop` on a chat channel never reaches a session: its tools run on its
  * own signal, which only the session's end aborts.
  */
+
 import { runTool } from "../../agent/agent.ts";
 import type { Tool, ToolContext } from "../../agent/tools/types.ts";
 import { resultText } from "../../agent/tools/types.ts";
@@ -36,6 +37,7 @@ import type { Logger } from "../../kernel/log.ts";
 import type { PressResult, ReplyButton, ReplyPort } from "../../message/index.ts";
 import type { MessageSender } from "../../message/untrusted.ts";
 import { pcmMs } from "./pcm.ts";
+import { realtimeProfile } from "./profile.ts";
 import { type CompanionEvent, type CompanionRequest, decodeAudio, type EndReason, type TurnDetection } from "./protocol.ts";
 import {
   appendAudio,
@@ -515,10 +517,10 @@ function endWords(reason: EndReason, fault?: Fault): string {
 }
 
 /** The reply port a voice session's tools see: what they send is a notice on the companion; nothing is edited, deleted or reacted to. */
-function noticePort(say: (markdown: string, buttons?: ReplyButton[]) => Promise<void>): ReplyPort {
+export function noticePort(say: (markdown: string, buttons?: ReplyButton[]) => Promise<void>): ReplyPort {
   let sent = 0;
   return {
-    capabilities: { edit: false, delete: false, react: false, media: false, typing: false, buttons: true },
+    capabilities: realtimeProfile.capabilities,
     async sendText(message) {
       await say(message.source ?? message.text, message.buttons);
       return { id: `notice-${++sent}` };
