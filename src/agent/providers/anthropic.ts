@@ -9,11 +9,9 @@
  * as `reasoning_done` and are handed back within the tool loop, as the API
  * requires.
  */
-import { eventJson, type HttpDeps, providerError, streamSse } from "./http.ts";
+import { eventJson, type HttpDeps, type Json, providerError, str, streamSse } from "./http.ts";
 import type { SseEvent } from "./sse.ts";
 import type { ContentPart, ModelInput, ModelRequest, Provider, ProviderEvent, ProviderSettings, ToolSpec, Usage } from "./types.ts";
-
-type Json = Record<string, unknown>;
 
 /** The API version every request names (the one the Messages API and its streaming events are documented for). */
 export const ANTHROPIC_VERSION = "2023-06-01";
@@ -305,8 +303,4 @@ function addUsage(usage: Usage | undefined, value: unknown, start: boolean): Usa
   if (inputs.length > 0 && (start || inputs.some((n) => n > 0))) next.inputTokens = inputs.reduce((a, b) => a + b, 0);
   if (output !== undefined) next.outputTokens = output;
   return next;
-}
-
-function str(value: unknown): string {
-  return typeof value === "string" ? value : "";
 }

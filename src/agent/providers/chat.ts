@@ -5,11 +5,9 @@
  * an id, whether `[DONE]` or a usage chunk is sent), so parsing is lenient.
  */
 import type { ProviderConfig } from "../../config/schema.ts";
-import { eventJson, type HttpDeps, providerError, streamSse } from "./http.ts";
+import { eventJson, type HttpDeps, type Json, providerError, str, streamSse } from "./http.ts";
 import type { SseEvent } from "./sse.ts";
 import type { ContentPart, ModelRequest, Provider, ProviderEvent, ProviderSettings, ToolSpec, Usage } from "./types.ts";
-
-type Json = Record<string, unknown>;
 
 interface ChatMessage {
   role: "system" | "user" | "assistant" | "tool";
@@ -183,8 +181,4 @@ function usageOf(value: unknown): Usage | undefined {
   const { prompt_tokens, completion_tokens } = value as Json;
   if (typeof prompt_tokens !== "number" && typeof completion_tokens !== "number") return undefined;
   return { inputTokens: Number(prompt_tokens ?? 0), outputTokens: Number(completion_tokens ?? 0) };
-}
-
-function str(value: unknown): string {
-  return typeof value === "string" ? value : "";
 }

@@ -305,6 +305,14 @@ export function apiError(text: string): { message?: string; code?: string } {
 }
 
 /** The JSON object in an event's data; a ProviderError when it is not one. */
+/** A provider's JSON object, as its events and bodies are read. */
+export type Json = Record<string, unknown>;
+
+/** A field read as text: a string as it is, anything else (absent, null, a number) as "". */
+export function str(value: unknown): string {
+  return typeof value === "string" ? value : "";
+}
+
 export function eventJson(data: string, call: Pick<SseCall, "provider" | "apiKey">): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(data);

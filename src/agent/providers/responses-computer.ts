@@ -15,9 +15,8 @@
  * `computer` tool; any other model gets the function (docs/computer-use.md).
  */
 import type { DesktopAction, SafetyCheck } from "../../message/desktop.ts";
+import { type Json, str } from "./http.ts";
 import type { NativeComputerCall, ProviderEvent, ToolSpec } from "./types.ts";
-
-type Json = Record<string, unknown>;
 
 /** The form of the native tool a model takes, or null: it gets the function. */
 export type NativeForm = "computer" | "preview";
@@ -36,7 +35,6 @@ export function computerToolFor(form: NativeForm, native: NonNullable<ToolSpec["
 }
 
 const num = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
-const str = (value: unknown): string => (typeof value === "string" ? value : "");
 
 /** One of OpenAI's actions in Fermix's words, or the sentence saying why it cannot be done. */
 export function actionOf(raw: Json): DesktopAction | string {

@@ -4,7 +4,7 @@
  * Responses-compatible server works and nothing is kept at OpenAI's side.
  */
 import type { ProviderConfig } from "../../config/schema.ts";
-import { eventJson, type HttpDeps, providerError, streamSse } from "./http.ts";
+import { eventJson, type HttpDeps, type Json, providerError, str, streamSse } from "./http.ts";
 import { computerCallEvent, computerCallOf, computerOutputItem, computerToolFor, nativeComputer } from "./responses-computer.ts";
 import type { SseEvent } from "./sse.ts";
 import type { ContentPart, ModelInput, ModelRequest, Provider, ProviderEvent, ProviderSettings, ToolSpec, Usage } from "./types.ts";
@@ -18,8 +18,6 @@ export interface ResponsesOptions extends HttpDeps {
    */
   reasoningSummary?: ReasoningSummary;
 }
-
-type Json = Record<string, unknown>;
 
 /** A Provider speaking the OpenAI Responses API at `config.base_url`. */
 export function responsesProvider(name: string, config: ProviderSettings, options: ResponsesOptions = {}): Provider {
@@ -170,10 +168,6 @@ function usageOf(value: unknown): Usage | undefined {
   const { input_tokens, output_tokens } = value as Json;
   if (typeof input_tokens !== "number" && typeof output_tokens !== "number") return undefined;
   return { inputTokens: Number(input_tokens ?? 0), outputTokens: Number(output_tokens ?? 0) };
-}
-
-function str(value: unknown): string {
-  return typeof value === "string" ? value : "";
 }
 
 function optStr(value: unknown): string | undefined {
