@@ -183,21 +183,22 @@ export class ComputerDesk {
     return session;
   }
 
-  private armIdle(): void {
+  private armIdle(delayMs = this.deps.settings().idleMs): void {
     clearTimeout(this.idleTimer);
-    const ms = this.deps.settings().idleMs;
     this.idleTimer = setTimeout(() => {
       const session = this.current;
       if (!session) return;
-      // Used since the timer was armed (an action in flight touches it when done): wait out the rest.
+      // Used since the timer was armed (an action in flight touches it when done): wait out the rest only,
+      // so the desktop goes at idle_minutes after its last use, not up to twice that.
+      const ms = this.deps.settings().idleMs;
       const idle = Date.now() - session.lastUsedAt;
       if (idle < ms) {
-        this.armIdle();
+        this.armIdle(ms - idle);
         return;
       }
       this.deps.log.info("desktop session idle; tearing it down", { display: session.display.name, idle_ms: idle });
       void this.end("idle");
-    }, ms);
+    }, delayMs);
     this.idleTimer.unref?.();
   }
 
